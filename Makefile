@@ -1,0 +1,41 @@
+# Las Vegas Arena — developer entry points. `make` alone lists the targets.
+
+PYTHON ?= python3
+PYTEST_ARGS ?=
+
+# Type-check only the library packages that exist (bots_sdk may not yet).
+MYPY_DIRS := $(wildcard vegas_engine bots_sdk)
+
+.DEFAULT_GOAL := help
+.PHONY: help install lint test run bench golden
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+
+install: ## Install the project in editable mode with the dev tools
+	$(PYTHON) -m pip install --quiet -e '.[dev]'
+
+lint: ## ruff check, ruff format --check, mypy (strict) on the libraries
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+ifneq ($(strip $(MYPY_DIRS)),)
+	$(PYTHON) -m mypy $(MYPY_DIRS)
+else
+	@echo "mypy: no library package yet, skipped"
+endif
+
+test: install ## The whole suite: install, lint, types, then pytest (PYTEST_ARGS=...)
+	$(MAKE) --no-print-directory lint
+	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+# For now the Django platform is not built: `run` plays a demo game with the
+# engine. It becomes the platform runner (migrate + runserver) later.
+run: install ## Run the platform (for now: a demo game with the engine)
+	$(PYTHON) -m vegas_engine play --rules classic --players 4 --seed 7
+
+bench: ## Run the engine benchmarks
+	$(PYTHON) bench/engine.py
+
+golden: ## Regenerate the golden game logs used by the engine tests
+	$(PYTHON) tests/vegas_engine/regenerate_golden.py

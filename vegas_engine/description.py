@@ -1,0 +1,40 @@
+"""What fully describes a game: rule system, options, number of seats, seed.
+
+The same description and the same decisions give the same game, bit for bit.
+Build one with :func:`vegas_engine.describe`, which validates it against the
+registry and fills in every option's default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+OptionValue = bool | int
+
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class GameDescription:
+    """A validated game description; options hold every option of the system."""
+
+    rules: str
+    seats: int
+    seed: int
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+
+    def option(self, name: str) -> OptionValue:
+        return self.options[name]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "options": dict(sorted(self.options.items())),
+            "seats": self.seats,
+            "seed": self.seed,
+        }
+
+    def __hash__(self) -> int:
+        return hash((self.rules, self.seats, self.seed, tuple(sorted(self.options.items()))))

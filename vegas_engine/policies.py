@@ -1,0 +1,62 @@
+"""Built-in policies for tests and demos: ``random`` and ``greedy``.
+
+A policy picks one legal action for a seat. Its own randomness comes from the
+``rng`` it is given, never from the game's generator, so policies cannot change
+the dice.
+
+``greedy`` is one-ply: for each legal action it asks the state for the money
+the seat would gain if the round were scored right after that action
+(:meth:`State.expected_gain`: the note it would win at the affected casino,
+a rainbow card counted as the mean note left in the pile). It takes the
+largest gain; on equal gain it spends the fewest dice, then takes the first
+action in the legal order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+
+from .description import GameDescription
+from .state import Action, State
+
+Policy = Callable[[State, int, random.Random], Action]
+
+
+def random_policy(state: State, seat: int, rng: random.Random) -> Action:
+    return rng.choice(state.legal_actions(seat))
+
+
+def greedy_policy(state: State, seat: int, rng: random.Random) -> Action:
+    best: Action | None = None
+    best_key = (0.0, 0)
+    for action in state.legal_actions(seat):
+        key = (state.expected_gain(action), -state.dice_placed_by(action))
+        if best is None or key > best_key:
+            best, best_key = action, key
+    assert best is not None, "a seat that must decide always has a legal action"
+    return best
+
+
+POLICIES: Mapping[str, Policy] = {"random": random_policy, "greedy": greedy_policy}
+
+
+def policy_rng(description: GameDescription, seat: int) -> random.Random:
+    """The generator a seat's policy uses: fixed by the game seed and the seat."""
+    return random.Random(f"{description.seed}/{seat}")
+
+
+def play(description: GameDescription, policies: list[Policy], *, log: bool = True) -> State:
+    """Play a whole game, seat ``i`` deciding with ``policies[i]``."""
+    from . import new_game
+
+    if len(policies) != description.seats:
+        raise ValueError(f"need one policy per seat ({description.seats}), got {len(policies)}")
+    state = new_game(description, log=log)
+    rngs = [policy_rng(description, seat) for seat in range(description.seats)]
+    while True:
+        movers = state.to_move()
+        if not movers:
+            return state
+        for seat in movers:
+            state.apply_action(policies[seat](state, seat, rngs[seat]), seat)

@@ -1,0 +1,40 @@
+"""Replay: re-run a game from its log and check every event."""
+
+from __future__ import annotations
+
+from .errors import IllegalActionError, ReplayMismatchError
+from .log import description_of
+from .registry import rule_system
+from .state import JsonDict, SeatResult, State
+
+
+def replay(log: JsonDict) -> State:
+    """Re-play ``log`` (already checked by :func:`vegas_engine.log.check`).
+
+    Decisions that were not forced are fed to a fresh state; every event the
+    engine produces must equal the log's event at the same index. The first
+    difference raises :class:`ReplayMismatchError` naming that event.
+    """
+    description = description_of(log)
+    state = rule_system(description.rules).new_state(description, True)
+    produced = state.events()
+    assert produced is not None
+    expected = log["events"]
+    for index, event in enumerate(expected):
+        if index >= len(produced) and event["type"] == "decision" and not event["forced"]:
+            try:
+                state.apply_action(event["action"], event["seat"])
+            except IllegalActionError as error:
+                raise ReplayMismatchError(index, event, f"an illegal action: {error}") from None
+        actual = produced[index] if index < len(produced) else None
+        if actual != event:
+            raise ReplayMismatchError(index, event, actual)
+    if len(produced) > len(expected):
+        raise ReplayMismatchError(len(expected), None, produced[len(expected)])
+    return state
+
+
+def final_result(state: State) -> list[SeatResult]:
+    result = state.result()
+    assert result is not None, "a replayed log always ends with game_end"
+    return result

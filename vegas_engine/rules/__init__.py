@@ -1,0 +1,1 @@
+"""Rule systems: each module holds one family's data and state class."""

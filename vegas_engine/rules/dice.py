@@ -1,0 +1,745 @@
+"""The dice game shared by `classic` and `boulevard`, driven by rule data.
+
+A round: casinos are stocked with notes, then seats take turns from the start
+player: roll every die still in hand, choose one face, and place all dice
+showing it on that face's casino (or on the slot machine). Kickers remove one
+die of their placer's choice as they land. When the last die is placed,
+rainbow cards are replaced and the casinos pay out one by one.
+
+Hot-path notes (random playouts run millions of turns): a roll is kept as a
+flat list of 28 counts indexed ``face * 4 + kind``; legal actions are tuples of
+interned strings; events are built only when the state logs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..description import GameDescription
+from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+
+#: The rainbow card, kept among the notes as value 0.
+RAINBOW = 0
+
+# Kinds of dice in a seat's hand, and their names in logs and observations.
+DIE, BIGGIE, KICKER, NEUTRAL = 0, 1, 2, 3
+KIND_NAMES = ("die", "biggie", "kicker", "neutral")
+
+CASINOS = 6
+SLOT = 6  # casino index of the slot machine; it is "casino 7" in logs
+MAX_SEATS = 6
+
+PLACE_ACTIONS: tuple[Action, ...] = tuple(f"place {face}" for face in range(7))
+SLOT_ACTIONS: tuple[Action, ...] = tuple(f"slot {face}" for face in range(7))
+#: action -> (casino index, face)
+PLACE_TARGETS: dict[Action, tuple[int, int]] = {
+    **{PLACE_ACTIONS[face]: (face - 1, face) for face in range(1, 7)},
+    **{SLOT_ACTIONS[face]: (SLOT, face) for face in range(1, 7)},
+}
+NEUTRAL_OWNER = -1  # in kick actions; the state maps it to its own neutral index
+KICK_TARGETS: dict[Action, tuple[int, int]] = {
+    **{f"kick {seat} die": (seat, DIE) for seat in range(MAX_SEATS)},
+    **{f"kick {seat} biggie": (seat, BIGGIE) for seat in range(MAX_SEATS)},
+    "kick neutral die": (NEUTRAL_OWNER, DIE),
+}
+KICK_DIE_ACTIONS = tuple(f"kick {seat} die" for seat in range(MAX_SEATS))
+KICK_BIGGIE_ACTIONS = tuple(f"kick {seat} biggie" for seat in range(MAX_SEATS))
+KICK_NEUTRAL = "kick neutral die"
+
+
+@dataclass(frozen=True)
+class DiceRules:
+    """A dice rule system's component data; every printed number lives here."""
+
+    notes: Mapping[int, int]
+    rounds: int
+    dice_per_seat: int
+    #: Stock each casino until it holds at least this much (by seat count)...
+    minimum_by_seats: Mapping[int, int] | None = None
+    #: ...or with exactly this many notes.
+    notes_per_casino: int | None = None
+    neutral_held_by_seats: Mapping[int, int] = field(default_factory=dict)
+    neutral_preplaced_by_seats: Mapping[int, int] = field(default_factory=dict)
+    big_notes: Mapping[int, int] = field(default_factory=dict)
+    rainbow_cards: int = 0
+    rainbow_stock_value: int = 0
+    kickers_by_seats: Mapping[int, int] = field(default_factory=dict)
+    #: Where unwon notes (and notes the neutral player wins) go: "pile" or "box".
+    unwon_to: str = "pile"
+    #: Who starts the next round: "left" of the start player, or the "last_roller".
+    next_start: str = "left"
+
+
+@dataclass(frozen=True)
+class DiceSetup:
+    """The rules resolved for one game: seat count and options applied."""
+
+    seats: int
+    rounds: int
+    #: Dice each seat holds at the start of a round: die, biggie, kicker, neutral.
+    hand: tuple[int, int, int, int]
+    neutral_preplaced: int
+    minimum: int | None
+    notes_per_casino: int | None
+    #: Every note in the game, in a canonical order (shuffled at the start).
+    notes: tuple[int, ...]
+    rainbow_stock_value: int
+    slot_machine: bool
+    unwon_to: str
+    next_start: str
+
+    @classmethod
+    def build(
+        cls,
+        rules: DiceRules,
+        seats: int,
+        *,
+        neutral_dice: bool = False,
+        big_notes: bool = False,
+        biggies: bool = False,
+        kickers: bool = False,
+        rainbow: bool = False,
+        slot_machine: bool = False,
+    ) -> DiceSetup:
+        biggie_count = 1 if biggies else 0
+        kicker_count = rules.kickers_by_seats.get(seats, 0) if kickers else 0
+        regular = rules.dice_per_seat - biggie_count - kicker_count
+        neutral = rules.neutral_held_by_seats.get(seats, 0) if neutral_dice else 0
+        preplaced = rules.neutral_preplaced_by_seats.get(seats, 0) if neutral_dice else 0
+        notes = [value for value, count in sorted(rules.notes.items()) for _ in range(count)]
+        if big_notes:
+            notes += [
+                value for value, count in sorted(rules.big_notes.items()) for _ in range(count)
+            ]
+        if rainbow:
+            notes += [RAINBOW] * rules.rainbow_cards
+        minimum = None
+        if rules.minimum_by_seats is not None:
+            minimum = rules.minimum_by_seats[seats]
+        return cls(
+            seats=seats,
+            rounds=rules.rounds,
+            hand=(regular, biggie_count, kicker_count, neutral),
+            neutral_preplaced=preplaced,
+            minimum=minimum,
+            notes_per_casino=rules.notes_per_casino,
+            notes=tuple(notes),
+            rainbow_stock_value=rules.rainbow_stock_value,
+            slot_machine=slot_machine,
+            unwon_to=rules.unwon_to,
+            next_start=rules.next_start,
+        )
+
+
+def owner_name(owner: int, seats: int) -> int | str:
+    return "neutral" if owner >= seats else owner
+
+
+class DiceGame(State):
+    """A game of a dice rule system (`classic`, `boulevard`)."""
+
+    __slots__ = (
+        "_biggies",
+        "_by_face",
+        "_casino_count",
+        "_counts",
+        "_current",
+        "_decision",
+        "_discarded",
+        "_hands",
+        "_kick_casino",
+        "_kickers_used",
+        "_kicks_left",
+        "_last_roller",
+        "_legal",
+        "_log",
+        "_n",
+        "_neutral_out",
+        "_notes",
+        "_pile",
+        "_rng",
+        "_round",
+        "_setup",
+        "_slot",
+        "_slot_from",
+        "_start",
+        "_won",
+        "description",
+    )
+
+    def __init__(self, description: GameDescription, setup: DiceSetup, log: bool) -> None:
+        n = setup.seats
+        self.description = description
+        self._setup = setup
+        self._n = n
+        self._rng = random.Random(description.seed)
+        pile = list(setup.notes)
+        self._rng.shuffle(pile)
+        self._pile: deque[int] = deque(pile)
+        self._discarded: list[int] = []  # rainbow cards and notes returned to the box
+        self._won: list[list[int]] = [[] for _ in range(n)]
+        self._casino_count = CASINOS + 1 if setup.slot_machine else CASINOS
+        self._counts: list[list[int]] = [[0] * (n + 1) for _ in range(CASINOS + 1)]
+        self._biggies: list[list[int]] = [[0] * (n + 1) for _ in range(CASINOS + 1)]
+        self._notes: list[list[int]] = [[] for _ in range(CASINOS + 1)]
+        # Dice on the slot machine, each as [owner, face, weight], in placing order.
+        self._slot: list[tuple[int, int, int]] = []
+        self._slot_from = 0
+        self._hands: list[list[int]] = [list(setup.hand) for _ in range(n)]
+        self._kickers_used = [0] * n
+        self._neutral_out = 0
+        self._by_face: list[int] = [0] * 28
+        self._round = 0
+        self._start = 0
+        self._current = 0
+        self._last_roller = 0
+        self._decision = Decision.PLACE
+        self._legal: tuple[Action, ...] = ()
+        self._kicks_left = 0
+        self._kick_casino = 0
+        self._log: list[JsonDict] | None = [] if log else None
+        self._start_round()
+        self._settle()
+
+    # ----------------------------------------------------------------- API
+
+    def to_move(self) -> tuple[int, ...]:
+        if self._decision is Decision.NONE:
+            return ()
+        return (self._current,)
+
+    def decision(self) -> Decision:
+        return self._decision
+
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
+        if seat is None or (seat == self._current and self._decision is not Decision.NONE):
+            return self._legal
+        return ()
+
+    def apply_action(self, action: Action, seat: int | None = None) -> None:
+        # Fast path of State.apply_action for the single-seat decisions of dice games.
+        if (
+            self._decision is not Decision.NONE
+            and (seat is None or seat == self._current)
+            and action in self._legal
+        ):
+            self._do(action, forced=False)
+            self._settle()
+            return
+        super().apply_action(action, seat)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        self._do(action, forced=False)
+        self._settle()
+
+    def result(self) -> list[SeatResult] | None:
+        if self._decision is not Decision.NONE:
+            return None
+        return self._standings()
+
+    def events(self) -> list[JsonDict] | None:
+        return self._log
+
+    def clone(self) -> DiceGame:
+        other = DiceGame.__new__(DiceGame)
+        other.description = self.description
+        other._setup = self._setup
+        other._n = self._n
+        other._rng = random.Random(0)
+        other._rng.setstate(self._rng.getstate())
+        other._pile = self._pile.copy()
+        other._discarded = self._discarded[:]
+        other._won = [notes[:] for notes in self._won]
+        other._casino_count = self._casino_count
+        other._counts = [row[:] for row in self._counts]
+        other._biggies = [row[:] for row in self._biggies]
+        other._notes = [notes[:] for notes in self._notes]
+        other._slot = self._slot[:]
+        other._slot_from = self._slot_from
+        other._hands = [hand[:] for hand in self._hands]
+        other._kickers_used = self._kickers_used[:]
+        other._neutral_out = self._neutral_out
+        other._by_face = self._by_face[:]
+        other._round = self._round
+        other._start = self._start
+        other._current = self._current
+        other._last_roller = self._last_roller
+        other._decision = self._decision
+        other._legal = self._legal
+        other._kicks_left = self._kicks_left
+        other._kick_casino = self._kick_casino
+        other._log = None if self._log is None else self._log[:]
+        return other
+
+    # ------------------------------------------------------------ the flow
+
+    def _settle(self) -> None:
+        """Apply forced decisions (exactly one legal action) until a real choice."""
+        while len(self._legal) == 1 and self._decision is not Decision.NONE:
+            self._do(self._legal[0], forced=True)
+
+    def _do(self, action: Action, forced: bool) -> None:
+        log = self._log
+        if log is not None:
+            log.append(
+                {"type": "decision", "seat": self._current, "action": action, "forced": forced}
+            )
+        if self._decision is Decision.PLACE:
+            self._place(action)
+        else:
+            self._kick(action)
+
+    def _start_round(self) -> None:
+        setup = self._setup
+        n = self._n
+        log = self._log
+        if log is not None:
+            log.append(
+                {"type": "round_start", "round": self._round + 1, "start_player": self._start}
+            )
+        for casino in range(self._casino_count):
+            self._stock(casino)
+        for row in self._counts:
+            for owner in range(n + 1):
+                row[owner] = 0
+        for row in self._biggies:
+            for owner in range(n + 1):
+                row[owner] = 0
+        self._slot.clear()
+        self._slot_from = 0
+        for hand in self._hands:
+            hand[:] = setup.hand
+        for seat in range(n):
+            self._kickers_used[seat] = 0
+        self._neutral_out = 0
+        if setup.neutral_preplaced:
+            rand = self._rng.random
+            faces = [int(rand() * 6) + 1 for _ in range(setup.neutral_preplaced)]
+            for face in faces:
+                self._counts[face - 1][n] += 1
+            if log is not None:
+                log.append({"type": "neutral_roll", "seat": self._start, "dice": sorted(faces)})
+        self._next_turn(self._start)
+
+    def _stock(self, casino: int) -> None:
+        setup = self._setup
+        pile = self._pile
+        notes = self._notes[casino]
+        if setup.minimum is not None:
+            total = 0
+            while total < setup.minimum and pile:
+                note = pile.popleft()
+                notes.append(note)
+                total += setup.rainbow_stock_value if note == RAINBOW else note
+        else:
+            assert setup.notes_per_casino is not None
+            for _ in range(setup.notes_per_casino):
+                if pile:
+                    notes.append(pile.popleft())
+        if self._log is not None:
+            self._log.append(
+                {"type": "stock", "casino": casino + 1, "notes": [_note_json(v) for v in notes]}
+            )
+
+    def _next_turn(self, seat: int) -> None:
+        """Give the turn to ``seat`` or the next seat after it that still has dice."""
+        n = self._n
+        hands = self._hands
+        for step in range(n):
+            candidate = (seat + step) % n
+            hand = hands[candidate]
+            if hand[0] or hand[1] or hand[2] or hand[3]:
+                self._roll(candidate)
+                return
+        self._end_round()
+
+    def _roll(self, seat: int) -> None:
+        self._current = seat
+        self._last_roller = seat
+        self._decision = Decision.PLACE
+        hand = self._hands[seat]
+        by_face = [0] * 28
+        rand = self._rng.random
+        for kind in range(4):
+            for _ in range(hand[kind]):
+                by_face[int(rand() * 6) * 4 + 4 + kind] += 1
+        self._by_face = by_face
+        legal: list[Action] = []
+        for face in range(1, 7):
+            base = face * 4
+            if by_face[base] or by_face[base + 1] or by_face[base + 2] or by_face[base + 3]:
+                legal.append(PLACE_ACTIONS[face])
+        if self._casino_count > CASINOS:
+            used = {face for _, face, _ in self._slot}
+            for action in tuple(legal):
+                face = PLACE_TARGETS[action][1]
+                if face not in used:
+                    legal.append(SLOT_ACTIONS[face])
+        self._legal = tuple(legal)
+        if self._log is not None:
+            self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
+
+    def _roll_json(self) -> JsonDict:
+        by_face = self._by_face
+        return {
+            KIND_NAMES[kind]: [
+                face for face in range(1, 7) for _ in range(by_face[face * 4 + kind])
+            ]
+            for kind in range(4)
+            if any(by_face[face * 4 + kind] for face in range(1, 7))
+        }
+
+    def _place(self, action: Action) -> None:
+        seat = self._current
+        casino, face = PLACE_TARGETS[action]
+        base = face * 4
+        by_face = self._by_face
+        dice, biggies, kickers, neutral = (
+            by_face[base],
+            by_face[base + 1],
+            by_face[base + 2],
+            by_face[base + 3],
+        )
+        hand = self._hands[seat]
+        hand[0] -= dice
+        hand[1] -= biggies
+        hand[2] -= kickers
+        hand[3] -= neutral
+        n = self._n
+        counts = self._counts[casino]
+        counts[seat] += dice + 2 * biggies
+        counts[n] += neutral
+        if biggies:
+            self._biggies[casino][seat] += biggies
+        if casino == SLOT:
+            slot = self._slot
+            self._slot_from = len(slot)
+            slot.extend([(seat, face, 1)] * dice)
+            slot.extend([(seat, face, 2)] * biggies)
+            slot.extend([(n, face, 1)] * neutral)
+        if self._log is not None:
+            placed = {"die": dice, "biggie": biggies, "kicker": kickers, "neutral": neutral}
+            self._log.append(
+                {
+                    "type": "place",
+                    "seat": seat,
+                    "casino": casino + 1,
+                    "face": face,
+                    "dice": {name: count for name, count in placed.items() if count},
+                }
+            )
+        if kickers:
+            self._kickers_used[seat] += kickers
+            self._kicks_left = kickers
+            self._kick_casino = casino
+            self._offer_kick()
+        else:
+            self._next_turn((seat + 1) % n)
+
+    def _offer_kick(self) -> None:
+        """Ask for the next pending kick, or end the turn if none can kick anything."""
+        while self._kicks_left:
+            legal = self._kick_options()
+            if legal:
+                self._decision = Decision.KICK
+                self._legal = legal
+                return
+            self._kicks_left -= 1
+            if self._log is not None:
+                self._log.append(
+                    {
+                        "type": "kick",
+                        "seat": self._current,
+                        "casino": self._kick_casino + 1,
+                        "kicked": None,
+                    }
+                )
+        self._next_turn((self._current + 1) % self._n)
+
+    def _kick_options(self) -> tuple[Action, ...]:
+        n = self._n
+        casino = self._kick_casino
+        if casino == SLOT:
+            # A kicker on the slot machine may only kick dice placed this turn.
+            weights: list[list[int]] = [[0, 0] for _ in range(n + 1)]
+            for owner, _, weight in self._slot[self._slot_from :]:
+                weights[owner][weight - 1] += 1
+            regular = [pair[0] for pair in weights]
+            biggies = [pair[1] for pair in weights]
+        else:
+            biggies = self._biggies[casino]
+            regular = [
+                count - 2 * big for count, big in zip(self._counts[casino], biggies, strict=True)
+            ]
+        legal: list[Action] = []
+        for owner in range(n):
+            if regular[owner]:
+                legal.append(KICK_DIE_ACTIONS[owner])
+            if biggies[owner]:
+                legal.append(KICK_BIGGIE_ACTIONS[owner])
+        if regular[n]:
+            legal.append(KICK_NEUTRAL)
+        return tuple(legal)
+
+    def _kick(self, action: Action) -> None:
+        n = self._n
+        owner, kind = KICK_TARGETS[action]
+        if owner == NEUTRAL_OWNER:
+            owner = n
+        casino = self._kick_casino
+        weight = 2 if kind == BIGGIE else 1
+        self._counts[casino][owner] -= weight
+        if kind == BIGGIE:
+            self._biggies[casino][owner] -= 1
+        if casino == SLOT:
+            slot = self._slot
+            for index in range(len(slot) - 1, self._slot_from - 1, -1):
+                if slot[index][0] == owner and slot[index][2] == weight:
+                    del slot[index]
+                    break
+        if owner == n:
+            self._neutral_out += 1  # a kicked neutral die is out for the round
+        else:
+            self._hands[owner][kind] += 1
+        if self._log is not None:
+            self._log.append(
+                {
+                    "type": "kick",
+                    "seat": self._current,
+                    "casino": casino + 1,
+                    "kicked": {"owner": owner_name(owner, n), "die": KIND_NAMES[kind]},
+                }
+            )
+        self._kicks_left -= 1
+        self._offer_kick()
+
+    def _end_round(self) -> None:
+        log = self._log
+        self._decision = Decision.NONE
+        self._legal = ()
+        self._replace_rainbows()
+        for casino in range(self._casino_count):
+            self._pay_out(casino)
+        money = [sum(notes) for notes in self._won]
+        if log is not None:
+            log.append({"type": "round_end", "round": self._round + 1, "money": money})
+        self._round += 1
+        if self._round == self._setup.rounds:
+            if log is not None:
+                log.append(
+                    {"type": "game_end", "result": [seat.to_json() for seat in self._standings()]}
+                )
+            return
+        if self._setup.next_start == "last_roller":
+            self._start = self._last_roller
+        else:
+            self._start = (self._start + 1) % self._n
+        self._start_round()
+
+    def _replace_rainbows(self) -> None:
+        pile = self._pile
+        for casino in range(self._casino_count):
+            notes = self._notes[casino]
+            index = 0
+            while index < len(notes):
+                if notes[index] != RAINBOW:
+                    index += 1
+                    continue
+                self._discarded.append(RAINBOW)
+                drawn = pile.popleft() if pile else None
+                if drawn is None:
+                    del notes[index]
+                else:
+                    notes[index] = drawn  # a drawn rainbow is replaced in turn
+                if self._log is not None:
+                    self._log.append(
+                        {
+                            "type": "rainbow",
+                            "casino": casino + 1,
+                            "drawn": None if drawn is None else _note_json(drawn),
+                        }
+                    )
+
+    def _ranking(
+        self, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
+    ) -> tuple[list[int], list[list[int]]]:
+        """Owners in payout order, and the cancelled groups of equal owners."""
+        groups: dict[tuple[int, ...], list[int]] = {}
+        if casino == SLOT:
+            keys: dict[int, list[int]] = {}
+            for owner, face, weight in slot:
+                key = keys.setdefault(owner, [0, 0, 0])
+                key[0] += weight
+                key[1] += face * weight
+                key[2] = max(key[2], face)
+            for owner in sorted(keys):
+                groups.setdefault(tuple(keys[owner]), []).append(owner)
+        else:
+            for owner, count in enumerate(counts):
+                if count:
+                    groups.setdefault((count,), []).append(owner)
+        ordered = sorted(groups.items(), reverse=True)
+        ranked = [owners[0] for _, owners in ordered if len(owners) == 1]
+        cancelled = [owners for _, owners in ordered if len(owners) > 1]
+        return ranked, cancelled
+
+    def _pay_out(self, casino: int) -> None:
+        n = self._n
+        notes = sorted(self._notes[casino], reverse=True)
+        self._notes[casino] = []
+        counts = self._counts[casino]
+        ranked, cancelled = self._ranking(casino, counts, self._slot)
+        awards: list[tuple[int, int]] = list(zip(ranked, notes, strict=False))
+        returned: list[int] = []
+        for owner, note in awards:
+            if owner < n:
+                self._won[owner].append(note)
+            else:
+                returned.append(note)
+        returned.extend(notes[len(awards) :])
+        if self._setup.unwon_to == "pile":
+            self._pile.extend(returned)
+        else:
+            self._discarded.extend(returned)
+        if self._log is not None:
+            self._log.append(
+                {
+                    "type": "payout",
+                    "casino": casino + 1,
+                    "notes": notes,
+                    "counts": {
+                        str(owner_name(owner, n)): count
+                        for owner, count in enumerate(counts)
+                        if count
+                    },
+                    "cancelled": [[owner_name(o, n) for o in group] for group in cancelled],
+                    "awards": [
+                        {"owner": owner_name(owner, n), "note": note} for owner, note in awards
+                    ],
+                    "returned": returned,
+                    "returned_to": self._setup.unwon_to,
+                }
+            )
+
+    def _standings(self) -> list[SeatResult]:
+        return rank_seats([sum(notes) for notes in self._won], [len(notes) for notes in self._won])
+
+    # -------------------------------------------------------- observation
+
+    def observe(self, seat: int) -> JsonDict:
+        n = self._n
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        over = self._decision is Decision.NONE
+        casinos: list[JsonDict] = []
+        for casino in range(self._casino_count):
+            counts = self._counts[casino]
+            entry: JsonDict = {
+                "casino": casino + 1,
+                "notes": [_note_json(v) for v in sorted(self._notes[casino], reverse=True)],
+                "dice": {str(owner_name(o, n)): c for o, c in enumerate(counts) if c},
+                "biggies": {str(o): b for o, b in enumerate(self._biggies[casino]) if b},
+            }
+            if casino == SLOT:
+                entry["faces"] = [
+                    {"owner": owner_name(o, n), "face": f, "biggie": w == 2}
+                    for o, f, w in self._slot
+                ]
+            casinos.append(entry)
+        return {
+            "rules": self.description.rules,
+            "options": dict(self.description.options),
+            "seats": n,
+            "seat": seat,
+            "round": min(self._round + 1, self._setup.rounds),
+            "rounds": self._setup.rounds,
+            "start_player": self._start,
+            "to_move": list(self.to_move()),
+            "decision": self._decision.value,
+            "current_player": None if over else self._current,
+            "roll": None if over else {"seat": self._current, "dice": self._roll_json()},
+            "kick": {"casino": self._kick_casino + 1, "kicks_left": self._kicks_left}
+            if self._decision is Decision.KICK
+            else None,
+            "hands": [{KIND_NAMES[kind]: hand[kind] for kind in range(4)} for hand in self._hands],
+            "kickers_used": self._kickers_used[:],
+            "neutral_out": self._neutral_out,
+            "casinos": casinos,
+            "money": [sum(notes) for notes in self._won],
+            "notes_won": [len(notes) for notes in self._won],
+            "pile_size": len(self._pile),
+            "legal_actions": list(self.legal_actions(seat)) if not over else [],
+            "result": None if not over else [r.to_json() for r in self._standings()],
+        }
+
+    # ----------------------------------------------------------- valuation
+
+    def expected_gain(self, action: Action) -> float:
+        """Money the deciding seat gains if the round were scored right after ``action``.
+
+        Rainbow cards count as the mean note left in the pile: their expected
+        replacement. Used by the greedy policy; it changes nothing.
+        """
+        seat = self._current
+        if self._decision is Decision.PLACE:
+            casino, face = PLACE_TARGETS[action]
+            base = face * 4
+            by_face = self._by_face
+            counts = self._counts[casino][:]
+            counts[seat] += by_face[base] + 2 * by_face[base + 1]
+            counts[self._n] += by_face[base + 3]
+            slot = self._slot
+            if casino == SLOT:
+                slot = (
+                    slot
+                    + [(seat, face, 1)] * by_face[base]
+                    + [(seat, face, 2)] * by_face[base + 1]
+                    + [(self._n, face, 1)] * by_face[base + 3]
+                )
+        else:
+            owner, kind = KICK_TARGETS[action]
+            owner = self._n if owner == NEUTRAL_OWNER else owner
+            casino = self._kick_casino
+            counts = self._counts[casino][:]
+            counts[owner] -= 2 if kind == BIGGIE else 1
+            slot = self._slot
+            if casino == SLOT:
+                slot = slot[:]
+                weight = 2 if kind == BIGGIE else 1
+                for index in range(len(slot) - 1, self._slot_from - 1, -1):
+                    if slot[index][0] == owner and slot[index][2] == weight:
+                        del slot[index]
+                        break
+        before = self._award_value(seat, casino, self._counts[casino], self._slot)
+        return self._award_value(seat, casino, counts, slot) - before
+
+    def dice_placed_by(self, action: Action) -> int:
+        """How many dice ``action`` takes out of the deciding seat's hand."""
+        if action not in PLACE_TARGETS:
+            return 0
+        base = PLACE_TARGETS[action][1] * 4
+        return sum(self._by_face[base : base + 4])
+
+    def _award_value(
+        self, seat: int, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
+    ) -> float:
+        ranked, _ = self._ranking(casino, counts, slot)
+        if seat not in ranked:
+            return 0.0
+        place = ranked.index(seat)
+        notes = self._notes[casino]
+        if place >= len(notes):
+            return 0.0
+        pile = [note for note in self._pile if note != RAINBOW]
+        rainbow = sum(pile) / len(pile) if pile else 0.0
+        values = sorted(
+            (rainbow if note == RAINBOW else float(note) for note in notes), reverse=True
+        )
+        return values[place]
+
+
+def _note_json(note: int) -> int | str:
+    return "rainbow" if note == RAINBOW else note

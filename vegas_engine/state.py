@@ -1,0 +1,145 @@
+"""The state API every rule system implements, in the spirit of OpenSpiel.
+
+A state says who must decide now (:meth:`State.to_move`), what each deciding
+seat may do (:meth:`State.legal_actions`) and takes decisions
+(:meth:`State.apply_action`). Chance (dice, note draws) comes from a seeded
+random generator owned by the state, so a game is reproducible from its
+description and its decisions alone. A decision with exactly one legal action
+is applied by the state itself and logged as forced, so callers only ever see
+real choices.
+
+Actions are short strings in a stable text form (``"place 3"``,
+``"kick 1 biggie"``); ``docs/actions.md`` gives the grammar. Several seats may
+be asked at once (simultaneous, hidden decisions): each submits its action
+with ``apply_action(action, seat)`` and the state resolves the turn once all
+have chosen.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from .description import GameDescription
+from .errors import GameOverError, IllegalActionError
+
+Action = str
+JsonDict = dict[str, Any]
+
+
+class Decision(enum.Enum):
+    """What the seats in :meth:`State.to_move` are deciding."""
+
+    PLACE = "place"
+    """Choose one rolled face; all dice showing it go to that casino (or the slot machine)."""
+
+    KICK = "kick"
+    """Choose which die a kicker just placed removes from its casino."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's final standing; rank 1 is best and tied seats share a rank."""
+
+    seat: int
+    money: int
+    notes: int
+    rank: int
+
+    def to_json(self) -> JsonDict:
+        return {"seat": self.seat, "money": self.money, "notes": self.notes, "rank": self.rank}
+
+
+def rank_seats(money: list[int], notes: list[int]) -> list[SeatResult]:
+    """Rank by money, then number of notes; equal on both is a shared rank."""
+    keys = list(zip(money, notes, strict=True))
+    return [
+        SeatResult(seat, money[seat], notes[seat], 1 + sum(other > key for other in keys))
+        for seat, key in enumerate(keys)
+    ]
+
+
+class State(ABC):
+    """One game in progress. Create it with :func:`vegas_engine.new_game`."""
+
+    __slots__ = ()
+
+    description: GameDescription
+
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """The seats that must decide now: one, several at once, or none when over."""
+
+    @abstractmethod
+    def decision(self) -> Decision:
+        """What the seats to move are deciding."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
+        """The legal actions of ``seat`` (default: the only seat to move), in stable order."""
+
+    @abstractmethod
+    def _apply(self, seat: int, action: Action) -> None:
+        """Apply an action already known to be legal for ``seat``."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy, random generator included."""
+
+    @abstractmethod
+    def observe(self, seat: int) -> JsonDict:
+        """A JSON-serialisable view with exactly what ``seat`` may know."""
+
+    @abstractmethod
+    def result(self) -> list[SeatResult] | None:
+        """The final standings, or None while the game goes on."""
+
+    @abstractmethod
+    def events(self) -> list[JsonDict] | None:
+        """The events logged so far, or None when the state does not log."""
+
+    def expected_gain(self, action: Action) -> float:
+        """Money the deciding seat gains if scoring happened right after ``action``.
+
+        The one-ply estimate behind the greedy policy; rule systems override it.
+        """
+        return 0.0
+
+    def dice_placed_by(self, action: Action) -> int:
+        """How many dice ``action`` spends; greedy prefers keeping dice on equal gain."""
+        return 0
+
+    def is_terminal(self) -> bool:
+        return not self.to_move()
+
+    def apply_action(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``action`` for ``seat``; an illegal action raises and changes nothing."""
+        movers = self.to_move()
+        if not movers:
+            raise GameOverError(action)
+        if seat is None:
+            if len(movers) != 1:
+                raise IllegalActionError(
+                    None, action, (), f"seats {list(movers)} decide at once: name the seat"
+                )
+            seat = movers[0]
+        elif seat not in movers:
+            raise IllegalActionError(
+                seat, action, (), f"it is not seat {seat}'s decision (to move: {list(movers)})"
+            )
+        legal = self.legal_actions(seat)
+        if action not in legal:
+            raise IllegalActionError(seat, action, legal, "not among the legal actions")
+        self._apply(seat, action)
+
+    def _seat_to_move(self, seat: int | None) -> int | None:
+        """Resolve the default seat for :meth:`legal_actions`; None if it is nobody's turn."""
+        movers = self.to_move()
+        if seat is None:
+            return movers[0] if len(movers) == 1 else None
+        return seat if seat in movers else None
