@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..description import GameDescription
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
@@ -563,35 +564,12 @@ class DiceGame(State):
                         }
                     )
 
-    def _ranking(
-        self, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
-    ) -> tuple[list[int], list[list[int]]]:
-        """Owners in payout order, and the cancelled groups of equal owners."""
-        groups: dict[tuple[int, ...], list[int]] = {}
-        if casino == SLOT:
-            keys: dict[int, list[int]] = {}
-            for owner, face, weight in slot:
-                key = keys.setdefault(owner, [0, 0, 0])
-                key[0] += weight
-                key[1] += face * weight
-                key[2] = max(key[2], face)
-            for owner in sorted(keys):
-                groups.setdefault(tuple(keys[owner]), []).append(owner)
-        else:
-            for owner, count in enumerate(counts):
-                if count:
-                    groups.setdefault((count,), []).append(owner)
-        ordered = sorted(groups.items(), reverse=True)
-        ranked = [owners[0] for _, owners in ordered if len(owners) == 1]
-        cancelled = [owners for _, owners in ordered if len(owners) > 1]
-        return ranked, cancelled
-
     def _pay_out(self, casino: int) -> None:
         n = self._n
         notes = sorted(self._notes[casino], reverse=True)
         self._notes[casino] = []
         counts = self._counts[casino]
-        ranked, cancelled = self._ranking(casino, counts, self._slot)
+        ranked, cancelled = rank_slot(self._slot) if casino == SLOT else rank_casino(counts)
         awards: list[tuple[int, int]] = list(zip(ranked, notes, strict=False))
         returned: list[int] = []
         for owner, note in awards:
@@ -726,7 +704,7 @@ class DiceGame(State):
     def _award_value(
         self, seat: int, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
     ) -> float:
-        ranked, _ = self._ranking(casino, counts, slot)
+        ranked, _ = rank_slot(slot) if casino == SLOT else rank_casino(counts)
         if seat not in ranked:
             return 0.0
         place = ranked.index(seat)
@@ -739,6 +717,43 @@ class DiceGame(State):
             (rainbow if note == RAINBOW else float(note) for note in notes), reverse=True
         )
         return values[place]
+
+
+def rank_casino(counts: Sequence[int]) -> tuple[list[int], list[list[int]]]:
+    """Payout order at a casino from each owner's dice count (a Biggie counts 2).
+
+    Returns the owners in payout order (most dice first) and the cancelled
+    groups: owners with equal counts, who all win nothing there.
+    """
+    groups: dict[int, list[int]] = {}
+    for owner, count in enumerate(counts):
+        if count:
+            groups.setdefault(count, []).append(owner)
+    return _split_groups(groups)
+
+
+def rank_slot(dice: Sequence[tuple[int, int, int]]) -> tuple[list[int], list[list[int]]]:
+    """Payout order on the slot machine from its dice as (owner, face, weight).
+
+    Ranked by dice count (a Biggie counts 2), ties broken by the higher pip
+    sum (a Biggie's face counts twice), then by the highest face; owners still
+    equal cancel.
+    """
+    keys: dict[int, tuple[int, int, int]] = {}
+    for owner, face, weight in dice:
+        count, pips, top = keys.get(owner, (0, 0, 0))
+        keys[owner] = (count + weight, pips + face * weight, max(top, face))
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for owner in sorted(keys):
+        groups.setdefault(keys[owner], []).append(owner)
+    return _split_groups(groups)
+
+
+def _split_groups(groups: Mapping[Any, list[int]]) -> tuple[list[int], list[list[int]]]:
+    ordered = sorted(groups.items(), reverse=True)
+    ranked = [owners[0] for _, owners in ordered if len(owners) == 1]
+    cancelled = [owners for _, owners in ordered if len(owners) > 1]
+    return ranked, cancelled
 
 
 def _note_json(note: int) -> int | str:
