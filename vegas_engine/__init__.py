@@ -34,6 +34,17 @@ def new_game(description: GameDescription, *, log: bool = True) -> State:
     return rule_system(description.rules).new_state(description, log)
 
 
+def determinize(observation: JsonDict, seed: int) -> State:
+    """A state consistent with ``observation``, hidden parts sampled with ``seed``.
+
+    For search: a bot clones and plays out such states. Everything the seat
+    saw is kept exactly; what it could not see (the pile order) is drawn at
+    random, and future chance follows ``seed``. The state keeps no log.
+    """
+    description = describe(observation["rules"], observation["seats"], seed, observation["options"])
+    return rule_system(description.rules).from_observation(description, observation)
+
+
 def observe(state: State, seat: int) -> JsonDict:
     """What ``seat`` may know of ``state``, as JSON; the one door to hidden information."""
     return state.observe(seat)
@@ -58,6 +69,7 @@ __all__ = [
     "VegasError",
     "__version__",
     "describe",
+    "determinize",
     "new_game",
     "observe",
     "rule_system",

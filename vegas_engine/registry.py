@@ -48,6 +48,8 @@ class OptionSpec:
 
 
 StateFactory = Callable[[GameDescription, bool], "State"]
+#: Builds a state a seat cannot tell from the one it observed (hidden parts sampled).
+ObservationFactory = Callable[[GameDescription, dict[str, Any]], "State"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class RuleSystem:
     rounds: int
     options: tuple[OptionSpec, ...]
     new_state: StateFactory
+    from_observation: ObservationFactory
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:

@@ -49,15 +49,14 @@ BOULEVARD_RULES = DiceRules(
 )
 
 
-def _classic_state(description: GameDescription, log: bool) -> DiceGame:
+def _classic_setup(description: GameDescription) -> DiceSetup:
     on = description.options
-    setup = DiceSetup.build(CLASSIC_RULES, description.seats, neutral_dice=bool(on["neutral_dice"]))
-    return DiceGame(description, setup, log)
+    return DiceSetup.build(CLASSIC_RULES, description.seats, neutral_dice=bool(on["neutral_dice"]))
 
 
-def _boulevard_state(description: GameDescription, log: bool) -> DiceGame:
+def _boulevard_setup(description: GameDescription) -> DiceSetup:
     on = description.options
-    setup = DiceSetup.build(
+    return DiceSetup.build(
         BOULEVARD_RULES,
         description.seats,
         neutral_dice=bool(on["neutral_dice"]),
@@ -67,7 +66,6 @@ def _boulevard_state(description: GameDescription, log: bool) -> DiceGame:
         rainbow=bool(on["rainbow"]),
         slot_machine=bool(on["slot_machine"]),
     )
-    return DiceGame(description, setup, log)
 
 
 NEUTRAL_DICE_DOC = (
@@ -82,7 +80,10 @@ CLASSIC = RuleSystem(
     seats=(2, 3, 4, 5),
     rounds=4,
     options=(OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),),
-    new_state=_classic_state,
+    new_state=lambda description, log: DiceGame(description, _classic_setup(description), log),
+    from_observation=lambda description, seen: DiceGame.from_observation(
+        description, _classic_setup(description), seen
+    ),
 )
 
 BOULEVARD = RuleSystem(
@@ -114,7 +115,10 @@ BOULEVARD = RuleSystem(
             "the highest die.",
         ),
     ),
-    new_state=_boulevard_state,
+    new_state=lambda description, log: DiceGame(description, _boulevard_setup(description), log),
+    from_observation=lambda description, seen: DiceGame.from_observation(
+        description, _boulevard_setup(description), seen
+    ),
 )
 
 __all__ = ["BOULEVARD", "BOULEVARD_RULES", "CLASSIC", "CLASSIC_NOTES", "CLASSIC_RULES", "RAINBOW"]

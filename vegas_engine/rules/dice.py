@@ -368,6 +368,12 @@ class DiceGame(State):
             for _ in range(hand[kind]):
                 by_face[int(rand() * 6) * 4 + 4 + kind] += 1
         self._by_face = by_face
+        self._offer_places()
+        if self._log is not None:
+            self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
+
+    def _offer_places(self) -> None:
+        by_face = self._by_face
         legal: list[Action] = []
         for face in range(1, 7):
             base = face * 4
@@ -380,8 +386,6 @@ class DiceGame(State):
                 if face not in used:
                     legal.append(SLOT_ACTIONS[face])
         self._legal = tuple(legal)
-        if self._log is not None:
-            self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
 
     def _roll_json(self) -> JsonDict:
         by_face = self._by_face
@@ -623,8 +627,13 @@ class DiceGame(State):
             }
             if casino == SLOT:
                 entry["faces"] = [
-                    {"owner": owner_name(o, n), "face": f, "biggie": w == 2}
-                    for o, f, w in self._slot
+                    {
+                        "owner": owner_name(o, n),
+                        "face": f,
+                        "biggie": w == 2,
+                        "this_turn": index >= self._slot_from and self._kicks_left > 0,
+                    }
+                    for index, (o, f, w) in enumerate(self._slot)
                 ]
             casinos.append(entry)
         return {
@@ -646,12 +655,88 @@ class DiceGame(State):
             "kickers_used": self._kickers_used[:],
             "neutral_out": self._neutral_out,
             "casinos": casinos,
+            "last_roller": self._last_roller,
             "money": [sum(notes) for notes in self._won],
             "notes_won": [len(notes) for notes in self._won],
+            "won": [notes[:] for notes in self._won],
+            "discarded": [_note_json(note) for note in self._discarded],
             "pile_size": len(self._pile),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
+
+    @classmethod
+    def from_observation(
+        cls, description: GameDescription, setup: DiceSetup, observation: JsonDict
+    ) -> DiceGame:
+        """A state the observing seat cannot tell apart from the real one.
+
+        Everything in a dice game is public but the order of the pile: it is
+        rebuilt from the notes not seen elsewhere and shuffled with the
+        description's seed. Future rolls come from that seed too. The state
+        keeps no log.
+        """
+        n = setup.seats
+        state = cls.__new__(cls)
+        state.description = description
+        state._setup = setup
+        state._n = n
+        state._rng = random.Random(description.seed)
+        state._won = [list(notes) for notes in observation["won"]]
+        state._discarded = [_note_value(note) for note in observation["discarded"]]
+        state._casino_count = CASINOS + 1 if setup.slot_machine else CASINOS
+        state._counts = [[0] * (n + 1) for _ in range(CASINOS + 1)]
+        state._biggies = [[0] * (n + 1) for _ in range(CASINOS + 1)]
+        state._notes = [[] for _ in range(CASINOS + 1)]
+        state._slot = []
+        for entry in observation["casinos"]:
+            casino = entry["casino"] - 1
+            state._notes[casino] = [_note_value(note) for note in entry["notes"]]
+            for owner, count in entry["dice"].items():
+                state._counts[casino][n if owner == "neutral" else int(owner)] = count
+            for owner, count in entry["biggies"].items():
+                state._biggies[casino][int(owner)] = count
+            for die in entry.get("faces", ()):
+                owner = n if die["owner"] == "neutral" else die["owner"]
+                state._slot.append((owner, die["face"], 2 if die["biggie"] else 1))
+        this_turn = (
+            [die["this_turn"] for die in observation["casinos"][SLOT:][0]["faces"]]
+            if (setup.slot_machine)
+            else []
+        )
+        state._slot_from = this_turn.index(True) if True in this_turn else len(state._slot)
+        unseen = list(setup.notes)
+        seen = [note for notes in state._won + state._notes for note in notes]
+        for note in seen + state._discarded:
+            unseen.remove(note)
+        state._rng.shuffle(unseen)
+        state._pile = deque(unseen)
+        state._hands = [[hand[name] for name in KIND_NAMES] for hand in observation["hands"]]
+        state._kickers_used = list(observation["kickers_used"])
+        state._neutral_out = observation["neutral_out"]
+        state._round = observation["round"] - 1
+        state._start = observation["start_player"]
+        state._last_roller = observation["last_roller"]
+        state._log = None
+        state._by_face = [0] * 28
+        state._kicks_left = 0
+        state._kick_casino = 0
+        state._decision = Decision(observation["decision"])
+        state._current = observation["current_player"] or 0
+        state._legal = ()
+        if state._decision is Decision.NONE:
+            state._round = setup.rounds
+            return state
+        for kind, faces in observation["roll"]["dice"].items():
+            for face in faces:
+                state._by_face[face * 4 + KIND_NAMES.index(kind)] += 1
+        if state._decision is Decision.KICK:
+            state._kicks_left = observation["kick"]["kicks_left"]
+            state._kick_casino = observation["kick"]["casino"] - 1
+            state._legal = state._kick_options()
+        else:
+            state._offer_places()
+        return state
 
     # ----------------------------------------------------------- valuation
 
@@ -758,3 +843,7 @@ def _split_groups(groups: Mapping[Any, list[int]]) -> tuple[list[int], list[list
 
 def _note_json(note: int) -> int | str:
     return "rainbow" if note == RAINBOW else note
+
+
+def _note_value(note: int | str) -> int:
+    return RAINBOW if note == "rainbow" else int(note)
