@@ -13,6 +13,7 @@ interned strings; events are built only when the state logs.
 
 from __future__ import annotations
 
+import enum
 import random
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -51,6 +52,26 @@ KICK_BIGGIE_ACTIONS = tuple(f"kick {seat} biggie" for seat in range(MAX_SEATS))
 KICK_NEUTRAL = "kick neutral die"
 
 
+class UnwonNotes(enum.Enum):
+    """Where a casino's unwon notes, and the neutral player's winnings, go."""
+
+    PILE = "pile"
+    """Face down under the pile (classic, boulevard)."""
+
+    BOX = "box"
+    """Back to the box, out of the game (sixdice)."""
+
+
+class NextStart(enum.Enum):
+    """Who starts the next round."""
+
+    LEFT = "left"
+    """The seat to the left of the current start player."""
+
+    LAST_ROLLER = "last_roller"
+    """The seat that rolled last in the round just ended."""
+
+
 @dataclass(frozen=True)
 class DiceRules:
     """A dice rule system's component data; every printed number lives here."""
@@ -68,10 +89,8 @@ class DiceRules:
     rainbow_cards: int = 0
     rainbow_stock_value: int = 0
     kickers_by_seats: Mapping[int, int] = field(default_factory=dict)
-    #: Where unwon notes (and notes the neutral player wins) go: "pile" or "box".
-    unwon_to: str = "pile"
-    #: Who starts the next round: "left" of the start player, or the "last_roller".
-    next_start: str = "left"
+    unwon_to: UnwonNotes = UnwonNotes.PILE
+    next_start: NextStart = NextStart.LEFT
 
 
 @dataclass(frozen=True)
@@ -89,8 +108,8 @@ class DiceSetup:
     notes: tuple[int, ...]
     rainbow_stock_value: int
     slot_machine: bool
-    unwon_to: str
-    next_start: str
+    unwon_to: UnwonNotes
+    next_start: NextStart
 
     @classmethod
     def build(
@@ -538,7 +557,7 @@ class DiceGame(State):
                     {"type": "game_end", "result": [seat.to_json() for seat in self._standings()]}
                 )
             return
-        if self._setup.next_start == "last_roller":
+        if self._setup.next_start is NextStart.LAST_ROLLER:
             self._start = self._last_roller
         else:
             self._start = (self._start + 1) % self._n
@@ -582,7 +601,7 @@ class DiceGame(State):
             else:
                 returned.append(note)
         returned.extend(notes[len(awards) :])
-        if self._setup.unwon_to == "pile":
+        if self._setup.unwon_to is UnwonNotes.PILE:
             self._pile.extend(returned)
         else:
             self._discarded.extend(returned)
@@ -602,7 +621,7 @@ class DiceGame(State):
                         {"owner": owner_name(owner, n), "note": note} for owner, note in awards
                     ],
                     "returned": returned,
-                    "returned_to": self._setup.unwon_to,
+                    "returned_to": self._setup.unwon_to.value,
                 }
             )
 
