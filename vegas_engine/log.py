@@ -40,6 +40,9 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "kick": ("seat", "casino", "kicked"),
     "rainbow": ("casino", "drawn"),
     "payout": ("casino", "notes", "counts", "cancelled", "awards", "returned", "returned_to"),
+    "chip_stock": ("casino", "chip"),
+    "chip_take": ("seat", "casino", "chip"),
+    "chip_score": ("seat", "chips", "money"),
     "round_end": ("round", "money"),
     "game_end": ("result",),
 }

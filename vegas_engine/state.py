@@ -38,6 +38,12 @@ class Decision(enum.Enum):
     KICK = "kick"
     """Choose which die a kicker just placed removes from its casino."""
 
+    CHIP = "chip"
+    """Take one chip card from the casino where the seat just placed two or more dice, or none."""
+
+    SELECT = "select"
+    """Choose cards from the hand to play (the card game); may be simultaneous and hidden."""
+
     NONE = "none"
     """Nobody decides: the game is over."""
 

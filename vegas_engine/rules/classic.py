@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..description import GameDescription
 from ..registry import OptionSpec, RuleSystem
+from .chips import CHIPS
 from .dice import RAINBOW, DiceGame, DiceRules, DiceSetup
 
 # Value (dollars) -> number of notes.
@@ -51,7 +52,12 @@ BOULEVARD_RULES = DiceRules(
 
 def _classic_setup(description: GameDescription) -> DiceSetup:
     on = description.options
-    return DiceSetup.build(CLASSIC_RULES, description.seats, neutral_dice=bool(on["neutral_dice"]))
+    return DiceSetup.build(
+        CLASSIC_RULES,
+        description.seats,
+        neutral_dice=bool(on["neutral_dice"]),
+        chips=CHIPS if on["chips"] else None,
+    )
 
 
 def _boulevard_setup(description: GameDescription) -> DiceSetup:
@@ -73,13 +79,22 @@ NEUTRAL_DICE_DOC = (
     "with 3 seats the start player pre-rolls 2 more onto the casinos each round."
 )
 
+CHIPS_DOC = (
+    "Chip cards (from the card game): one face up at each casino per round; placing two "
+    "or more dice at a casino lets the seat take one; each colour held scores "
+    "$10k/30k/60k/100k/150k for 1-5 cards at the end."
+)
+
 CLASSIC = RuleSystem(
     id="classic",
     title="Las Vegas, the dice game (alea 2012)",
     seeds=("001", "002"),
     seats=(2, 3, 4, 5),
     rounds=4,
-    options=(OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),),
+    options=(
+        OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),
+        OptionSpec("chips", False, CHIPS_DOC),
+    ),
     new_state=lambda description, log: DiceGame(description, _classic_setup(description), log),
     from_observation=lambda description, seen: DiceGame.from_observation(
         description, _classic_setup(description), seen

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..description import GameDescription
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from .chips import ChipRules
 
 #: The rainbow card, kept among the notes as value 0.
 RAINBOW = 0
@@ -110,6 +111,7 @@ class DiceSetup:
     slot_machine: bool
     unwon_to: UnwonNotes
     next_start: NextStart
+    chips: ChipRules | None = None
 
     @classmethod
     def build(
@@ -123,6 +125,7 @@ class DiceSetup:
         kickers: bool = False,
         rainbow: bool = False,
         slot_machine: bool = False,
+        chips: ChipRules | None = None,
     ) -> DiceSetup:
         biggie_count = 1 if biggies else 0
         kicker_count = rules.kickers_by_seats.get(seats, 0) if kickers else 0
@@ -151,6 +154,7 @@ class DiceSetup:
             slot_machine=slot_machine,
             unwon_to=rules.unwon_to,
             next_start=rules.next_start,
+            chips=chips,
         )
 
 
@@ -165,6 +169,10 @@ class DiceGame(State):
         "_biggies",
         "_by_face",
         "_casino_count",
+        "_chip_casino",
+        "_chip_deck",
+        "_chips_at",
+        "_chips_held",
         "_counts",
         "_current",
         "_decision",
@@ -199,6 +207,15 @@ class DiceGame(State):
         pile = list(setup.notes)
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
+        # Chip cards as colour indices; shuffled only when in play, so games
+        # without chips draw exactly the same dice.
+        self._chip_deck: list[int] = []
+        if setup.chips is not None:
+            self._chip_deck = setup.chips.deck()
+            self._rng.shuffle(self._chip_deck)
+        self._chips_at: list[list[int]] = [[] for _ in range(CASINOS)]
+        self._chips_held: list[list[int]] = [[] for _ in range(n)]
+        self._chip_casino = -1
         self._discarded: list[int] = []  # rainbow cards and notes returned to the box
         self._won: list[list[int]] = [[] for _ in range(n)]
         self._casino_count = CASINOS + 1 if setup.slot_machine else CASINOS
@@ -271,6 +288,10 @@ class DiceGame(State):
         other._rng = random.Random(0)
         other._rng.setstate(self._rng.getstate())
         other._pile = self._pile.copy()
+        other._chip_deck = self._chip_deck[:]
+        other._chips_at = [chips[:] for chips in self._chips_at]
+        other._chips_held = [chips[:] for chips in self._chips_held]
+        other._chip_casino = self._chip_casino
         other._discarded = self._discarded[:]
         other._won = [notes[:] for notes in self._won]
         other._casino_count = self._casino_count
@@ -309,8 +330,10 @@ class DiceGame(State):
             )
         if self._decision is Decision.PLACE:
             self._place(action)
-        else:
+        elif self._decision is Decision.KICK:
             self._kick(action)
+        else:
+            self._take_chip(action)
 
     def _start_round(self) -> None:
         setup = self._setup
@@ -322,6 +345,8 @@ class DiceGame(State):
             )
         for casino in range(self._casino_count):
             self._stock(casino)
+        if self._setup.chips is not None:
+            self._deal_chips(self._setup.chips)
         for row in self._counts:
             for owner in range(n + 1):
                 row[owner] = 0
@@ -363,6 +388,17 @@ class DiceGame(State):
             self._log.append(
                 {"type": "stock", "casino": casino + 1, "notes": [_note_json(v) for v in notes]}
             )
+
+    def _deal_chips(self, chips: ChipRules) -> None:
+        for casino in range(CASINOS):
+            if not self._chip_deck:
+                return
+            colour = self._chip_deck.pop()
+            self._chips_at[casino].append(colour)
+            if self._log is not None:
+                self._log.append(
+                    {"type": "chip_stock", "casino": casino + 1, "chip": chips.colours[colour]}
+                )
 
     def _next_turn(self, seat: int) -> None:
         """Give the turn to ``seat`` or the next seat after it that still has dice."""
@@ -455,13 +491,22 @@ class DiceGame(State):
                     "dice": {name: count for name, count in placed.items() if count},
                 }
             )
+        chips = self._setup.chips
+        self._chip_casino = -1
+        if (
+            chips is not None
+            and casino < CASINOS
+            and dice + 2 * biggies + neutral >= chips.dice_to_take
+            and self._chips_at[casino]
+        ):
+            self._chip_casino = casino
         if kickers:
             self._kickers_used[seat] += kickers
             self._kicks_left = kickers
             self._kick_casino = casino
             self._offer_kick()
         else:
-            self._next_turn((seat + 1) % n)
+            self._offer_chip()
 
     def _offer_kick(self) -> None:
         """Ask for the next pending kick, or end the turn if none can kick anything."""
@@ -481,6 +526,36 @@ class DiceGame(State):
                         "kicked": None,
                     }
                 )
+        self._offer_chip()
+
+    def _offer_chip(self) -> None:
+        """Offer a chip card where the seat just qualified for one, else end the turn."""
+        chips = self._setup.chips
+        casino = self._chip_casino
+        if chips is not None and casino >= 0 and self._chips_at[casino]:
+            self._decision = Decision.CHIP
+            self._legal = chips.actions(self._chips_at[casino])
+            return
+        self._next_turn((self._current + 1) % self._n)
+
+    def _take_chip(self, action: Action) -> None:
+        chips = self._setup.chips
+        assert chips is not None
+        casino = self._chip_casino
+        self._chip_casino = -1
+        colour = chips.colour_of(action)
+        if colour is not None:
+            self._chips_at[casino].remove(colour)
+            self._chips_held[self._current].append(colour)
+        if self._log is not None:
+            self._log.append(
+                {
+                    "type": "chip_take",
+                    "seat": self._current,
+                    "casino": casino + 1,
+                    "chip": None if colour is None else chips.colours[colour],
+                }
+            )
         self._next_turn((self._current + 1) % self._n)
 
     def _kick_options(self) -> tuple[Action, ...]:
@@ -552,6 +627,17 @@ class DiceGame(State):
             log.append({"type": "round_end", "round": self._round + 1, "money": money})
         self._round += 1
         if self._round == self._setup.rounds:
+            chips = self._setup.chips
+            if log is not None and chips is not None:
+                for seat, held in enumerate(self._chips_held):
+                    log.append(
+                        {
+                            "type": "chip_score",
+                            "seat": seat,
+                            "chips": chips.named(held),
+                            "money": chips.money(held),
+                        }
+                    )
             if log is not None:
                 log.append(
                     {"type": "game_end", "result": [seat.to_json() for seat in self._standings()]}
@@ -626,7 +712,14 @@ class DiceGame(State):
             )
 
     def _standings(self) -> list[SeatResult]:
-        return rank_seats([sum(notes) for notes in self._won], [len(notes) for notes in self._won])
+        money = [sum(notes) for notes in self._won]
+        chips = self._setup.chips
+        if chips is not None:  # chip cards add money but are not notes for the tie-break
+            money = [
+                total + chips.money(held)
+                for total, held in zip(money, self._chips_held, strict=True)
+            ]
+        return rank_seats(money, [len(notes) for notes in self._won])
 
     # -------------------------------------------------------- observation
 
@@ -680,8 +773,20 @@ class DiceGame(State):
             "won": [notes[:] for notes in self._won],
             "discarded": [_note_json(note) for note in self._discarded],
             "pile_size": len(self._pile),
+            "chips": self._chips_json(),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "result": None if not over else [r.to_json() for r in self._standings()],
+        }
+
+    def _chips_json(self) -> JsonDict | None:
+        chips = self._setup.chips
+        if chips is None:
+            return None
+        return {
+            "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
+            "held": [chips.named(held) for held in self._chips_held],
+            "deck_size": len(self._chip_deck),
+            "casino": self._chip_casino + 1 if self._decision is Decision.CHIP else None,
         }
 
     @classmethod
@@ -730,6 +835,27 @@ class DiceGame(State):
             unseen.remove(note)
         state._rng.shuffle(unseen)
         state._pile = deque(unseen)
+        state._chips_at = [[] for _ in range(CASINOS)]
+        state._chips_held = [[] for _ in range(n)]
+        state._chip_deck = []
+        state._chip_casino = -1
+        chips = setup.chips
+        if chips is not None:
+            seen_chips = observation["chips"]
+            state._chips_at = [
+                [chips.colours.index(c) for c in at] for at in seen_chips["at_casinos"]
+            ]
+            state._chips_held = [
+                [chips.colours.index(name) for name, count in held.items() for _ in range(count)]
+                for held in seen_chips["held"]
+            ]
+            deck = chips.deck()
+            for chip in [c for at in state._chips_at + state._chips_held for c in at]:
+                deck.remove(chip)
+            state._rng.shuffle(deck)
+            state._chip_deck = deck
+            if seen_chips["casino"] is not None:
+                state._chip_casino = seen_chips["casino"] - 1
         state._hands = [[hand[name] for name in KIND_NAMES] for hand in observation["hands"]]
         state._kickers_used = list(observation["kickers_used"])
         state._neutral_out = observation["neutral_out"]
@@ -753,6 +879,9 @@ class DiceGame(State):
             state._kicks_left = observation["kick"]["kicks_left"]
             state._kick_casino = observation["kick"]["casino"] - 1
             state._legal = state._kick_options()
+        elif state._decision is Decision.CHIP:
+            assert chips is not None
+            state._legal = chips.actions(state._chips_at[state._chip_casino])
         else:
             state._offer_places()
         return state
@@ -766,6 +895,14 @@ class DiceGame(State):
         replacement. Used by the greedy policy; it changes nothing.
         """
         seat = self._current
+        if self._decision is Decision.CHIP:
+            chips = self._setup.chips
+            assert chips is not None
+            colour = chips.colour_of(action)
+            held = self._chips_held[seat]
+            return (
+                0.0 if colour is None else float(chips.money([*held, colour]) - chips.money(held))
+            )
         if self._decision is Decision.PLACE:
             casino, face = PLACE_TARGETS[action]
             base = face * 4

@@ -1,0 +1,50 @@
+"""Chip cards (seed 000): an option of `cardgame` and of `classic`.
+
+At the start of each round one chip card is put face up at each casino; they
+accumulate. A seat that places at least two dice at one casino in one turn
+may take one chip card of its choice from there at once. At the end, each
+colour a seat holds scores by how many cards of it the seat has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..state import Action
+
+
+@dataclass(frozen=True)
+class ChipRules:
+    colours: tuple[str, ...] = ("blue", "gold", "green", "pink", "silver")
+    cards_per_colour: int = 5
+    #: Money for holding 1, 2, 3, ... cards of one colour.
+    scores: tuple[int, ...] = (10_000, 30_000, 60_000, 100_000, 150_000)
+    #: Dice (a double card or a Biggie counts 2) one seat must place at a casino in a turn.
+    dice_to_take: int = 2
+
+    def deck(self) -> list[int]:
+        """Every chip card as a colour index, in canonical order (shuffled by the game)."""
+        return [colour for colour in range(len(self.colours)) for _ in range(self.cards_per_colour)]
+
+    def actions(self, at_casino: Sequence[int]) -> tuple[Action, ...]:
+        """The choices at a casino holding ``at_casino``: one per colour there, or none."""
+        present = sorted(set(at_casino))
+        return (*(f"chip {self.colours[colour]}" for colour in present), "chip none")
+
+    def colour_of(self, action: Action) -> int | None:
+        """The colour index an action takes, or None for ``chip none``."""
+        name = action.removeprefix("chip ")
+        return None if name == "none" else self.colours.index(name)
+
+    def money(self, held: Sequence[int]) -> int:
+        """End-of-game money for the chip cards a seat holds (colour indices)."""
+        return sum(
+            self.scores[min(held.count(colour), len(self.scores)) - 1] for colour in set(held)
+        )
+
+    def named(self, held: Sequence[int]) -> dict[str, int]:
+        return {self.colours[colour]: held.count(colour) for colour in sorted(set(held))}
+
+
+CHIPS = ChipRules()

@@ -1,0 +1,72 @@
+"""`sixdice`: the three-round edition with 6 dice and a Biggie per colour (seed 004).
+
+Pure data for :class:`~vegas_engine.rules.dice.DiceGame`: two bills per
+casino, unwon bills back to the box, and the last seat to roll starts the
+next round.
+"""
+
+from __future__ import annotations
+
+from ..description import GameDescription
+from ..registry import OptionSpec, RuleSystem
+from .dice import DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes
+
+SIXDICE_RULES = DiceRules(
+    notes={
+        10_000: 4,
+        20_000: 4,
+        30_000: 5,
+        40_000: 5,
+        50_000: 6,
+        60_000: 6,
+        70_000: 6,
+        80_000: 4,
+        90_000: 4,
+        100_000: 4,
+    },
+    rounds=3,
+    dice_per_seat=7,  # 6 dice and the Biggie
+    notes_per_casino=2,
+    neutral_held_by_seats={2: 3, 3: 2, 4: 1},
+    unwon_to=UnwonNotes.BOX,
+    next_start=NextStart.LAST_ROLLER,
+)
+
+
+def _setup(description: GameDescription) -> DiceSetup:
+    on = description.options
+    return DiceSetup.build(
+        SIXDICE_RULES,
+        description.seats,
+        biggies=True,
+        neutral_dice=bool(on["neutral_dice"]),
+        slot_machine=bool(on["slot_machine"]),
+    )
+
+
+SIXDICE = RuleSystem(
+    id="sixdice",
+    title="Las Vegas, the three-round edition with 6 dice and a Biggie",
+    seeds=("004",),
+    seats=(2, 3, 4, 5, 6),
+    rounds=3,
+    options=(
+        OptionSpec(
+            "neutral_dice",
+            False,
+            "Neutral dice as an imaginary player: 3 per seat with 2 seats, 2 with 3, 1 with 4; "
+            "their winnings go to the box.",
+            seats=(2, 3, 4),
+        ),
+        OptionSpec(
+            "slot_machine",
+            False,
+            "The one-armed bandit: a 7th casino with 2 bills taking any face not yet on it.",
+            seats=(5, 6),
+        ),
+    ),
+    new_state=lambda description, log: DiceGame(description, _setup(description), log),
+    from_observation=lambda description, seen: DiceGame.from_observation(
+        description, _setup(description), seen
+    ),
+)
