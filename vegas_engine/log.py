@@ -43,6 +43,10 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "chip_stock": ("casino", "chip"),
     "chip_take": ("seat", "casino", "chip"),
     "chip_score": ("seat", "chips", "money"),
+    "draw": ("seat", "cards"),
+    "play": ("seat", "cards"),
+    "discard": ("seat", "cards"),
+    "finish": ("seat", "cards_placed"),
     "round_end": ("round", "money"),
     "game_end": ("result",),
 }

@@ -1,0 +1,701 @@
+"""`cardgame`: Las Vegas, the card game (alea 2016, seed 000).
+
+Each round every seat shuffles its 30 dice cards and draws 5. For up to six
+turns, all seats still playing choose cards at once, hidden until everyone
+has chosen (option ``sequential``: one after another from the start player):
+1-2 cards, or 1-5 cards that all show the same face. Cards go to the casinos
+of their faces, the rest of the hand is discarded, and five more are drawn.
+A seat with 8 or more cards at the casinos at the end of a turn is finished
+for the round. Each casino pays its two notes to the two highest dice totals
+(a double card is two dice), equal totals cancelling.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..description import GameDescription
+from ..registry import OptionSpec, RuleSystem
+from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from .chips import CHIPS, ChipRules
+from .dice import CASINOS, rank_casino
+
+Card = int  # face * 2 + 1 for a double card, face * 2 for a single
+
+
+def card_face(card: Card) -> int:
+    return card >> 1
+
+
+def card_dice(card: Card) -> int:
+    return 2 if card & 1 else 1
+
+
+def card_text(card: Card) -> str:
+    return f"{card >> 1}D" if card & 1 else str(card >> 1)
+
+
+@dataclass(frozen=True)
+class CardRules:
+    """The card game's component data (RULES.md rules on what the rulebook leaves out)."""
+
+    singles_per_face: int = 4
+    doubles_per_face: int = 1
+    #: (value, count) pairs; a tuple so the rules can key the selections cache.
+    notes: tuple[tuple[int, int], ...] = tuple((value * 10_000, 6) for value in range(3, 11))
+    notes_per_casino: int = 2
+    rounds: int = 4
+    hand_size: int = 5
+    turns: int = 6
+    #: Cards at the casinos that finish a seat for the round.
+    stop_cards: int = 8
+    #: Cards of any faces a seat may play in a turn...
+    any_faces: int = 2
+    #: ...or of one face.
+    one_face: int = 5
+
+    def deck(self) -> list[Card]:
+        """One seat's dice cards in canonical order."""
+        return [
+            face * 2 + double
+            for face in range(1, 7)
+            for double, count in ((0, self.singles_per_face), (1, self.doubles_per_face))
+            for _ in range(count)
+        ]
+
+    def note_pile(self) -> list[int]:
+        return [value for value, count in sorted(self.notes) for _ in range(count)]
+
+    def selections(self, hand: Sequence[Card]) -> dict[Action, tuple[Card, ...]]:
+        """Every legal play from a sorted hand, by action text, in stable order.
+
+        Shared and cached per hand: callers must not change the mapping.
+        """
+        return _selections(self, tuple(hand))
+
+    def _selections(self, hand: tuple[Card, ...]) -> dict[Action, tuple[Card, ...]]:
+        plays: set[tuple[Card, ...]] = set()
+        for size in range(1, self.any_faces + 1):
+            plays.update(itertools.combinations(hand, size))
+        for face in {card_face(card) for card in hand}:
+            same = [card for card in hand if card_face(card) == face]
+            for size in range(self.any_faces + 1, min(len(same), self.one_face) + 1):
+                plays.update(itertools.combinations(same, size))
+        return {
+            "play " + " ".join(card_text(card) for card in play): play
+            for play in sorted(plays, key=lambda play: (len(play), play))
+        }
+
+
+@functools.lru_cache(maxsize=8192)
+def _selections(rules: CardRules, hand: tuple[Card, ...]) -> dict[Action, tuple[Card, ...]]:
+    # A few thousand distinct hands exist; each turn of each seat needs one.
+    return rules._selections(hand)
+
+
+RULES = CardRules()
+
+
+class CardGame(State):
+    """A game of `cardgame`."""
+
+    __slots__ = (
+        "_chip_deck",
+        "_chip_offers",
+        "_chips",
+        "_chips_at",
+        "_chips_held",
+        "_current",
+        "_decision",
+        "_discards",
+        "_draws",
+        "_finished",
+        "_hands",
+        "_legal",
+        "_log",
+        "_n",
+        "_notes",
+        "_pending",
+        "_pile",
+        "_placed",
+        "_queue",
+        "_resolving",
+        "_rng",
+        "_round",
+        "_rules",
+        "_sequential",
+        "_start",
+        "_turn",
+        "_won",
+        "description",
+    )
+
+    def __init__(self, description: GameDescription, log: bool, rules: CardRules = RULES) -> None:
+        n = description.seats
+        self.description = description
+        self._rules = rules
+        self._n = n
+        self._sequential = bool(description.options["sequential"])
+        self._chips: ChipRules | None = CHIPS if description.options["chips"] else None
+        self._rng = random.Random(description.seed)
+        pile = rules.note_pile()
+        self._rng.shuffle(pile)
+        self._pile: deque[int] = deque(pile)
+        self._chip_deck: list[int] = []
+        if self._chips is not None:
+            self._chip_deck = self._chips.deck()
+            self._rng.shuffle(self._chip_deck)
+        self._chips_at: list[list[int]] = [[] for _ in range(CASINOS)]
+        self._chips_held: list[list[int]] = [[] for _ in range(n)]
+        self._chip_offers: list[tuple[int, int]] = []  # (seat, casino) still to choose
+        self._notes: list[list[int]] = [[] for _ in range(CASINOS)]
+        self._won: list[list[int]] = [[] for _ in range(n)]
+        self._draws: list[list[Card]] = [[] for _ in range(n)]
+        self._hands: list[list[Card]] = [[] for _ in range(n)]
+        self._discards: list[list[Card]] = [[] for _ in range(n)]
+        # Cards at each casino by seat.
+        self._placed: list[list[list[Card]]] = [[[] for _ in range(n)] for _ in range(CASINOS)]
+        self._finished = [False] * n
+        self._pending: dict[int, Action] = {}
+        self._queue: list[int] = []  # seats still to choose this turn, in order
+        self._resolving: list[int] = []  # seats whose played turn is being finished
+        self._legal: dict[int, dict[Action, tuple[Card, ...]]] = {}
+        self._current = 0
+        self._decision = Decision.SELECT
+        self._round = 0
+        self._start = 0
+        self._turn = 0
+        self._log: list[JsonDict] | None = [] if log else None
+        self._start_round()
+        self._settle()
+
+    # ----------------------------------------------------------------- API
+
+    def to_move(self) -> tuple[int, ...]:
+        if self._decision is Decision.NONE:
+            return ()
+        if self._decision is Decision.CHIP or self._sequential:
+            return (self._current,)
+        return tuple(seat for seat in self._queue if seat not in self._pending)
+
+    def decision(self) -> Decision:
+        return self._decision
+
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
+        seat = self._seat_to_move(seat)
+        if seat is None:
+            return ()
+        return tuple(self._legal[seat])
+
+    def _apply(self, seat: int, action: Action) -> None:
+        self._do(seat, action, forced=False)
+        self._settle()
+
+    def result(self) -> list[SeatResult] | None:
+        return None if self._decision is not Decision.NONE else self._standings()
+
+    def events(self) -> list[JsonDict] | None:
+        return self._log
+
+    def clone(self) -> CardGame:
+        other = CardGame.__new__(CardGame)
+        other.description = self.description
+        other._rules = self._rules
+        other._n = self._n
+        other._sequential = self._sequential
+        other._chips = self._chips
+        other._rng = random.Random(0)
+        other._rng.setstate(self._rng.getstate())
+        other._pile = self._pile.copy()
+        other._chip_deck = self._chip_deck[:]
+        other._chips_at = [chips[:] for chips in self._chips_at]
+        other._chips_held = [chips[:] for chips in self._chips_held]
+        other._chip_offers = self._chip_offers[:]
+        other._notes = [notes[:] for notes in self._notes]
+        other._won = [notes[:] for notes in self._won]
+        other._draws = [cards[:] for cards in self._draws]
+        other._hands = [cards[:] for cards in self._hands]
+        other._discards = [cards[:] for cards in self._discards]
+        other._placed = [[cards[:] for cards in casino] for casino in self._placed]
+        other._finished = self._finished[:]
+        other._pending = dict(self._pending)
+        other._queue = self._queue[:]
+        other._resolving = self._resolving[:]
+        other._legal = dict(self._legal)
+        other._current = self._current
+        other._decision = self._decision
+        other._round = self._round
+        other._start = self._start
+        other._turn = self._turn
+        other._log = None if self._log is None else self._log[:]
+        return other
+
+    # ------------------------------------------------------------ the flow
+
+    def _settle(self) -> None:
+        """Apply every decision that has exactly one legal action."""
+        while self._decision is not Decision.NONE:
+            forced = [seat for seat in self.to_move() if len(self._legal[seat]) == 1]
+            if not forced:
+                return
+            seat = forced[0]
+            self._do(seat, next(iter(self._legal[seat])), forced=True)
+
+    def _do(self, seat: int, action: Action, forced: bool) -> None:
+        if self._log is not None:
+            self._log.append({"type": "decision", "seat": seat, "action": action, "forced": forced})
+        if self._decision is Decision.CHIP:
+            self._take_chip(seat, action)
+        elif self._sequential:
+            self._queue.remove(seat)
+            self._play(seat, self._legal[seat][action])
+            self._resolving = [seat]
+            self._continue()
+        else:
+            self._pending[seat] = action
+            if len(self._pending) == len(self._queue):
+                # Everyone has chosen: reveal, in seat order from the start player.
+                for player in self._queue:
+                    self._play(player, self._legal[player][self._pending[player]])
+                self._resolving = self._queue
+                self._queue = []
+                self._pending = {}
+                self._continue()
+
+    def _start_round(self) -> None:
+        rules = self._rules
+        n = self._n
+        log = self._log
+        if log is not None:
+            log.append(
+                {"type": "round_start", "round": self._round + 1, "start_player": self._start}
+            )
+        for casino in range(CASINOS):
+            notes = self._notes[casino]
+            for _ in range(rules.notes_per_casino):
+                if self._pile:
+                    notes.append(self._pile.popleft())
+            if log is not None:
+                log.append({"type": "stock", "casino": casino + 1, "notes": notes[:]})
+        if self._chips is not None:
+            for casino in range(CASINOS):
+                if self._chip_deck:
+                    colour = self._chip_deck.pop()
+                    self._chips_at[casino].append(colour)
+                    if log is not None:
+                        log.append(
+                            {
+                                "type": "chip_stock",
+                                "casino": casino + 1,
+                                "chip": self._chips.colours[colour],
+                            }
+                        )
+        for seat in range(n):
+            deck = rules.deck()
+            self._rng.shuffle(deck)
+            self._draws[seat] = deck
+            self._discards[seat] = []
+            self._hands[seat] = []
+            for casino in range(CASINOS):
+                self._placed[casino][seat] = []
+            self._finished[seat] = False
+            self._draw(seat)
+        self._turn = 1
+        self._begin_turn()
+
+    def _draw(self, seat: int) -> None:
+        draw = self._draws[seat]
+        count = min(self._rules.hand_size, len(draw))
+        drawn = [draw.pop() for _ in range(count)]
+        self._hands[seat] = sorted(drawn)
+        if self._log is not None:
+            self._log.append({"type": "draw", "seat": seat, "cards": _texts(self._hands[seat])})
+
+    def _begin_turn(self) -> None:
+        n = self._n
+        order = [(self._start + step) % n for step in range(n)]
+        self._queue = [seat for seat in order if not self._finished[seat] and self._hands[seat]]
+        if not self._queue:
+            self._end_round()
+            return
+        self._legal = {seat: self._rules.selections(self._hands[seat]) for seat in self._queue}
+        self._decision = Decision.SELECT
+        self._current = self._queue[0]
+
+    def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
+        hand = self._hands[seat]
+        dice = [0] * CASINOS
+        for card in cards:
+            hand.remove(card)
+            self._placed[card_face(card) - 1][seat].append(card)
+            dice[card_face(card) - 1] += card_dice(card)
+        if self._log is not None:
+            self._log.append({"type": "play", "seat": seat, "cards": _texts(cards)})
+        chips = self._chips
+        if chips is not None:
+            self._chip_offers.extend(
+                (seat, casino) for casino in range(CASINOS) if dice[casino] >= chips.dice_to_take
+            )
+
+    def _continue(self) -> None:
+        """After plays: offer chips in order, then finish the players' turns, then go on."""
+        chips = self._chips
+        while self._chip_offers:
+            seat, casino = self._chip_offers[0]
+            if chips is not None and self._chips_at[casino]:
+                self._decision = Decision.CHIP
+                self._current = seat
+                self._legal = {
+                    seat: {action: () for action in chips.actions(self._chips_at[casino])}
+                }
+                return
+            self._chip_offers.pop(0)
+        rules = self._rules
+        log = self._log
+        for seat in self._resolving:
+            if self._hands[seat] and log is not None:
+                log.append({"type": "discard", "seat": seat, "cards": _texts(self._hands[seat])})
+            self._discards[seat].extend(self._hands[seat])
+            self._hands[seat] = []
+            placed = sum(len(self._placed[casino][seat]) for casino in range(CASINOS))
+            if placed >= rules.stop_cards:
+                self._finished[seat] = True
+                self._discards[seat].extend(self._draws[seat])
+                self._draws[seat] = []
+                if log is not None:
+                    log.append({"type": "finish", "seat": seat, "cards_placed": placed})
+            elif self._turn < rules.turns:
+                self._draw(seat)
+        self._resolving = []
+        if self._sequential and self._queue:
+            self._decision = Decision.SELECT
+            self._current = self._queue[0]
+            self._legal = {self._current: rules.selections(self._hands[self._current])}
+            return
+        self._turn += 1
+        if self._turn > rules.turns:
+            self._end_round()
+        else:
+            self._begin_turn()
+
+    def _take_chip(self, seat: int, action: Action) -> None:
+        chips = self._chips
+        assert chips is not None
+        _, casino = self._chip_offers.pop(0)
+        colour = chips.colour_of(action)
+        if colour is not None:
+            self._chips_at[casino].remove(colour)
+            self._chips_held[seat].append(colour)
+        if self._log is not None:
+            self._log.append(
+                {
+                    "type": "chip_take",
+                    "seat": seat,
+                    "casino": casino + 1,
+                    "chip": None if colour is None else chips.colours[colour],
+                }
+            )
+        self._continue()
+
+    def _end_round(self) -> None:
+        n = self._n
+        log = self._log
+        self._decision = Decision.NONE
+        self._legal = {}
+        for casino in range(CASINOS):
+            notes = sorted(self._notes[casino], reverse=True)
+            self._notes[casino] = []
+            counts = [sum(card_dice(card) for card in cards) for cards in self._placed[casino]]
+            ranked, cancelled = rank_casino(counts)
+            awards = list(zip(ranked, notes, strict=False))
+            for seat, note in awards:
+                self._won[seat].append(note)
+            returned = notes[len(awards) :]
+            if log is not None:
+                log.append(
+                    {
+                        "type": "payout",
+                        "casino": casino + 1,
+                        "notes": notes,
+                        "counts": {str(seat): count for seat, count in enumerate(counts) if count},
+                        "cancelled": cancelled,
+                        "awards": [{"owner": seat, "note": note} for seat, note in awards],
+                        "returned": returned,
+                        "returned_to": "box",
+                    }
+                )
+        if log is not None:
+            log.append(
+                {
+                    "type": "round_end",
+                    "round": self._round + 1,
+                    "money": [sum(w) for w in self._won],
+                }
+            )
+        self._round += 1
+        if self._round < self._rules.rounds:
+            self._start = (self._start + 1) % n
+            self._start_round()
+            return
+        chips = self._chips
+        if log is not None:
+            if chips is not None:
+                for seat, held in enumerate(self._chips_held):
+                    log.append(
+                        {
+                            "type": "chip_score",
+                            "seat": seat,
+                            "chips": chips.named(held),
+                            "money": chips.money(held),
+                        }
+                    )
+            log.append({"type": "game_end", "result": [r.to_json() for r in self._standings()]})
+
+    def _standings(self) -> list[SeatResult]:
+        money = [sum(notes) for notes in self._won]
+        chips = self._chips
+        if chips is not None:  # chip cards add money but are not notes for the tie-break
+            money = [m + chips.money(held) for m, held in zip(money, self._chips_held, strict=True)]
+        return rank_seats(money, [len(notes) for notes in self._won])
+
+    # -------------------------------------------------------- observation
+
+    def observe(self, seat: int) -> JsonDict:
+        n = self._n
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        over = self._decision is Decision.NONE
+        chips = self._chips
+        return {
+            "rules": self.description.rules,
+            "options": dict(self.description.options),
+            "seats": n,
+            "seat": seat,
+            "round": min(self._round + 1, self._rules.rounds),
+            "rounds": self._rules.rounds,
+            "turn": self._turn,
+            "turns": self._rules.turns,
+            "start_player": self._start,
+            "to_move": list(self.to_move()),
+            "decision": self._decision.value,
+            "current_player": self._current
+            if self._decision is Decision.CHIP or (self._sequential and not over)
+            else None,
+            "hand": _texts(self._hands[seat]),
+            "hand_sizes": [len(hand) for hand in self._hands],
+            "draw_sizes": [len(draw) for draw in self._draws],
+            "discards": _texts(sorted(self._discards[seat])),
+            "discard_sizes": [len(cards) for cards in self._discards],
+            "chosen": sorted(self._pending),
+            "my_choice": self._pending.get(seat),
+            "finished": self._finished[:],
+            "cards_placed": [
+                sum(len(self._placed[casino][s]) for casino in range(CASINOS)) for s in range(n)
+            ],
+            "casinos": [
+                {
+                    "casino": casino + 1,
+                    "notes": sorted(self._notes[casino], reverse=True),
+                    "cards": {
+                        str(s): _texts(sorted(cards))
+                        for s, cards in enumerate(self._placed[casino])
+                        if cards
+                    },
+                    "dice": {
+                        str(s): sum(card_dice(card) for card in cards)
+                        for s, cards in enumerate(self._placed[casino])
+                        if cards
+                    },
+                }
+                for casino in range(CASINOS)
+            ],
+            "money": [sum(notes) for notes in self._won],
+            "notes_won": [len(notes) for notes in self._won],
+            "won": [notes[:] for notes in self._won],
+            "pile_size": len(self._pile),
+            "chips": None
+            if chips is None
+            else {
+                "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
+                "held": [chips.named(held) for held in self._chips_held],
+                "deck_size": len(self._chip_deck),
+                "casino": self._chip_offers[0][1] + 1 if self._decision is Decision.CHIP else None,
+            },
+            "legal_actions": list(self.legal_actions(seat)),
+            "result": None if not over else [r.to_json() for r in self._standings()],
+        }
+
+    # ----------------------------------------------------------- valuation
+
+    def expected_gain(self, action: Action) -> float:
+        """Money the seat to move gains if the round were scored right after ``action``.
+
+        Other seats' hidden choices this turn are not known, so they are not counted.
+        """
+        seat = self._current if self._decision is Decision.CHIP else self._deciding_seat()
+        if self._decision is Decision.CHIP:
+            chips = self._chips
+            assert chips is not None
+            colour = chips.colour_of(action)
+            held = self._chips_held[seat]
+            return (
+                0.0 if colour is None else float(chips.money([*held, colour]) - chips.money(held))
+            )
+        gain = 0.0
+        for casino in {card_face(card) - 1 for card in self._legal[seat][action]}:
+            counts = [sum(card_dice(c) for c in cards) for cards in self._placed[casino]]
+            before = self._award(seat, casino, counts)
+            for card in self._legal[seat][action]:
+                if card_face(card) - 1 == casino:
+                    counts[seat] += card_dice(card)
+            gain += self._award(seat, casino, counts) - before
+        return gain
+
+    def dice_placed_by(self, action: Action) -> int:
+        return action.count(" ") if action.startswith("play ") else 0
+
+    def _deciding_seat(self) -> int:
+        movers = self.to_move()
+        return self._current if len(movers) != 1 else movers[0]
+
+    def _award(self, seat: int, casino: int, counts: list[int]) -> float:
+        ranked, _ = rank_casino(counts)
+        notes = sorted(self._notes[casino], reverse=True)
+        place = ranked.index(seat) if seat in ranked else len(notes)
+        return float(notes[place]) if place < len(notes) else 0.0
+
+    @classmethod
+    def from_observation(cls, description: GameDescription, seen: JsonDict) -> CardGame:
+        """A state the observing seat cannot tell apart from the real one.
+
+        Hidden: other seats' hands and discards, every draw pile's order, the
+        other seats' choices made this turn, the note pile's and the chip
+        deck's order. They are sampled with the description's seed.
+        """
+        state = cls.__new__(cls)
+        state.description = description
+        rules = RULES
+        n = description.seats
+        me = seen["seat"]
+        state._rules = rules
+        state._n = n
+        state._sequential = bool(description.options["sequential"])
+        state._chips = CHIPS if description.options["chips"] else None
+        rng = state._rng = random.Random(description.seed)
+        state._log = None
+        state._round = seen["round"] - 1
+        state._turn = seen["turn"]
+        state._start = seen["start_player"]
+        state._decision = Decision(seen["decision"])
+        state._current = seen["current_player"] if seen["current_player"] is not None else 0
+        state._finished = list(seen["finished"])
+        state._won = [list(notes) for notes in seen["won"]]
+        state._notes = [list(casino["notes"]) for casino in seen["casinos"]]
+        state._placed = [
+            [_cards(casino["cards"].get(str(s), [])) for s in range(n)]
+            for casino in seen["casinos"]
+        ]
+        unseen_notes = rules.note_pile()
+        for note in [v for notes in state._won + state._notes for v in notes]:
+            unseen_notes.remove(note)
+        rng.shuffle(unseen_notes)
+        state._pile = deque(unseen_notes[: seen["pile_size"]])
+        state._hands, state._discards, state._draws = [], [], []
+        for s in range(n):
+            unseen = rules.deck()
+            for card in [c for casino in state._placed for c in casino[s]]:
+                unseen.remove(card)
+            if s == me:
+                hand, discards = _cards(seen["hand"]), _cards(seen["discards"])
+                for card in hand + discards:
+                    unseen.remove(card)
+            else:
+                rng.shuffle(unseen)
+                hand = sorted(unseen[: seen["hand_sizes"][s]])
+                discards = unseen[len(hand) : len(hand) + seen["discard_sizes"][s]]
+                unseen = unseen[len(hand) + len(discards) :]
+            rng.shuffle(unseen)
+            state._hands.append(hand)
+            state._discards.append(discards)
+            state._draws.append(unseen[: seen["draw_sizes"][s]])
+        chips = state._chips
+        state._chips_at = [[] for _ in range(CASINOS)]
+        state._chips_held = [[] for _ in range(n)]
+        state._chip_deck = []
+        state._chip_offers = []
+        if chips is not None:
+            seen_chips = seen["chips"]
+            state._chips_at = [
+                [chips.colours.index(c) for c in at] for at in seen_chips["at_casinos"]
+            ]
+            state._chips_held = [
+                [chips.colours.index(name) for name, count in held.items() for _ in range(count)]
+                for held in seen_chips["held"]
+            ]
+            deck = chips.deck()
+            for chip in [c for at in state._chips_at + state._chips_held for c in at]:
+                deck.remove(chip)
+            rng.shuffle(deck)
+            state._chip_deck = deck
+            if seen_chips["casino"] is not None:
+                state._chip_offers = [(state._current, seen_chips["casino"] - 1)]
+        state._resolving = []
+        state._queue = []
+        state._pending = {}
+        state._legal = {}
+        if state._decision is Decision.CHIP:
+            assert chips is not None
+            casino = state._chip_offers[0][1]
+            state._legal = {state._current: {a: () for a in chips.actions(state._chips_at[casino])}}
+        elif state._decision is Decision.SELECT:
+            order = [(state._start + step) % n for step in range(n)]
+            if state._sequential:
+                state._queue = order[order.index(state._current) :]
+                state._queue = [s for s in state._queue if not state._finished[s]]
+            else:
+                state._queue = [s for s in order if not state._finished[s]]
+            state._legal = {s: rules.selections(state._hands[s]) for s in state._queue}
+            for s in seen["chosen"]:
+                # The seat's own choice is known; another seat's is sampled from its hand.
+                choice = seen["my_choice"] if s == me else rng.choice(list(state._legal[s]))
+                state._pending[s] = choice
+        return state
+
+
+def _texts(cards: Sequence[Card]) -> list[str]:
+    return [card_text(card) for card in cards]
+
+
+def _cards(texts: Sequence[str]) -> list[Card]:
+    return sorted(int(text[0]) * 2 + (1 if text.endswith("D") else 0) for text in texts)
+
+
+CARDGAME = RuleSystem(
+    id="cardgame",
+    title="Las Vegas, the card game (alea 2016)",
+    seeds=("000",),
+    seats=(2, 3, 4, 5),
+    rounds=RULES.rounds,
+    options=(
+        OptionSpec(
+            "sequential",
+            False,
+            "Seats choose and place one after another from the start player instead of "
+            "all at once in secret.",
+        ),
+        OptionSpec(
+            "chips",
+            False,
+            "Chip cards: one face up at each casino per round; placing two or more dice "
+            "(a double card is two) at a casino lets the seat take one; each colour held "
+            "scores $10k/30k/60k/100k/150k for 1-5 cards at the end.",
+        ),
+    ),
+    new_state=lambda description, log: CardGame(description, log),
+    from_observation=CardGame.from_observation,
+)
