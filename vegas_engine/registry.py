@@ -88,9 +88,11 @@ class RuleSystem:
 def _systems() -> dict[str, RuleSystem]:
     # Imported here because the rule modules import the state base, which needs
     # this module's types only for annotations.
+    from .rules.cardgame import CARDGAME
     from .rules.classic import BOULEVARD, CLASSIC
+    from .rules.sixdice import SIXDICE
 
-    return {system.id: system for system in (CLASSIC, BOULEVARD)}
+    return {system.id: system for system in (CLASSIC, BOULEVARD, CARDGAME, SIXDICE)}
 
 
 RULE_SYSTEMS: Mapping[str, RuleSystem] = _systems()
