@@ -31,7 +31,7 @@ def greedy_policy(state: State, seat: int, rng: random.Random) -> Action:
     best: Action | None = None
     best_key = (0.0, 0)
     for action in state.legal_actions(seat):
-        key = (state.expected_gain(action), -state.dice_placed_by(action))
+        key = (state.expected_gain(action, seat), -state.dice_placed_by(action, seat))
         if best is None or key > best_key:
             best, best_key = action, key
     assert best is not None, "a seat that must decide always has a legal action"

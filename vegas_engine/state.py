@@ -109,14 +109,14 @@ class State(ABC):
     def events(self) -> list[JsonDict] | None:
         """The events logged so far, or None when the state does not log."""
 
-    def expected_gain(self, action: Action) -> float:
-        """Money the deciding seat gains if scoring happened right after ``action``.
+    def expected_gain(self, action: Action, seat: int) -> float:
+        """Money ``seat`` gains if scoring happened right after it takes ``action``.
 
         The one-ply estimate behind the greedy policy; rule systems override it.
         """
         return 0.0
 
-    def dice_placed_by(self, action: Action) -> int:
+    def dice_placed_by(self, action: Action, seat: int) -> int:
         """How many dice ``action`` spends; greedy prefers keeping dice on equal gain."""
         return 0
 

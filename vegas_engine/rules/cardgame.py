@@ -532,12 +532,13 @@ class CardGame(State):
 
     # ----------------------------------------------------------- valuation
 
-    def expected_gain(self, action: Action) -> float:
-        """Money the seat to move gains if the round were scored right after ``action``.
+    def expected_gain(self, action: Action, seat: int) -> float:
+        """Money ``seat`` gains if the round were scored right after its ``action``.
 
         Other seats' hidden choices this turn are not known, so they are not counted.
         """
-        seat = self._current if self._decision is Decision.CHIP else self._deciding_seat()
+        if action not in self._legal.get(seat, ()):
+            return 0.0
         if self._decision is Decision.CHIP:
             chips = self._chips
             assert chips is not None
@@ -556,12 +557,8 @@ class CardGame(State):
             gain += self._award(seat, casino, counts) - before
         return gain
 
-    def dice_placed_by(self, action: Action) -> int:
+    def dice_placed_by(self, action: Action, seat: int) -> int:
         return action.count(" ") if action.startswith("play ") else 0
-
-    def _deciding_seat(self) -> int:
-        movers = self.to_move()
-        return self._current if len(movers) != 1 else movers[0]
 
     def _award(self, seat: int, casino: int, counts: list[int]) -> float:
         ranked, _ = rank_casino(counts)

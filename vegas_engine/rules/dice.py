@@ -48,6 +48,10 @@ KICK_TARGETS: dict[Action, tuple[int, int]] = {
     **{f"kick {seat} biggie": (seat, BIGGIE) for seat in range(MAX_SEATS)},
     "kick neutral die": (NEUTRAL_OWNER, DIE),
 }
+#: The place actions for each bit mask of rolled faces (bit f set: face f shows).
+PLACES_BY_MASK: tuple[tuple[Action, ...], ...] = tuple(
+    tuple(PLACE_ACTIONS[face] for face in range(1, 7) if mask >> face & 1) for mask in range(128)
+)
 KICK_DIE_ACTIONS = tuple(f"kick {seat} die" for seat in range(MAX_SEATS))
 KICK_BIGGIE_ACTIONS = tuple(f"kick {seat} biggie" for seat in range(MAX_SEATS))
 KICK_NEUTRAL = "kick neutral die"
@@ -419,28 +423,28 @@ class DiceGame(State):
         hand = self._hands[seat]
         by_face = [0] * 28
         rand = self._rng.random
+        mask = 0
         for kind in range(4):
-            for _ in range(hand[kind]):
-                by_face[int(rand() * 6) * 4 + 4 + kind] += 1
+            count = hand[kind]
+            if count:
+                offset = 4 + kind
+                for _ in range(count):
+                    face = int(rand() * 6)
+                    by_face[face * 4 + offset] += 1
+                    mask |= 2 << face
         self._by_face = by_face
-        self._offer_places()
+        self._offer_places(mask)
         if self._log is not None:
             self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
 
-    def _offer_places(self) -> None:
-        by_face = self._by_face
-        legal: list[Action] = []
-        for face in range(1, 7):
-            base = face * 4
-            if by_face[base] or by_face[base + 1] or by_face[base + 2] or by_face[base + 3]:
-                legal.append(PLACE_ACTIONS[face])
+    def _offer_places(self, mask: int) -> None:
+        """Offer the faces in ``mask`` (bit f: face f was rolled), and the slot machine."""
+        places = PLACES_BY_MASK[mask]
         if self._casino_count > CASINOS:
             used = {face for _, face, _ in self._slot}
-            for action in tuple(legal):
-                face = PLACE_TARGETS[action][1]
-                if face not in used:
-                    legal.append(SLOT_ACTIONS[face])
-        self._legal = tuple(legal)
+            slots = tuple(SLOT_ACTIONS[PLACE_TARGETS[a][1]] for a in places)
+            places += tuple(a for a in slots if PLACE_TARGETS[a][1] not in used)
+        self._legal = places
 
     def _roll_json(self) -> JsonDict:
         by_face = self._by_face
@@ -505,8 +509,10 @@ class DiceGame(State):
             self._kicks_left = kickers
             self._kick_casino = casino
             self._offer_kick()
-        else:
+        elif self._chip_casino >= 0:
             self._offer_chip()
+        else:
+            self._next_turn((seat + 1) % n)
 
     def _offer_kick(self) -> None:
         """Ask for the next pending kick, or end the turn if none can kick anything."""
@@ -883,18 +889,24 @@ class DiceGame(State):
             assert chips is not None
             state._legal = chips.actions(state._chips_at[state._chip_casino])
         else:
-            state._offer_places()
+            by_face = state._by_face
+            state._offer_places(
+                sum(
+                    2 << (face - 1) for face in range(1, 7) if any(by_face[face * 4 : face * 4 + 4])
+                )
+            )
         return state
 
     # ----------------------------------------------------------- valuation
 
-    def expected_gain(self, action: Action) -> float:
+    def expected_gain(self, action: Action, seat: int) -> float:
         """Money the deciding seat gains if the round were scored right after ``action``.
 
         Rainbow cards count as the mean note left in the pile: their expected
         replacement. Used by the greedy policy; it changes nothing.
         """
-        seat = self._current
+        if seat != self._current or action not in self._legal:
+            return 0.0
         if self._decision is Decision.CHIP:
             chips = self._setup.chips
             assert chips is not None
@@ -935,7 +947,7 @@ class DiceGame(State):
         before = self._award_value(seat, casino, self._counts[casino], self._slot)
         return self._award_value(seat, casino, counts, slot) - before
 
-    def dice_placed_by(self, action: Action) -> int:
+    def dice_placed_by(self, action: Action, seat: int) -> int:
         """How many dice ``action`` takes out of the deciding seat's hand."""
         if action not in PLACE_TARGETS:
             return 0
