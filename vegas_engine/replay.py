@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from .errors import IllegalActionError, ReplayMismatchError
 from .log import description_of
 from .registry import rule_system
@@ -27,11 +29,16 @@ def replay(log: JsonDict) -> State:
             except IllegalActionError as error:
                 raise ReplayMismatchError(index, event, f"an illegal action: {error}") from None
         actual = produced[index] if index < len(produced) else None
-        if actual != event:
+        # Compare as JSON text: Python's == takes true and 1.0 for 1, a log may not.
+        if _canonical(actual) != _canonical(event):
             raise ReplayMismatchError(index, event, actual)
     if len(produced) > len(expected):
         raise ReplayMismatchError(len(expected), None, produced[len(expected)])
     return state
+
+
+def _canonical(event: object) -> str:
+    return json.dumps(event, sort_keys=True)
 
 
 def final_result(state: State) -> list[SeatResult]:

@@ -128,6 +128,8 @@ class State(ABC):
         movers = self.to_move()
         if not movers:
             raise GameOverError(action)
+        if seat is not None and type(seat) is not int:
+            raise IllegalActionError(None, action, (), f"a seat is an integer, got {seat!r}")
         if seat is None:
             if len(movers) != 1:
                 raise IllegalActionError(

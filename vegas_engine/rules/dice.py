@@ -264,7 +264,7 @@ class DiceGame(State):
         # Fast path of State.apply_action for the single-seat decisions of dice games.
         if (
             self._decision is not Decision.NONE
-            and (seat is None or seat == self._current)
+            and (seat is None or (seat == self._current and type(seat) is int))
             and action in self._legal
         ):
             self._do(action, forced=False)
