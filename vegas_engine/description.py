@@ -36,5 +36,13 @@ class GameDescription:
             "seed": self.seed,
         }
 
+    def public_json(self) -> dict[str, Any]:
+        """What players may be told: everything but the seed.
+
+        The seed fixes every future roll and draw; a bot that knew it could
+        replay the game's random generator and see the dice to come.
+        """
+        return {key: value for key, value in self.to_json().items() if key != "seed"}
+
     def __hash__(self) -> int:
         return hash((self.rules, self.seats, self.seed, tuple(sorted(self.options.items()))))

@@ -47,6 +47,23 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "play": ("seat", "cards"),
     "discard": ("seat", "cards"),
     "finish": ("seat", "cards_placed"),
+    # royale (vegas_engine/rules/royale/game.py ROYALE_EVENTS documents each field)
+    "tile_setup": ("casino", "tile", "name"),
+    "chips_dealt": ("round", "chips"),
+    "chip_pass": ("seat", "chips"),
+    "activate": ("seat", "casino", "tile"),
+    "black_dice": ("seat", "tile", "dice"),
+    "reward": ("seat", "chips", "money", "source"),
+    "bank_payment": ("seat", "due", "money", "chips", "source"),
+    "lucky_punch": ("seat", "guesser", "tokens", "guess", "won"),
+    "jackpot_roll": ("seat", "dice", "hit", "pot"),
+    "fifty_fifty": ("seat", "call", "dice", "step", "outcome"),
+    "token": ("tile", "holder", "casino"),
+    "no_entry": ("seat", "closed", "track"),
+    "move": ("owner", "die", "count", "from", "to"),
+    "bad_luck": ("casino", "counts", "seats"),
+    "black_box": ("casino", "winner", "splitter", "piles", "pick"),
+    "side_bet": ("casino", "counts", "cancelled", "awards"),
     "round_end": ("round", "money"),
     "game_end": ("result",),
 }
@@ -112,6 +129,7 @@ def check(document: Any) -> JsonDict:
     events = document["events"]
     if not events or events[-1].get("type") != "game_end":
         raise CorruptLogError("events", "truncated: the log does not end with game_end")
+    description_of(document)  # the header must describe a valid game
     return document
 
 

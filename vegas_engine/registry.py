@@ -90,9 +90,10 @@ def _systems() -> dict[str, RuleSystem]:
     # this module's types only for annotations.
     from .rules.cardgame import CARDGAME
     from .rules.classic import BOULEVARD, CLASSIC
+    from .rules.royale import ROYALE
     from .rules.sixdice import SIXDICE
 
-    return {system.id: system for system in (CLASSIC, BOULEVARD, CARDGAME, SIXDICE)}
+    return {system.id: system for system in (CLASSIC, BOULEVARD, CARDGAME, SIXDICE, ROYALE)}
 
 
 RULE_SYSTEMS: Mapping[str, RuleSystem] = _systems()

@@ -38,6 +38,57 @@ class Decision(enum.Enum):
     KICK = "kick"
     """Choose which die a kicker just placed removes from its casino."""
 
+    POWER = "power"
+    """Power Play: the token holder rolls as usual, or turns one remaining die and places it."""
+
+    HIDE = "hide"
+    """Lucky Punch: hide 1, 2 or 3 tokens; only the hider sees the count until the guess."""
+
+    GUESS = "guess"
+    """Lucky Punch: the hider's left neighbour guesses how many tokens are hidden."""
+
+    GAMBLE = "gamble"
+    """Fifty Fifty: stop and take the reward, or call higher or lower and roll again."""
+
+    CLOSE = "close"
+    """No Entry!: close another casino with the token, or keep it where it is."""
+
+    BAR = "bar"
+    """Knockout?: an opponent puts one of its remaining dice into the bar."""
+
+    BLOCK = "block"
+    """Block It!: take one group of grey dice and choose the casino it goes to."""
+
+    HANDICAP = "handicap"
+    """Handicap: move a grey die from a casino onto a reward space, or leave them."""
+
+    MOVE = "move"
+    """Turn a remaining die to any face and place it, or take a die back (Handicap, My Choice)."""
+
+    ADD = "add"
+    """Prime Time: the casino's winner adds none, one or both black dice to their casinos."""
+
+    SPLIT = "split"
+    """Black Box: the winner's left neighbour splits the tokens into two face-down piles."""
+
+    PILE = "pile"
+    """Black Box: the casino's winner takes one of the two face-down piles."""
+
+    BET = "bet"
+    """Double Down: move any of the seat's dice from this casino to the side bet."""
+
+    NICE = "nice"
+    """Nice Dice: put a die just rolled or placed here on the space of its face, or not."""
+
+    CHOOSE = "choose"
+    """My Choice: pick the face of one of the two black dice."""
+
+    ACTIVATE = "activate"
+    """My Choice face 4: activate another casino's tile."""
+
+    GOLD = "gold"
+    """My Choice face 6: put a remaining die on the golden $60,000 space."""
+
     CHIP = "chip"
     """Take one chip card from the casino where the seat just placed two or more dice, or none."""
 

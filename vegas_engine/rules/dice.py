@@ -749,7 +749,9 @@ class DiceGame(State):
                         "owner": owner_name(o, n),
                         "face": f,
                         "biggie": w == 2,
-                        "this_turn": index >= self._slot_from and self._kicks_left > 0,
+                        "this_turn": index >= self._slot_from
+                        and self._kicks_left > 0
+                        and self._kick_casino == SLOT,
                     }
                     for index, (o, f, w) in enumerate(self._slot)
                 ]
