@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 MYPY_DIRS := $(wildcard vegas_engine bots_sdk)
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test run bench golden
+.PHONY: help install lint test run bench golden sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -34,8 +34,15 @@ test: install ## The whole suite: install, lint, types, then pytest (PYTEST_ARGS
 run: install ## Run the platform (for now: a demo game with the engine)
 	$(PYTHON) -m vegas_engine play --rules classic --players 4 --seed 7
 
-bench: ## Run the engine benchmarks
+bench: ## Run the benchmarks: engine, then referee and sandbox
 	$(PYTHON) bench/engine.py
+	$(PYTHON) bench/referee.py
+
+sandbox-install: ## Install the bot sandbox's system parts (bubblewrap, bot runtime, bot user; root)
+	bash scripts/install_bot_runtime.sh
+
+sandbox-check: ## Self-test the bot sandbox and print what it found
+	$(PYTHON) -m bots_sdk.sandbox
 
 golden: ## Regenerate the golden game logs used by the engine tests
 	$(PYTHON) tests/vegas_engine/regenerate_golden.py

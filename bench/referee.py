@@ -1,0 +1,332 @@
+"""Referee benchmarks: per-decision overhead, bot start-up, games per second.
+
+    python3 bench/referee.py [--quick]
+
+Everything is measured side by side in the same run:
+
+* a **bare pipe echo**: a Python process that reads a request-sized line and
+  writes a reply line, driven with ``poll``/``os.read``: the floor any
+  referee pays per decision (two pipe hops, two process wake-ups);
+* the **referee's I/O path** (non-blocking write, poll on stdout and pidfd,
+  limits) with the same echo process, bare and sandboxed: the target compares
+  the sandboxed one with the bare echo;
+* the **referee's per-decision time** (what it charges a bot: request written
+  → reply read) for a protocol bot, bare and sandboxed, minus the bot's own
+  time (measured inside the bot): the overhead beyond the bot;
+* **start-up** to ``ready`` of an SDK bot, bare and sandboxed, next to a bare
+  interpreter (``python3 -I -c pass``), all with the same ``/usr/bin/python3``;
+* **sandboxed 4-seat classic games per second** with the house random bot,
+  one game per process and a whole series per process, per CPU core (the
+  referee and its bots take turns, so the CPU time they use is the cost).
+
+It prints ratios against the targets; it never fails on a number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots_sdk import protocol, sandbox
+from bots_sdk.launcher import BotSpec, house_bot, launch_bot, sandbox_problem
+from bots_sdk.protocol import Limits
+from bots_sdk.referee import Match
+from vegas_engine import describe, new_game, observe
+
+PYTHON = "/usr/bin/python3"  # the sandbox's interpreter: the same one bare, for fairness
+
+ECHO = """\
+import os, sys
+reply = b'{"type":"action","id":1,"action":"place 1"}\\n'
+for line in sys.stdin.buffer:
+    os.write(1, reply)
+"""
+
+# An echo-like bot that speaks the protocol and times itself: from the moment it
+# has the request line to the moment its reply is written.
+TIMED_BOT = """\
+import json, os, sys, time
+own = []
+for line in sys.stdin.buffer:
+    start = time.perf_counter()
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        reply = {"type": "ready", "protocol": 1}
+    elif kind == "request":
+        reply = {"type": "action", "id": message["id"],
+                 "action": message["observation"]["legal_actions"][0]}
+    elif kind == "shutdown":
+        break
+    else:
+        continue
+    os.write(1, (json.dumps(reply) + "\\n").encode())
+    if kind == "request":
+        own.append(time.perf_counter() - start)
+own.sort()
+print(f"own_ms {own[len(own) // 2] * 1000:.4f} {own[int(len(own) * 0.99)] * 1000:.4f}",
+      file=sys.stderr)
+"""
+
+
+def percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+def request_line() -> bytes:
+    """A real request of a 4-seat classic game, as the referee sends it."""
+    state = new_game(describe("classic", 4, 7))
+    seat = state.to_move()[0]
+    return protocol.encode(protocol.request(1, 1, observe(state, seat), 1000, 20_000))
+
+
+def bare_echo(rounds: int) -> list[float]:
+    """Round trips (ms) of a request-sized line through a bare echo process."""
+    line = request_line()
+    child = subprocess.Popen(
+        [PYTHON, "-I", "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    in_fd, out_fd = child.stdin.fileno(), child.stdout.fileno()
+    poller = select.poll()
+    poller.register(out_fd, select.POLLIN)
+    samples = []
+    for index in range(rounds + 50):
+        start = time.perf_counter()
+        os.write(in_fd, line)
+        buffer = b""
+        while not buffer.endswith(b"\n"):
+            poller.poll(1000)
+            buffer += os.read(out_fd, 65536)
+        if index >= 50:  # warm-up
+            samples.append((time.perf_counter() - start) * 1000)
+    child.stdin.close()
+    child.wait()
+    return samples
+
+
+def referee_echo(folder: Path, trusted: bool, rounds: int) -> list[float]:
+    """Round trips (ms) of the same line through the referee's own I/O path
+    (non-blocking write, poll on stdout and pidfd, line and output limits)."""
+    from bots_sdk.faults import FaultKind
+    from bots_sdk.referee import _Connection
+
+    (folder / "echo.py").write_text(ECHO)
+    (folder / "echo.py").chmod(0o644)
+    command = [PYTHON, "-I", f"{sandbox.BOT_MOUNT}/echo.py"]
+    limits = sandbox.SandboxLimits()
+    if trusted:
+        process = sandbox.launch(command, bot_dir=folder, limits=limits, trusted=True)
+    else:
+        process = sandbox.launch(command, bot_dir=folder, limits=limits, config=_config())
+    connection = _Connection(process, Limits(max_output_bytes=2**40), time.monotonic())
+    line = request_line()
+    samples = []
+    for index in range(rounds + 50):
+        start = time.monotonic()
+        connection.send_line(line, start + 1)
+        reply = connection.await_line(start + 1, FaultKind.TIMEOUT)
+        assert isinstance(reply, tuple), reply
+        if index >= 50:
+            samples.append((reply[1] - start) * 1000)
+    connection.close()
+    return samples
+
+
+def public_dir() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="vegas-bench-"))
+    folder.chmod(0o755)
+    return folder
+
+
+def decision_times(spec: BotSpec, games: int) -> tuple[list[float], tuple[float, float]]:
+    """Per-decision times the referee charged the timed bot, and its own (median, p99)."""
+    times: list[float] = []
+    with Match([spec, house_bot("random"), house_bot("random"), house_bot("random")]) as match:
+        for game in range(games):
+            record = match.play(describe("classic", 4, game), [0, 1, 2, 3])
+            assert not record.faults, record.faults
+            times += record.seats[0].decision_ms
+    tail = match.outcomes[0][-1].stderr_tail.decode()
+    words = tail.split("own_ms", 1)[1].split()
+    return times, (float(words[0]), float(words[1]))
+
+
+def startup(command: list[str], bot_dir: Path, trusted: bool, runs: int) -> list[float]:
+    """ms from launch to the ``ready`` line (or to exit, for a command that exits)."""
+    samples = []
+    config = None if trusted else _config()
+    limits = sandbox.SandboxLimits()
+    for _ in range(runs):
+        start = time.perf_counter()
+        if config is None:
+            bot = sandbox.launch(command, bot_dir=bot_dir, limits=limits, trusted=True)
+        else:
+            bot = sandbox.launch(command, bot_dir=bot_dir, limits=limits, config=config)
+        bot.stdin.write(protocol.encode(protocol.hello(Limits())))
+        bot.stdout.readline()
+        samples.append((time.perf_counter() - start) * 1000)
+        bot.close(timeout=1.0)
+    return samples
+
+
+def _config() -> sandbox.SandboxConfig:
+    from bots_sdk.launcher import sandbox_config
+
+    return sandbox_config()
+
+
+def games_per_second(
+    sandboxed: bool, games: int, games_per_process: int | None
+) -> tuple[float, float]:
+    """4-seat classic games between house random bots: (games/s, games per CPU second)."""
+    if sandboxed:
+        players = [
+            BotSpec(name="random", bot_dir=house_bot("random").bot_dir, main="random_bot.py")
+            for _ in range(4)
+        ]
+    else:
+        players = [house_bot("random") for _ in range(4)]
+    before = os.times()
+    start = time.perf_counter()
+    with Match(players, games_per_process=games_per_process, launcher=launch_bot) as match:
+        for game in range(games):
+            record = match.play(describe("classic", 4, game), [0, 1, 2, 3])
+            assert not record.faults, record.faults
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.user - before.user) + (after.system - before.system)  # the referee
+    if sandboxed:
+        # Each sandboxed bot's cgroup counts all its processes (bubblewrap included).
+        cpu += sum(o.cpu_seconds or 0.0 for outcomes in match.outcomes for o in outcomes)
+    else:
+        cpu += (after.children_user - before.children_user) + (
+            after.children_system - before.children_system
+        )
+    return games / wall, games / cpu
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
+    args = parser.parse_args(argv)
+    scale = 0.2 if args.quick else 1.0
+    problem = sandbox_problem()
+    sandboxed = problem is None
+    print(f"machine: {os.cpu_count()} cores; sandbox: {'yes' if sandboxed else problem}")
+
+    echo = bare_echo(int(3000 * scale))
+    echo_median, echo_p99 = percentiles(echo)
+    print("\nper decision (ms)                     median      p99")
+    print(f"  bare pipe echo                    {echo_median:8.4f} {echo_p99:8.4f}")
+
+    folder = public_dir()
+    try:
+        for label, trusted in [("bare", True)] + ([("sandboxed", False)] if sandboxed else []):
+            median, p99 = percentiles(referee_echo(folder, trusted, int(3000 * scale)))
+            print(
+                f"  referee I/O path, {label:<9} echo {median:8.4f} {p99:8.4f}   "
+                f"({median / echo_median:.2f}x echo)"
+            )
+            if not trusted:
+                verdict = "ok" if median <= 1.5 * echo_median else "MISSED"
+                print(
+                    f"  target: sandboxed <= 1.5x bare echo: {median / echo_median:.2f}x {verdict}"
+                )
+        (folder / "timed.py").write_text(TIMED_BOT)
+        (folder / "timed.py").chmod(0o644)
+        modes = [("bare", True)] + ([("sandboxed", False)] if sandboxed else [])
+        overheads: dict[str, float] = {}
+        for label, trusted in modes:
+            spec = BotSpec(name="timed", bot_dir=folder, main="timed.py", trusted=trusted)
+            times, (own_median, own_p99) = decision_times(spec, max(3, int(40 * scale)))
+            median, p99 = percentiles(times)
+            overheads[label] = median - own_median
+            print(f"  referee, {label:<9} bot (charged)  {median:8.4f} {p99:8.4f}")
+            print(f"    of which the bot's own time     {own_median:8.4f} {own_p99:8.4f}")
+            print(
+                f"    overhead beyond the bot         {median - own_median:8.4f} "
+                f"{p99 - own_p99:8.4f}   ({(median - own_median) / echo_median:.2f}x echo)"
+            )
+        if "sandboxed" in overheads:
+            ratio = overheads["sandboxed"] / overheads["bare"]
+            print(f"  the sandbox's share: sandboxed / bare overhead = {ratio:.2f}x")
+
+        runs = max(5, int(20 * scale))
+        print(f"\nstart-up to ready (ms, median of {runs})")
+        interpreter = statistics.median(
+            startup([PYTHON, "-I", "-c", "print()"], folder, True, runs)
+        )
+        print(f"  bare interpreter (python3 -I)     {interpreter:8.1f}")
+        (folder / "main.py").write_text((house_bot("random").bot_dir / "random_bot.py").read_text())
+        (folder / "main.py").chmod(0o644)
+        env_python = [PYTHON, f"{sandbox.BOT_MOUNT}/main.py"]
+        bare_bot = statistics.median(_bare_sdk_startup(env_python, folder, runs))
+        print(f"  SDK random bot, bare              {bare_bot:8.1f}")
+        if sandboxed:
+            boxed = statistics.median(
+                startup(_config().runtime.python_command("main.py"), folder, False, runs)
+            )
+            boxed_bare = statistics.median(
+                startup([PYTHON, "-I", "-c", "print()"], folder, False, runs)
+            )
+            print(f"  SDK random bot, sandboxed         {boxed:8.1f}")
+            print(f"  sandboxed interpreter (-I)        {boxed_bare:8.1f}")
+            extra = boxed_bare - interpreter
+            verdict = "ok" if extra < 30 else "MISSED"
+            print(f"  target: sandbox adds < 30 ms to an interpreter: +{extra:.1f} ms {verdict}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    games = max(8, int(60 * scale))
+    print(f"\n4-seat classic, house random bots ({games} games per row)")
+    print("                                   games/s   games per CPU-second")
+    rows: list[tuple[str, bool, int | None]] = [("bare, one series per process", False, None)]
+    if sandboxed:
+        rows += [
+            ("sandboxed, one game per process", True, 1),
+            ("sandboxed, one series per process", True, None),
+        ]
+    for label, boxed_row, per_process in rows:
+        rate, per_cpu = games_per_second(boxed_row, games, per_process)
+        print(f"  {label:<33} {rate:7.1f}   {per_cpu:7.1f}")
+        if boxed_row and per_process is None:
+            verdict = "ok" if per_cpu >= 8 else "MISSED"
+            print(f"  target: >= 8 sandboxed games/s per core: {per_cpu:.1f} {verdict}")
+    return 0
+
+
+def _bare_sdk_startup(command: list[str], folder: Path, runs: int) -> list[float]:
+    """Like :func:`startup`, bare, with the SDK importable (PYTHONPATH)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        bot = sandbox.launch(
+            command,
+            bot_dir=folder,
+            limits=sandbox.SandboxLimits(),
+            trusted=True,
+            env={"PYTHONPATH": root},
+        )
+        bot.stdin.write(protocol.encode(protocol.hello(Limits())))
+        bot.stdout.readline()
+        samples.append((time.perf_counter() - start) * 1000)
+        bot.close(timeout=1.0)
+    return samples
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""The bot side of the protocol: subclass :class:`Bot`, hand it to :func:`run`.
+
+A whole bot::
+
+    from bots_sdk import Bot, run
+
+    class FirstLegal(Bot):
+        def act(self, observation):
+            return observation["legal_actions"][0]
+
+    if __name__ == "__main__":
+        run(FirstLegal)
+
+:func:`run` owns stdin and stdout: the bot's ``print`` goes to stderr, which
+is the bot's log. This module imports only the stdlib and
+:mod:`bots_sdk.protocol`, so a bot starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from . import protocol
+from .protocol import TYPE_CHECKING, Limits, MessageType, ProtocolError
+
+if TYPE_CHECKING:  # typing costs milliseconds at every bot start: not at run time
+    from typing import IO, Any
+
+    from .protocol import JsonDict
+
+    Observation = JsonDict
+
+
+class Bot:
+    """One bot. Implement :meth:`act`; the hooks are optional.
+
+    While a game runs, :attr:`seat`, :attr:`game` (the game description:
+    ``rules``, ``options``, ``seats``; never the seed), :attr:`bot_seed` (for the
+    bot's own randomness: equal games give equal seeds) and :attr:`limits` are set;
+    during :meth:`act`, :attr:`time_left_ms` and :attr:`bank_left_ms` tell how
+    long this decision may take, and :meth:`seconds_left` counts down.
+    """
+
+    #: Shown in match results; defaults to the class name.
+    name: str = ""
+
+    def __init__(self) -> None:
+        self.seat = -1
+        self.game: JsonDict = {}
+        self.bot_seed = 0
+        self.limits = Limits()
+        self.time_left_ms = 0
+        self.bank_left_ms = 0
+        self._deadline = 0.0
+
+    def act(self, observation: Observation) -> str:
+        """Choose one of ``observation["legal_actions"]`` (strings like ``"place 3"``)."""
+        raise NotImplementedError("a bot implements act(observation) -> action")
+
+    def on_game_start(self, seat: int, game: JsonDict) -> None:
+        """A game starts (time spent here counts toward the first decision)."""
+
+    def on_game_end(self, result: list[JsonDict]) -> None:
+        """The game is over: ``result`` has each seat's money, notes, rank, forfeit."""
+
+    def seconds_left(self) -> float:
+        """Seconds until the current decision's deadline, by this process's clock."""
+        return self._deadline - time.monotonic()
+
+
+def run(bot: type[Bot] | Bot) -> None:
+    """Play the protocol on stdin/stdout until ``shutdown`` or end of input.
+
+    The real stdout is kept for protocol lines only; file descriptor 1 and
+    ``sys.stdout`` are pointed at stderr, so ``print`` (and any child process
+    or C library writing to fd 1) cannot corrupt the protocol.
+    """
+    sys.stdout.flush()
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    serve(bot, sys.stdin.buffer, protocol_out)
+
+
+def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
+    """The protocol loop on explicit streams (what :func:`run` calls)."""
+    instance: Bot | None = bot if isinstance(bot, Bot) else None
+    for line in reader:
+        message = protocol.decode(line)
+        kind = message["type"]
+        if kind == MessageType.REQUEST:
+            instance = _started(instance, kind)
+            received = time.monotonic()
+            instance.time_left_ms = int(message["time_left_ms"])
+            instance.bank_left_ms = int(message["bank_left_ms"])
+            instance._deadline = received + instance.time_left_ms / 1000
+            chosen = instance.act(message["observation"])
+            _send(writer, protocol.action(message["id"], chosen))
+        elif kind == MessageType.HELLO:
+            if message.get("protocol") != protocol.PROTOCOL_VERSION:
+                raise ProtocolError(
+                    f"the referee speaks protocol {message.get('protocol')!r}, "
+                    f"this SDK {protocol.PROTOCOL_VERSION}: update bots_sdk"
+                )
+            if instance is None and isinstance(bot, type):
+                instance = bot()  # constructed before "ready": set-up counts as start-up
+            instance = _started(instance, kind)
+            instance.limits = _limits(message.get("limits", {}))
+            _send(writer, protocol.ready(instance.name or type(instance).__name__))
+        elif kind == MessageType.NEW_GAME:
+            instance = _started(instance, kind)
+            instance.seat = int(message["seat"])
+            instance.game = message["game"]
+            instance.bank_left_ms = int(message["bank_ms"])
+            instance.bot_seed = int(message.get("bot_seed", 0))
+            instance.on_game_start(instance.seat, instance.game)
+        elif kind == MessageType.GAME_OVER:
+            instance = _started(instance, kind)
+            instance.on_game_end(message["result"])
+        elif kind == MessageType.SHUTDOWN:
+            return
+        # Unknown message types are ignored: later protocol additions stay compatible.
+
+
+def _started(instance: Bot | None, kind: str) -> Bot:
+    if instance is None:
+        raise ProtocolError(f'"{kind}" before "hello"')
+    return instance
+
+
+def _limits(fields: Any) -> Limits:
+    if not isinstance(fields, dict):
+        return Limits()
+    return Limits(**{key: value for key, value in fields.items() if key in Limits.FIELDS})
+
+
+def _send(writer: IO[bytes], message: JsonDict) -> None:
+    writer.write(protocol.encode(message))
+    writer.flush()

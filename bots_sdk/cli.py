@@ -1,0 +1,297 @@
+"""``python -m bots_sdk``: write a starter bot, play, run a tournament, validate.
+
+Human-readable output by default, JSON with ``--json``. A BOT is a ``.py``
+file, a folder with ``main.py``, an executable, or a house bot name
+(``random``, ``greedy``, ``montecarlo``). Bots run in the sandbox unless
+``--no-sandbox`` (house bots always run bare: they are the platform's code).
+Bad input exits with status 2; ``validate`` exits with 1 when the bot fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from vegas_engine import VegasError, describe, rule_system
+
+from .launcher import HOUSE_BOTS, BotNotFoundError, BotSpec, resolve_bot, sandbox_problem
+from .preflight import preflight
+from .protocol import Limits
+from .referee import GameRecord, play_series
+from .tournament import run_tournament
+
+
+class CliError(Exception):
+    """Bad command-line input or environment; the message says what to change."""
+
+
+STARTER = '''\
+"""{name}: a Las Vegas Arena bot.
+
+Try it:      python -m bots_sdk play {name} --rules classic --players 2 --no-sandbox
+Check it:    python -m bots_sdk validate {name}
+
+act() receives the observation (docs/observation.md): the casinos and their
+notes, the dice just rolled, everyone's money, and "legal_actions", a list of
+strings such as "place 3". Return one of them. print() goes to stderr, your log.
+"""
+
+from bots_sdk import Bot, run
+
+
+class {cls}(Bot):
+    def act(self, observation):
+        # The biggest top note among the casinos we may place on.
+        top = {{}}
+        for casino in observation["casinos"]:
+            values = [note for note in casino["notes"] if isinstance(note, int)]
+            top[casino["casino"]] = max(values, default=0)
+
+        def value(action):
+            verb, _, argument = action.partition(" ")
+            return top.get(int(argument), 0) if verb == "place" else 0
+
+        return max(observation["legal_actions"], key=value)
+
+
+if __name__ == "__main__":
+    run({cls})
+'''
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (CliError, BotNotFoundError, VegasError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bots_sdk", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    new = commands.add_parser("new", help="write a starter bot: NAME/main.py")
+    new.add_argument("name", help="the bot's folder name")
+    new.add_argument("--json", action="store_true", help="print JSON")
+    new.set_defaults(run=_new)
+
+    play = commands.add_parser("play", help="play games between bots and print the result")
+    play.add_argument("bots", nargs="+", metavar="BOT", help="one bot per seat (missing: random)")
+    _game_arguments(play)
+    play.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    play.add_argument("--games", type=int, default=1, help="games, seats rotating (default 1)")
+    play.add_argument("--log", type=Path, help="write the game logs here, one JSON per line")
+    play.set_defaults(run=_play)
+
+    tournament = commands.add_parser("tournament", help="round robin with seat rotation")
+    tournament.add_argument("bots", nargs="+", metavar="BOT")
+    _game_arguments(tournament)
+    tournament.add_argument("--games", type=int, required=True, help="games per table")
+    tournament.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    tournament.set_defaults(run=_tournament)
+
+    validate = commands.add_parser("validate", help="the platform's pre-flight check of a bot")
+    validate.add_argument("bot", metavar="BOT")
+    _common_arguments(validate)
+    validate.set_defaults(run=_validate)
+    return parser
+
+
+def _common_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = Limits()
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the bots as plain processes (trusted: local development only)",
+    )
+    parser.add_argument("--startup-ms", type=int, default=defaults.startup_ms)
+    parser.add_argument("--decision-ms", type=int, default=defaults.decision_ms)
+    parser.add_argument("--bank-ms", type=int, default=defaults.bank_ms)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", required=True, help="rule system id, e.g. classic")
+    parser.add_argument("--players", type=int, required=True, help="seats per game")
+    _common_arguments(parser)
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    try:
+        return Limits(
+            startup_ms=args.startup_ms, decision_ms=args.decision_ms, bank_ms=args.bank_ms
+        )
+    except ValueError as error:
+        raise CliError(str(error)) from None
+
+
+def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
+    specs = [resolve_bot(name, trusted=no_sandbox) for name in names]
+    shown = [spec.name for spec in specs]
+    for index, name in enumerate(shown):
+        if shown.count(name) > 1:  # the same bot twice: tell the entries apart
+            specs[index] = replace(specs[index], name=f"{name}#{shown[: index + 1].count(name)}")
+    if any(not spec.trusted for spec in specs):
+        problem = sandbox_problem()
+        if problem is not None:
+            raise CliError(f"{problem}\nor pass --no-sandbox to run the bots unsandboxed")
+    return specs
+
+
+# ------------------------------------------------------------------ commands
+
+
+def _new(args: argparse.Namespace) -> int:
+    folder = Path(args.name)
+    main_py = folder / "main.py"
+    if main_py.exists():
+        raise CliError(f"{main_py} exists already")
+    cls = "".join(part.capitalize() for part in folder.name.replace("-", "_").split("_")) or "Bot"
+    if not cls.isidentifier() or cls in ("Bot", "run"):
+        cls = "MyBot"
+    folder.mkdir(parents=True, exist_ok=True)
+    main_py.write_text(STARTER.format(name=folder.name, cls=cls))
+    if args.json:
+        print(json.dumps({"created": str(main_py)}))
+    else:
+        print(f"created {main_py}")
+        print(f"try it: python -m bots_sdk play {folder} --rules classic --players 2 --no-sandbox")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    system = rule_system(args.rules)
+    if args.games < 1:
+        raise CliError("--games must be at least 1")
+    names = list(args.bots)
+    if len(names) > args.players:
+        raise CliError(f"{len(names)} bots for {args.players} seats")
+    filled = args.players - len(names)
+    names += ["random"] * filled
+    specs = _bots(names, args.no_sandbox)
+    descriptions = [
+        describe(system.id, args.players, args.seed + game) for game in range(args.games)
+    ]
+    records = play_series(specs, descriptions, _limits(args))
+    if args.log:
+        with args.log.open("w") as handle:
+            for record in records:
+                handle.write(json.dumps(record.log, separators=(",", ":")) + "\n")
+    if args.json:
+        print(json.dumps({"games": [_game_json(record) for record in records]}))
+        return 0
+    if filled:
+        print(f"({filled} seat(s) filled with the house bot random)")
+    for record in records:
+        _print_game(record)
+    if len(records) > 1:
+        _print_totals(records, len(specs))
+    if args.log:
+        print(f"logs written to {args.log}")
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    rule_system(args.rules)
+    if args.games < 1:
+        raise CliError("--games must be at least 1")
+    specs = _bots(args.bots, args.no_sandbox)
+    if len(specs) < args.players:
+        raise CliError(f"{args.players}-seat games need at least {args.players} bots")
+    describe(args.rules, args.players, args.seed)  # validates the seat count early
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            width = 30
+            bar = "#" * (width * done // total) + "." * (width - width * done // total)
+            end = "\n" if done == total else ""
+            print(f"\r[{bar}] {done}/{total} games", end=end, file=sys.stderr, flush=True)
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+            print(f"{done}/{total} games", file=sys.stderr, flush=True)  # a log: every 10%
+
+    result = run_tournament(
+        specs,
+        rules=args.rules,
+        seats=args.players,
+        games=args.games,
+        seed=args.seed,
+        limits=_limits(args),
+        progress=progress,
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {"standings": [s.to_json() for s in result.standings], "games": len(result.records)}
+            )
+        )
+    else:
+        print(result.table())
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    if args.bot in HOUSE_BOTS and not Path(args.bot).exists():
+        spec = resolve_bot(args.bot)
+    else:
+        (spec,) = _bots([args.bot], args.no_sandbox)
+    report = preflight(spec, limits=_limits(args))
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(report.describe())
+    return 0 if report.ok else 1
+
+
+# ------------------------------------------------------------------ output
+
+
+def _game_json(record: GameRecord) -> dict[str, object]:
+    return {
+        "game": record.description.to_json(),
+        "players": [seat.name for seat in record.seats],
+        "result": record.result,
+        "seats": [
+            {k: v for k, v in seat.to_json().items() if k != "decision_ms"} for seat in record.seats
+        ],
+    }
+
+
+def _print_game(record: GameRecord) -> None:
+    d = record.description
+    print(f"game {record.game_id}: {d.rules}, {d.seats} seats, seed {d.seed}")
+    names = {seat.seat: seat.name for seat in record.seats}
+    width = max(len(name) for name in names.values()) + len("seat 0 ()")
+    print(f"  {'rank':>4}  {'seat':<{width}}  {'money':>10}  notes")
+    for entry in sorted(record.result, key=lambda e: (e["rank"], e["seat"])):
+        who = f"seat {entry['seat']} ({names[entry['seat']]})"
+        flag = "  FORFEITED" if entry["forfeited"] else ""
+        money = f"${entry['money']:,}"
+        print(f"  {entry['rank']:>4}  {who:<{width}}  {money:>10}  {entry['notes']:>5}{flag}")
+    for seat in record.seats:
+        if seat.fault is not None:
+            print(
+                f"  seat {seat.seat} ({seat.name}) " + seat.fault.describe().replace("\n", "\n  ")
+            )
+
+
+def _print_totals(records: Sequence[GameRecord], players: int) -> None:
+    wins = [0] * players
+    money = [0] * players
+    names = [""] * players
+    for record in records:
+        for seat, entry in zip(record.seats, record.result, strict=True):
+            names[seat.player] = seat.name
+            wins[seat.player] += entry["rank"] == 1
+            money[seat.player] += entry["money"]
+    print(f"totals over {len(records)} games:")
+    for player in range(players):
+        print(
+            f"  {names[player]}: {wins[player]} wins, mean money "
+            f"${money[player] / len(records):,.0f}"
+        )

@@ -1,0 +1,86 @@
+"""The house bot ``montecarlo``: tries every action many times and keeps the best.
+
+For each legal action it repeatedly samples a full state consistent with what
+it sees (:func:`vegas_engine.determinize`), applies the action, and plays the
+game to its end with the greedy policy for every seat. It picks the action
+with the best mean margin: its final money minus the best opponent's, so it
+plays to win rather than to collect. All actions are tried on the same
+sampled states and dice (common random numbers: the comparison is fairer).
+
+It stops sampling when its thinking time is up: half of this decision's time,
+and no more than its fair share of the time bank left for the game.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from bots_sdk import Bot, run
+from vegas_engine import State, determinize
+from vegas_engine.policies import greedy_policy
+
+
+class MonteCarloBot(Bot):
+    name = "montecarlo"
+    #: Playouts per legal action, at most (fewer when time runs out).
+    playouts = 24
+    #: Decisions a seat makes per round, roughly: to share the time bank.
+    decisions_per_round = 6
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rng = random.Random()
+
+    def on_game_start(self, seat: int, game: dict[str, Any]) -> None:
+        self.rng = random.Random(self.bot_seed)
+
+    def act(self, observation: dict[str, Any]) -> str:
+        legal: list[str] = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        started = time.monotonic()
+        # Stop sampling after the thinking time, once every action has had a
+        # playout; and never go past 80% of the decision's time limit.
+        soft = started + self.thinking_time(observation)
+        hard = started + 0.8 * self.time_left_ms / 1000
+        totals = dict.fromkeys(legal, 0.0)
+        counts = dict.fromkeys(legal, 0)
+        for sample in range(self.playouts):
+            sampled = determinize(observation, self.rng.getrandbits(63))
+            for action in legal:
+                now = time.monotonic()
+                if now > hard or (sample and now > soft):
+                    break
+                state = sampled.clone()
+                state.apply_action(action, self.seat)
+                totals[action] += self.playout(state)
+                counts[action] += 1
+            if time.monotonic() > soft:
+                break
+        tried = [action for action in legal if counts[action]] or legal
+        # Ties go to the first action in the legal order: deterministic.
+        return max(tried, key=lambda action: totals[action] / max(1, counts[action]))
+
+    def playout(self, state: State) -> float:
+        """Play to the end with greedy for every seat; our margin over the best rival."""
+        while movers := state.to_move():
+            for seat in movers:
+                state.apply_action(greedy_policy(state, seat, self.rng), seat)
+        result = state.result()
+        assert result is not None
+        mine: int = result[self.seat].money
+        return float(mine - max(r.money for r in result if r.seat != self.seat))
+
+    def thinking_time(self, observation: dict[str, Any]) -> float:
+        """Seconds for this decision: half the decision's time, at most a fair
+        share of the bank for the decisions still to come (every rule system
+        has rounds; a seat makes a few decisions in each)."""
+        rounds_left: int = observation["rounds"] - observation["round"] + 1
+        share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
+        return min(self.time_left_ms / 2, share) / 1000
+
+
+if __name__ == "__main__":
+    run(MonteCarloBot)

@@ -1,0 +1,231 @@
+"""The move protocol between the referee and a bot: JSON lines over stdin/stdout.
+
+``docs/protocol.md`` is the reference, ``docs/protocol/*.schema.json`` the
+JSON Schema of every message. This module holds the message builders the
+referee uses and the reply parser, with no dependency beyond the stdlib: the
+SDK side (:mod:`bots_sdk.bot`) imports it at every bot start.
+
+One message is one JSON object on one line, UTF-8, ending with ``\\n``.
+Receivers ignore fields they do not know, so fields may be added within a
+protocol version; removing or changing one bumps :data:`PROTOCOL_VERSION`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is slow
+
+# typing and dataclasses are left out at run time: every bot imports this
+# module at start-up, and those two cost more than the rest of the SDK.
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    JsonDict = dict[str, Any]
+
+PROTOCOL_VERSION = 1
+
+KiB = 1024
+MiB = 1024 * KiB
+
+
+class MessageType(enum.StrEnum):
+    """The ``type`` of every protocol message."""
+
+    HELLO = "hello"
+    """Referee → bot, once, first: protocol version and the limits."""
+
+    READY = "ready"
+    """Bot → referee, once: the bot speaks the version and is ready to play."""
+
+    NEW_GAME = "new_game"
+    """Referee → bot: a game starts; the bot's seat and the game description."""
+
+    REQUEST = "request"
+    """Referee → bot: decide now; the observation and the time left."""
+
+    ACTION = "action"
+    """Bot → referee: the answer to one request, naming one legal action."""
+
+    GAME_OVER = "game_over"
+    """Referee → bot: the game ended; the final standings."""
+
+    SHUTDOWN = "shutdown"
+    """Referee → bot: exit now (the match is over)."""
+
+
+class Limits:
+    """What a bot may use. Times in milliseconds, sizes in bytes.
+
+    ``decision_ms`` caps one decision and ``bank_ms`` all of a seat's
+    decisions in one game: a decision may take ``min(decision_ms, bank
+    left)``. ``max_output_bytes`` counts everything a bot writes to stdout
+    during one game. ``memory_bytes`` and ``cpu_cores`` are enforced by the
+    sandbox only. Immutable.
+    """
+
+    FIELDS = (
+        "startup_ms",
+        "decision_ms",
+        "bank_ms",
+        "max_line_bytes",
+        "max_output_bytes",
+        "memory_bytes",
+        "cpu_cores",
+    )
+    __slots__ = FIELDS
+
+    startup_ms: int
+    decision_ms: int
+    bank_ms: int
+    max_line_bytes: int
+    max_output_bytes: int
+    memory_bytes: int
+    cpu_cores: float
+
+    def __init__(
+        self,
+        *,
+        startup_ms: int = 5_000,
+        decision_ms: int = 1_000,
+        bank_ms: int = 20_000,
+        max_line_bytes: int = 16 * KiB,
+        max_output_bytes: int = 1 * MiB,
+        memory_bytes: int = 256 * MiB,
+        cpu_cores: float = 1.0,
+    ) -> None:
+        values = locals()
+        for name in self.FIELDS:
+            value = values[name]
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Limits is immutable: build a new one")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Limits) and self.to_json() == other.to_json()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_json().values()))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.FIELDS)
+        return f"Limits({fields})"
+
+    def to_json(self) -> JsonDict:
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+
+# ------------------------------------------------------------ referee -> bot
+
+
+def hello(limits: Limits) -> JsonDict:
+    limits_json = limits.to_json()
+    return {"type": MessageType.HELLO.value, "protocol": PROTOCOL_VERSION, "limits": limits_json}
+
+
+def new_game(game_id: int, seat: int, game: JsonDict, bank_ms: int, bot_seed: int) -> JsonDict:
+    return {
+        "type": MessageType.NEW_GAME.value,
+        "game_id": game_id,
+        "seat": seat,
+        "game": game,
+        "bank_ms": bank_ms,
+        "bot_seed": bot_seed,
+    }
+
+
+def request(
+    request_id: int, game_id: int, observation: JsonDict, time_left_ms: int, bank_left_ms: int
+) -> JsonDict:
+    return {
+        "type": MessageType.REQUEST.value,
+        "id": request_id,
+        "game_id": game_id,
+        "observation": observation,
+        "time_left_ms": time_left_ms,
+        "bank_left_ms": bank_left_ms,
+    }
+
+
+def game_over(game_id: int, seat: int, result: Sequence[JsonDict]) -> JsonDict:
+    return {"type": MessageType.GAME_OVER.value, "game_id": game_id, "seat": seat, "result": result}
+
+
+def shutdown() -> JsonDict:
+    return {"type": MessageType.SHUTDOWN.value}
+
+
+# ------------------------------------------------------------ bot -> referee
+
+
+def ready(name: str | None = None) -> JsonDict:
+    message: JsonDict = {"type": MessageType.READY.value, "protocol": PROTOCOL_VERSION}
+    if name:
+        message["name"] = name
+    return message
+
+
+def action(request_id: int, chosen: str) -> JsonDict:
+    return {"type": MessageType.ACTION.value, "id": request_id, "action": chosen}
+
+
+# ------------------------------------------------------------------ codec
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One message as one line; ``ensure_ascii`` keeps every line pure ASCII."""
+    return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+class ProtocolError(ValueError):
+    """A line that is not the message the receiver expects; says why."""
+
+
+def decode(line: bytes) -> JsonDict:
+    """Parse one line into a JSON object with a string ``type``."""
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ProtocolError("not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise ProtocolError(f"not JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(message, dict):
+        raise ProtocolError(f"a message is a JSON object, got {type(message).__name__}")
+    if not isinstance(message.get("type"), str):
+        raise ProtocolError('a message needs a string "type"')
+    return message
+
+
+def parse_ready(line: bytes) -> str | None:
+    """Check a ``ready`` line; returns the bot's name (None if it gave none)."""
+    message = decode(line)
+    if message["type"] != MessageType.READY:
+        raise ProtocolError(f'expected a "ready" message, got "{message["type"]}"')
+    version = message.get("protocol")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError(
+            f"the bot speaks protocol {version!r}; this referee speaks {PROTOCOL_VERSION}"
+        )
+    name = message.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ProtocolError('"name" must be a string')
+    return name
+
+
+def parse_action(line: bytes, request_id: int) -> str:
+    """Check an ``action`` line answering ``request_id``; returns the action."""
+    message = decode(line)
+    if message["type"] != MessageType.ACTION:
+        raise ProtocolError(f'expected an "action" message, got "{message["type"]}"')
+    got = message.get("id")
+    if got != request_id or isinstance(got, bool):
+        raise ProtocolError(f"answers request id {got!r}, not the pending request {request_id}")
+    chosen = message.get("action")
+    if not isinstance(chosen, str):
+        raise ProtocolError(f'"action" must be a string, got {chosen!r}')
+    return chosen

@@ -1,0 +1,755 @@
+"""The referee: plays engine games between bot processes and enforces the limits.
+
+A :class:`Match` holds N players (bot programs) and their processes across a
+series of games, so a process starts once per match (``games_per_process``
+bounds that). Each game is played with :meth:`Match.play`. Every wait is a
+``poll`` on the bot's stdout and pidfd bounded by a monotonic deadline, and
+every read is bounded by the line and output limits, so the referee never
+hangs (no sleeps, no blocking reads). A
+seat that faults is recorded with the cause, its process is killed, it is
+ranked last as forfeited, and a random policy makes its remaining decisions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+import select
+import selectors
+import signal
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, NoReturn
+
+from vegas_engine import GameDescription, SeatResult, new_game, observe
+from vegas_engine.log import game_log
+from vegas_engine.policies import policy_rng, random_policy
+from vegas_engine.state import JsonDict
+
+from . import protocol, sandbox
+from .faults import STDERR_KEPT_BYTES, Fault, FaultKind, clip
+from .launcher import BotSpec, Launcher, launch_bot
+from .protocol import Limits, ProtocolError
+
+READ_CHUNK = 64 * 1024
+#: After EOF on stdout, how long to wait for the process to exit before calling
+#: it "closed stdout" (exit closes the pipes just before the status is ready).
+EXIT_GRACE_S = 0.5
+#: How long bots get to exit by themselves after ``shutdown``.
+SHUTDOWN_GRACE_S = 1.0
+
+
+class _BotFault(Exception):
+    """Raised inside the referee when a bot fails; ``kind`` None means the
+    process ended, and the kind follows from its exit status."""
+
+    def __init__(self, kind: FaultKind | None, message: str, sent: bytes | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.sent = sent
+
+
+class _Connection:
+    """One running bot process and the referee's end of its pipes."""
+
+    def __init__(self, process: sandbox.BotProcess, limits: Limits, started: float) -> None:
+        self.process = process
+        self.limits = limits
+        self.started = started
+        self.in_fd = process.stdin.fileno()
+        self.out_fd = process.stdout.fileno()
+        self.exit_fd = process.exit_fd()
+        os.set_blocking(self.in_fd, False)
+        os.set_blocking(self.out_fd, False)
+        self.buffer = bytearray()
+        self.output_bytes = 0
+        self.next_request = 1
+        self.games = 0
+        self.name: str | None = None
+        self.poller = select.poll()  # for waits on this bot alone (the usual case)
+        self.poller.register(self.out_fd, select.POLLIN)
+        self.poller.register(self.exit_fd, select.POLLIN)
+
+    # ---------------------------------------------------------------- write
+    def send(self, message: JsonDict, deadline: float) -> None:
+        self.send_line(protocol.encode(message), deadline)
+
+    def send_line(self, line: bytes, deadline: float) -> None:
+        """Write one line; a bot that does not read its input times out."""
+        view = memoryview(line)
+        while view:
+            try:
+                view = view[os.write(self.in_fd, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:
+                self._ended_or(FaultKind.CLOSED_STDIN, "closed its stdin")
+            with selectors.DefaultSelector() as selector:
+                selector.register(self.in_fd, selectors.EVENT_WRITE)
+                selector.register(self.exit_fd, selectors.EVENT_READ)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    raise _BotFault(FaultKind.TIMEOUT, "did not read its input before the deadline")
+
+    # ----------------------------------------------------------------- read
+    def pop_line(self) -> bytes | None:
+        """A complete line from the buffer, checking the line length limit."""
+        end = self.buffer.find(b"\n")
+        limit = self.limits.max_line_bytes
+        if end < 0:
+            if len(self.buffer) > limit:
+                raise _BotFault(
+                    FaultKind.LINE_TOO_LONG,
+                    f"a line longer than {limit} bytes",
+                    bytes(self.buffer),
+                )
+            return None
+        if end > limit:
+            raise _BotFault(
+                FaultKind.LINE_TOO_LONG,
+                f"a line of {end} bytes (limit {limit})",
+                bytes(self.buffer[:end]),
+            )
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + 1]
+        return line
+
+    def read_line(self, *, ended: bool = False) -> bytes | None:
+        """Read what stdout has now; returns a complete line or None.
+
+        ``ended``: the process is gone, so an empty pipe means no more data.
+        """
+        allowance = self.limits.max_output_bytes - self.output_bytes
+        try:
+            data = os.read(self.out_fd, min(READ_CHUNK, allowance + 1))
+        except BlockingIOError:
+            if ended:  # a child of the bot still holds stdout open
+                raise _BotFault(None, "the process ended", bytes(self.buffer) or None) from None
+            return None
+        if not data:
+            self._ended_or(FaultKind.CLOSED_STDOUT, "closed its stdout", bytes(self.buffer))
+        size = len(data)
+        self.output_bytes += size
+        if (
+            not self.buffer
+            and data.find(b"\n") == size - 1
+            and size <= self.limits.max_line_bytes
+            and self.output_bytes <= self.limits.max_output_bytes
+        ):
+            return data[:-1]  # the usual case: exactly one whole line, nothing buffered
+        self.buffer += data
+        if self.output_bytes > self.limits.max_output_bytes:
+            raise _BotFault(
+                FaultKind.OUTPUT_LIMIT,
+                f"wrote more than {self.limits.max_output_bytes} bytes to stdout in one game",
+                bytes(self.buffer[-1024:]),
+            )
+        return self.pop_line()
+
+    def await_line(
+        self, deadline: float, timeout_kind: FaultKind
+    ) -> tuple[bytes, float] | _BotFault:
+        """The next line and when it was complete, or the fault; the hot path."""
+        try:
+            line = self.pop_line() if self.buffer else None
+            while line is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    partial = bytes(self.buffer) or None
+                    return _BotFault(timeout_kind, "no reply in time", partial)
+                for fd, _ in self.poller.poll(math.ceil(remaining * 1000)):
+                    line = self.read_line() if fd == self.out_fd else self.on_exit()
+                    if line is not None:
+                        break
+        except _BotFault as error:
+            return error
+        return line, time.monotonic()
+
+    def on_exit(self) -> bytes | None:
+        """The process ended: deliver a last complete line if it wrote one."""
+        while True:
+            line = self.read_line(ended=True)  # raises once the pipe is drained
+            if line is not None:
+                return line
+
+    def _ended_or(self, kind: FaultKind, message: str, sent: bytes | None = None) -> NoReturn:
+        """A pipe closed: the process ended (kind from its status) or closed it."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.exit_fd, selectors.EVENT_READ)
+            if selector.select(EXIT_GRACE_S):
+                raise _BotFault(None, "the process ended", sent or None)
+        raise _BotFault(kind, message + " but kept running", sent or None)
+
+    def close(self, timeout: float = 0.0) -> sandbox.ProcessOutcome:
+        process = self.process
+        if process.trusted and process.poll() is not None:
+            # The bot ended, but processes it started may live on in its process
+            # group (the sandbox kills only a group whose leader still runs).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        return process.close(timeout=timeout, stderr_bytes=STDERR_KEPT_BYTES)
+
+
+@dataclass
+class SeatRecord:
+    """What one seat did in one game."""
+
+    seat: int
+    player: int
+    name: str
+    decision_ms: list[float] = field(default_factory=list)
+    startup_ms: float | None = None
+    fault: Fault | None = None
+    resources: JsonDict = field(default_factory=dict)
+
+    def to_json(self) -> JsonDict:
+        times = sorted(self.decision_ms)
+        return {
+            "seat": self.seat,
+            "player": self.player,
+            "name": self.name,
+            "forfeited": self.fault is not None,
+            "startup_ms": self.startup_ms,
+            "decisions": len(times),
+            "decision_ms": self.decision_ms,
+            "decision_ms_median": times[len(times) // 2] if times else None,
+            "decision_ms_max": times[-1] if times else None,
+            "fault": self.fault.to_json() if self.fault else None,
+            "resources": self.resources,
+        }
+
+
+@dataclass
+class GameRecord:
+    """One finished game: standings with forfeits, seats, and the full log."""
+
+    game_id: int
+    description: GameDescription
+    result: list[JsonDict]
+    seats: list[SeatRecord]
+    log: JsonDict
+
+    @property
+    def faults(self) -> list[Fault]:
+        return [seat.fault for seat in self.seats if seat.fault is not None]
+
+
+class Match:
+    """Players (bot programs) and their processes across a series of games.
+
+    Use as a context manager: leaving it shuts every process down, and kills
+    what does not exit by itself.
+    """
+
+    def __init__(
+        self,
+        players: Sequence[BotSpec],
+        limits: Limits | None = None,
+        *,
+        launcher: Launcher = launch_bot,
+        games_per_process: int | None = None,
+    ) -> None:
+        self.players = list(players)
+        self.limits = limits or Limits()
+        self.launcher = launcher
+        self.games_per_process = games_per_process
+        self.connections: list[_Connection | None] = [None] * len(self.players)
+        #: Outcome of every process that ended, per player.
+        self.outcomes: list[list[sandbox.ProcessOutcome]] = [[] for _ in self.players]
+        self.games_played = 0
+
+    # --------------------------------------------------------- lifecycle
+    def __enter__(self) -> Match:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Send ``shutdown`` to every live bot, wait a moment, kill the rest."""
+        live = [(index, c) for index, c in enumerate(self.connections) if c is not None]
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        for _, connection in live:
+            with contextlib.suppress(_BotFault, OSError):
+                connection.send(protocol.shutdown(), deadline)
+        with selectors.DefaultSelector() as selector:
+            for _, connection in live:
+                selector.register(connection.exit_fd, selectors.EVENT_READ, connection)
+            waiting = len(live)
+            while waiting and (remaining := deadline - time.monotonic()) > 0:
+                for key, _ in selector.select(remaining):
+                    selector.unregister(key.fileobj)
+                    waiting -= 1
+        failure: BaseException | None = None
+        for index, _ in live:
+            try:
+                self._end(index)
+            except (OSError, sandbox.SandboxError) as error:  # still end the others
+                failure = failure or error
+        if failure is not None:
+            raise failure
+
+    def _end(self, player: int) -> sandbox.ProcessOutcome:
+        connection = self.connections[player]
+        assert connection is not None
+        self.connections[player] = None
+        outcome = connection.close()
+        self.outcomes[player].append(outcome)
+        return outcome
+
+    # -------------------------------------------------------------- games
+    def play(self, description: GameDescription, seating: Sequence[int]) -> GameRecord:
+        """Play one game; ``seating[seat]`` is the index of the player in that seat."""
+        if len(seating) != description.seats or len(set(seating)) != len(seating):
+            raise ValueError(f"seating must name {description.seats} distinct players")
+        self.games_played += 1
+        game_id = self.games_played
+        seats = [
+            SeatRecord(seat, player, self.players[player].name)
+            for seat, player in enumerate(seating)
+        ]
+        game = _Game(self, game_id, description, seats)
+        game.start()
+        game.run()
+        return game.finish()
+
+    def _start(self, player: int) -> tuple[_Connection | None, Fault | None]:
+        """Launch a player's process (``hello`` sent); a fault if it cannot start."""
+        spec = self.players[player]
+        started = time.monotonic()
+        try:
+            process = self.launcher(spec, self.limits)
+        except (sandbox.SandboxError, OSError, ValueError) as error:
+            return None, Fault(FaultKind.LAUNCH_FAILED, f"cannot start {spec.name}: {error}")
+        connection = _Connection(process, self.limits, started)
+        self.connections[player] = connection
+        return connection, None
+
+
+class _Game:
+    """One game in progress between the match's players."""
+
+    def __init__(
+        self, match: Match, game_id: int, description: GameDescription, seats: list[SeatRecord]
+    ) -> None:
+        self.match = match
+        self.limits = match.limits
+        self.game_id = game_id
+        self.description = description
+        self.seats = seats
+        self.state = new_game(description, log=True)
+        self.bank_ms = [float(self.limits.bank_ms)] * description.seats
+        self.fallback_rng = [policy_rng(description, seat) for seat in range(description.seats)]
+
+    def connection(self, seat: int) -> _Connection | None:
+        if self.seats[seat].fault is not None:
+            return None
+        return self.match.connections[self.seats[seat].player]
+
+    # ---------------------------------------------------------------- start
+    def start(self) -> None:
+        """Start the seats' processes that are not running, in parallel, then
+        tell every seat the game begins."""
+        match = self.match
+        launching: dict[_Connection, int] = {}
+        for record in self.seats:
+            connection = match.connections[record.player]
+            limit = match.games_per_process
+            if connection is not None and limit is not None and connection.games >= limit:
+                self._retire(record.player)
+                connection = None
+            if connection is None:
+                connection, fault = match._start(record.player)
+                if fault is not None:
+                    record.fault = fault
+                    fault.game_id = self.game_id
+                    continue
+                assert connection is not None
+                deadline = connection.started + self.limits.startup_ms / 1000
+                try:
+                    connection.send(protocol.hello(self.limits), deadline)
+                except _BotFault as error:
+                    self._fault(record.seat, error, None, None)
+                    continue
+                launching[connection] = record.seat
+        if launching:
+            replies = _collect(
+                {c: c.started + self.limits.startup_ms / 1000 for c in launching},
+                FaultKind.STARTUP_TIMEOUT,
+            )
+            for connection, reply in replies.items():
+                seat = launching[connection]
+                if isinstance(reply, _BotFault):
+                    if reply.kind is FaultKind.STARTUP_TIMEOUT:
+                        reply.message = f"no ready line within {self.limits.startup_ms} ms"
+                    self._fault(seat, reply, None, _ms(time.monotonic() - connection.started))
+                    continue
+                line, received = reply
+                self.seats[seat].startup_ms = _ms(received - connection.started)
+                try:
+                    connection.name = protocol.parse_ready(line)
+                except ProtocolError as error:
+                    bad = _BotFault(FaultKind.BAD_HANDSHAKE, str(error), line)
+                    self._fault(seat, bad, None, self.seats[seat].startup_ms)
+        for record in self.seats:
+            live = self.connection(record.seat)
+            if live is None:
+                continue
+            live.games += 1
+            live.output_bytes = 0
+            message = protocol.new_game(
+                self.game_id,
+                record.seat,
+                self.description.public_json(),
+                self.limits.bank_ms,
+                bot_seed(self.description.seed, record.seat),
+            )
+            try:
+                live.send(message, time.monotonic() + self.limits.decision_ms / 1000)
+            except _BotFault as error:
+                self._fault(record.seat, error, None, None)
+
+    def _retire(self, player: int) -> None:
+        """End a process that played its share of games (``games_per_process``)."""
+        connection = self.match.connections[player]
+        assert connection is not None
+        with contextlib.suppress(_BotFault, OSError):
+            connection.send(protocol.shutdown(), time.monotonic() + SHUTDOWN_GRACE_S)
+        self.match.connections[player] = None
+        self.match.outcomes[player].append(connection.close(timeout=SHUTDOWN_GRACE_S))
+
+    # ------------------------------------------------------------------ play
+    def run(self) -> None:
+        state = self.state
+        while movers := state.to_move():
+            pending: dict[_Connection, float] = {}
+            asked: dict[int, tuple[_Connection, JsonDict, float]] = {}
+            for seat in movers:
+                connection = self.connection(seat)
+                if connection is None:
+                    continue
+                budget = max(0.0, min(self.limits.decision_ms, self.bank_ms[seat]))
+                message = protocol.request(
+                    connection.next_request,
+                    self.game_id,
+                    observe(state, seat),
+                    int(budget),
+                    int(max(0.0, self.bank_ms[seat])),
+                )
+                connection.next_request += 1
+                line = protocol.encode(message)
+                # The clock starts before the write: on a busy machine the bot
+                # may run (and answer) before the write call returns to us.
+                sent = time.monotonic()
+                try:
+                    connection.send_line(line, sent + budget / 1000)
+                except _BotFault as error:
+                    self._fault(seat, error, message, _ms(time.monotonic() - sent))
+                    continue
+                pending[connection] = sent + budget / 1000
+                asked[seat] = (connection, message, sent)
+            replies = _collect(pending, FaultKind.TIMEOUT) if pending else {}
+            for seat in movers:
+                action = self._action(seat, asked.get(seat), replies)
+                state.apply_action(action, seat)
+
+    def _action(
+        self,
+        seat: int,
+        asked: tuple[_Connection, JsonDict, float] | None,
+        replies: dict[_Connection, tuple[bytes, float] | _BotFault],
+    ) -> str:
+        """The seat's reply as a legal action, or the fallback policy's choice."""
+        if asked is not None:
+            connection, message, sent = asked
+            reply = replies[connection]
+            if isinstance(reply, _BotFault):
+                if reply.kind is FaultKind.TIMEOUT and self.limits.decision_ms > self.bank_ms[seat]:
+                    reply.kind = FaultKind.TIME_BANK
+                    reply.message = f"used up its time bank ({self.limits.bank_ms} ms per game)"
+                elif reply.kind is FaultKind.TIMEOUT:
+                    reply.message = f"no reply within {self.limits.decision_ms} ms"
+                self._fault(seat, reply, message, _ms(time.monotonic() - sent))
+            else:
+                line, received = reply
+                elapsed = _ms(received - sent)
+                self.bank_ms[seat] -= elapsed
+                self.seats[seat].decision_ms.append(elapsed)
+                legal = self.state.legal_actions(seat)
+                try:
+                    chosen = protocol.parse_action(line, message["id"])
+                except ProtocolError as error:
+                    self._fault(
+                        seat, _BotFault(FaultKind.GARBAGE, str(error), line), message, elapsed
+                    )
+                else:
+                    if chosen in legal:
+                        return chosen
+                    self._fault(
+                        seat,
+                        _BotFault(
+                            FaultKind.ILLEGAL_ACTION,
+                            f"{chosen!r} is not legal; legal: {', '.join(legal)}",
+                            line,
+                        ),
+                        message,
+                        elapsed,
+                    )
+        return random_policy(self.state, seat, self.fallback_rng[seat])
+
+    def _fault(
+        self, seat: int, error: _BotFault, message: JsonDict | None, elapsed: float | None
+    ) -> None:
+        """Record the fault, kill the seat's process and collect its outcome."""
+        record = self.seats[seat]
+        outcome = self.match._end(record.player)
+        kind = error.kind or _ended_kind(outcome)
+        text = error.message
+        if error.kind is None:
+            text = _ended_message(outcome)
+        record.fault = Fault(
+            kind=kind,
+            message=text,
+            game_id=self.game_id,
+            request=message,
+            sent=clip(error.sent) if error.sent is not None else None,
+            elapsed_ms=elapsed,
+            exit_code=outcome.exit_code,
+            signal=outcome.signal,
+            stderr_tail=outcome.stderr_tail.decode("utf-8", errors="replace"),
+            resources=outcome_resources(outcome),
+        )
+        record.resources = outcome_resources(outcome)
+
+    # ---------------------------------------------------------------- finish
+    def finish(self) -> GameRecord:
+        final = self.state.result()
+        assert final is not None
+        forfeited = {record.seat for record in self.seats if record.fault is not None}
+        result = standings(final, forfeited)
+        for record in self.seats:
+            connection = self.connection(record.seat)
+            if connection is None:
+                continue
+            message = protocol.game_over(self.game_id, record.seat, result)
+            try:
+                connection.send(message, time.monotonic() + self.limits.decision_ms / 1000)
+            except _BotFault:
+                # The game is decided: a bot gone at this point forfeits nothing,
+                # but its process is over; the next game starts a new one.
+                self.match._end(record.player)
+                continue
+            record.resources = _live_resources(connection)
+        log = game_log(self.state)
+        log["referee"] = {
+            "protocol": protocol.PROTOCOL_VERSION,
+            "game_id": self.game_id,
+            "limits": self.limits.to_json(),
+            "result": result,
+            "seats": [record.to_json() for record in self.seats],
+        }
+        return GameRecord(self.game_id, self.description, result, self.seats, log)
+
+
+def _collect(
+    pending: dict[_Connection, float], timeout_kind: FaultKind
+) -> dict[_Connection, tuple[bytes, float] | _BotFault]:
+    """Wait for one line from each connection, each until its own deadline.
+
+    Returns each connection's line with the time it was complete, or the fault.
+    ``poll`` rather than a selector: this is the per-decision hot path, and a
+    poll object costs no system call until it waits.
+    """
+    if len(pending) == 1:
+        ((connection, deadline),) = pending.items()
+        return {connection: connection.await_line(deadline, timeout_kind)}
+    results: dict[_Connection, tuple[bytes, float] | _BotFault] = {}
+    pending = dict(pending)
+    poller = select.poll()
+    sources: dict[int, tuple[_Connection, bool]] = {}
+    for connection in list(pending):
+        try:
+            line = connection.pop_line()
+        except _BotFault as error:
+            results[connection] = error
+            del pending[connection]
+            continue
+        if line is not None:
+            results[connection] = (line, time.monotonic())
+            del pending[connection]
+            continue
+        poller.register(connection.out_fd, select.POLLIN)
+        poller.register(connection.exit_fd, select.POLLIN)
+        sources[connection.out_fd] = (connection, False)
+        sources[connection.exit_fd] = (connection, True)
+    while pending:
+        now = time.monotonic()
+        for connection, deadline in list(pending.items()):
+            if deadline <= now:
+                partial = bytes(connection.buffer) or None
+                results[connection] = _BotFault(timeout_kind, "no reply in time", partial)
+                del pending[connection]
+        if not pending:
+            break
+        wait_ms = math.ceil((min(pending.values()) - now) * 1000)
+        for fd, _ in poller.poll(wait_ms):
+            connection, exited = sources[fd]
+            if connection not in pending:
+                continue
+            try:
+                line = connection.on_exit() if exited else connection.read_line()
+            except _BotFault as error:
+                line = None
+                results[connection] = error
+            if line is not None:
+                results[connection] = (line, time.monotonic())
+            if connection in results:
+                del pending[connection]
+                poller.unregister(connection.out_fd)
+                poller.unregister(connection.exit_fd)
+    return results
+
+
+def standings(result: Sequence[SeatResult], forfeited: set[int]) -> list[JsonDict]:
+    """The engine's result with forfeits: forfeited seats share the last rank,
+    the others are ranked among themselves (money, then notes)."""
+    playing = [(r.money, r.notes) for r in result if r.seat not in forfeited]
+    last = len(playing) + 1
+    return [
+        {
+            "seat": r.seat,
+            "money": r.money,
+            "notes": r.notes,
+            "rank": last
+            if r.seat in forfeited
+            else 1 + sum(other > (r.money, r.notes) for other in playing),
+            "forfeited": r.seat in forfeited,
+        }
+        for r in result
+    ]
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def outcome_resources(outcome: sandbox.ProcessOutcome) -> JsonDict:
+    return {
+        "memory_peak_bytes": outcome.memory_peak_bytes,
+        "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 4),
+        "pids_peak": outcome.pids_peak,
+        "oom_killed": outcome.oom_killed,
+    }
+
+
+def _live_resources(connection: _Connection) -> JsonDict:
+    """Peaks of a running process so far, where the process can tell them."""
+    usage = getattr(connection.process, "usage", None)
+    if callable(usage):
+        peaks: Any = usage()
+        if isinstance(peaks, dict):
+            return peaks
+    if connection.process.trusted:
+        return _proc_usage(connection.process.pid)
+    return {}
+
+
+def _proc_usage(pid: int) -> JsonDict:
+    """Memory high-water mark and CPU time of a bare process, from /proc."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            status = handle.read()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return {}
+    memory = None
+    for line in status.splitlines():
+        if line.startswith(b"VmHWM:"):
+            memory = int(line.split()[1]) * 1024
+    # Fields after the command name (which may hold spaces): utime is the 14th field.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    return {"memory_peak_bytes": memory, "cpu_seconds": round(cpu, 4), "pids_peak": None}
+
+
+def _ended_kind(outcome: sandbox.ProcessOutcome) -> FaultKind:
+    if outcome.oom_killed:
+        return FaultKind.OUT_OF_MEMORY
+    if outcome.exit_code == 0:
+        return FaultKind.EXITED
+    return FaultKind.CRASHED
+
+
+def _ended_message(outcome: sandbox.ProcessOutcome) -> str:
+    if outcome.oom_killed:
+        return "killed by the sandbox for going over its memory limit"
+    if outcome.signal is not None:
+        try:
+            name = signal.Signals(outcome.signal).name
+        except ValueError:
+            name = str(outcome.signal)
+        return f"the process was killed by signal {outcome.signal} ({name})"
+    if outcome.exit_code == 0:
+        return "the process exited (status 0) in the middle of the game"
+    return f"the process exited with status {outcome.exit_code}"
+
+
+# -------------------------------------------------------------- series helper
+
+
+def rotations(players: int, games: int) -> Iterator[list[int]]:
+    """Seatings for a series: game k seats player i at seat (i + k) mod n."""
+    for game in range(games):
+        yield [(seat - game) % players for seat in range(players)]
+
+
+def play_series(
+    players: Sequence[BotSpec],
+    descriptions: Sequence[GameDescription],
+    limits: Limits | None = None,
+    *,
+    launcher: Launcher = launch_bot,
+    games_per_process: int | None = None,
+) -> list[GameRecord]:
+    """Play the games in order with rotated seats; processes live across games."""
+    records = []
+    with Match(players, limits, launcher=launcher, games_per_process=games_per_process) as match:
+        for description, seating in zip(
+            descriptions, rotations(len(players), len(descriptions)), strict=True
+        ):
+            records.append(match.play(description, seating))
+    return records
+
+
+__all__ = [
+    "GameRecord",
+    "Match",
+    "SeatRecord",
+    "outcome_resources",
+    "play_series",
+    "rotations",
+    "standings",
+]
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """A seed for a bot's own randomness in one game, derived one way from the game seed.
+
+    The same game gives the same bot the same seed (reproducible matches),
+    but the game seed, which fixes the dice to come, cannot be recovered from it.
+    """
+    digest = hashlib.sha256(f"vegas-arena bot seed/{game_seed}/{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

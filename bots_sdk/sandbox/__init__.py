@@ -1,0 +1,59 @@
+"""Run untrusted bot programs in a bubblewrap sandbox.
+
+Each bot runs as an unprivileged user under bubblewrap (no network, own pid,
+mount, ipc and uts namespaces, a read-only view of the runtime and of its own
+files at ``/bot``, a small private ``/tmp``, an empty environment), in its own
+cgroup (memory, pids, CPU), with rlimits and a seccomp filter. See
+``docs/sandbox.md``.
+
+Typical use::
+
+    from bots_sdk.sandbox import SandboxLimits, launch, runtime_python_command
+
+    bot = launch(runtime_python_command("main.py"), bot_dir=path, limits=SandboxLimits())
+    bot.stdin.write(b'{"type": "hello"}\\n')
+    reply = bot.stdout.readline()
+    outcome = bot.close(timeout=1.0)   # kills whatever is left, returns the peaks
+"""
+
+from __future__ import annotations
+
+from ._host import DEFAULT_CONFIG, SandboxConfig, check_host
+from ._process import BotProcess, bwrap_arguments, launch
+from ._runtime import BOT_MOUNT, DEBIAN_PYTHON3, BotRuntime, runtime_python_command
+from ._seccomp import BOT_FILTER, DENIED_SYSCALLS, build_filter
+from ._selftest import SelfTestReport, self_test
+from ._types import (
+    GiB,
+    KiB,
+    MiB,
+    ProcessOutcome,
+    SandboxError,
+    SandboxLimits,
+    SandboxUnavailableError,
+)
+
+__all__ = [
+    "BOT_FILTER",
+    "BOT_MOUNT",
+    "DEBIAN_PYTHON3",
+    "DEFAULT_CONFIG",
+    "DENIED_SYSCALLS",
+    "BotProcess",
+    "BotRuntime",
+    "GiB",
+    "KiB",
+    "MiB",
+    "ProcessOutcome",
+    "SandboxConfig",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxUnavailableError",
+    "SelfTestReport",
+    "build_filter",
+    "bwrap_arguments",
+    "check_host",
+    "launch",
+    "runtime_python_command",
+    "self_test",
+]

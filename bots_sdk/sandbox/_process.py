@@ -1,0 +1,471 @@
+"""Launching a bot under bubblewrap, and the handle on the running bot."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import os
+import resource
+import select
+import signal
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from ._cgroups import BotCgroup
+from ._host import DEFAULT_CONFIG, Host, SandboxConfig, check_host
+from ._runtime import BOT_MOUNT, BotRuntime
+from ._seccomp import BOT_FILTER
+from ._types import ProcessOutcome, SandboxError, SandboxLimits
+
+_SIGNALS = {int(s) for s in signal.Signals}
+
+
+def _memfd_with(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _stderr_memfd(cap: int) -> int:
+    """An in-memory file that cannot grow past ``cap`` bytes (sealed).
+
+    The bot's writes past the cap fail (EPERM) instead of blocking, the
+    pages are charged to the writer's (the bot's) memory cgroup, and the
+    shared file offset tells how much was written.
+    """
+    fd = os.memfd_create("vegas-bot-stderr", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, cap)
+        fcntl.fcntl(
+            fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+        )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_arg(value: str, what: str) -> str:
+    if not isinstance(value, str) or "\0" in value:
+        raise ValueError(f"{what} must be a str without NUL: {value!r}")
+    return value
+
+
+def _readable_by(path: Path, uid: int, gid: int) -> str | None:
+    """Why ``uid``/``gid`` cannot list ``path``, or None if it can."""
+    chain = [*reversed(path.parents), path]
+    for index, directory in enumerate(chain):
+        st = os.stat(directory)
+        need = stat.S_IXOTH | (stat.S_IROTH if index == len(chain) - 1 else 0)
+        if st.st_uid == uid:
+            need <<= 6
+        elif st.st_gid == gid:
+            need <<= 3
+        if st.st_mode & need != need:
+            return f"{directory} (mode {stat.filemode(st.st_mode)})"
+    return None
+
+
+def bwrap_arguments(
+    command: Sequence[str],
+    *,
+    bot_dir: Path,
+    limits: SandboxLimits,
+    runtime: BotRuntime,
+    env: Mapping[str, str],
+    seccomp_fd: int,
+    hostname: str = "vegas-bot",
+) -> list[str]:
+    """The bubblewrap arguments that run ``command`` for one bot."""
+    args = [
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        hostname,
+    ]
+    for path in runtime.ro_paths:
+        args += ["--ro-bind", path, path]
+    for path in runtime.optional_paths:
+        args += ["--ro-bind-try", path, path]
+    for source, dest in runtime.binds:
+        args += ["--ro-bind", source, dest]
+    for target, link in runtime.symlinks:
+        args += ["--symlink", target, link]
+    args += ["--ro-bind", str(bot_dir), BOT_MOUNT, "--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(limits.shm_bytes), "--perms", "1777", "--tmpfs", "/dev/shm"]
+    args += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", BOT_MOUNT, "--clearenv"]
+    for key, value in env.items():
+        if not key or "=" in key:
+            raise ValueError(f"bad environment variable name: {key!r}")
+        args += ["--setenv", _check_arg(key, "env name"), _check_arg(value, "env value")]
+    args += ["--seccomp", str(seccomp_fd), "--"]
+    args += [_check_arg(word, "command argument") for word in command]
+    return args
+
+
+def _split_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """bwrap reads options (never the command) from ``--args FD``."""
+    cut = args.index("--")
+    return args[:cut], args[cut:]
+
+
+#: Run by /bin/sh between the worker and bwrap: join the bot's cgroup(s) (as
+#: root, "0" meaning the writer itself), set the rlimits, then exec the rest
+#: (setpriv dropping to the bot user, then bwrap). Values come as arguments:
+#: $1 RLIMIT_NOFILE, $2 RLIMIT_FSIZE in 512-byte blocks, cgroup.procs files
+#: up to "--", then the command. Using exec'd helpers instead of a Python
+#: preexec_fn lets subprocess use vfork: a big worker forks no slower.
+_SPAWN_SH = (
+    'n=$1; f=$2; shift 2; while [ "$1" != -- ]; do echo 0 >"$1" || exit 125; shift; done; '
+    'shift; ulimit -c 0 && ulimit -n "$n" && ulimit -f "$f" || exit 125; exec "$@"'
+)
+
+
+def spawn_prefix(host: Host, join_paths: Sequence[str], limits: SandboxLimits) -> list[str]:
+    """The command that puts what follows in the bot cgroup, under the bot's
+    rlimits and uid (the exec chain sh -> setpriv -> bwrap keeps one pid)."""
+    fsize_blocks = -(-limits.file_size_bytes // 512)
+    return [
+        "/bin/sh",
+        "-c",
+        _SPAWN_SH,
+        "vegas-spawn",
+        str(limits.open_files),
+        str(fsize_blocks),
+        *join_paths,
+        "--",
+        host.setpriv,
+        f"--reuid={host.uid}",
+        f"--regid={host.gid}",
+        "--clear-groups",
+        "--",
+    ]
+
+
+class BotProcess:
+    """A running bot: its pipes, and the way to end it and learn how it went.
+
+    ``stdin`` is unbuffered (each ``write`` reaches the bot at once);
+    ``stdout`` is a buffered reader (``readline()`` is cheap). ``close()``
+    always leaves nothing of the bot running and is idempotent.
+    """
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        *,
+        stdin: io.FileIO,
+        stdout: io.BufferedReader,
+        stderr_fd: int,
+        stderr_cap: int,
+        cgroup: BotCgroup | None,
+        started: float,
+    ) -> None:
+        self._popen = popen
+        self.stdin = stdin
+        self.stdout = stdout
+        self.pid = popen.pid
+        self.trusted = cgroup is None
+        self._stderr_fd = stderr_fd
+        self._stderr_cap = stderr_cap
+        self._cgroup = cgroup
+        self._started = started
+        self._lock = threading.Lock()
+        self._returncode: int | None = None
+        self._rusage: resource.struct_rusage | None = None
+        self._ended: float | None = None
+        self._outcome: ProcessOutcome | None = None
+        self._status_lost = False
+        self._pidfd = os.pidfd_open(popen.pid)
+
+    # -------------------------------------------------------------- state
+    def poll(self) -> int | None:
+        """The raw exit status of the bot's top process, or None if running."""
+        with self._lock:
+            if self._returncode is None:
+                try:
+                    pid, status, usage = os.wait4(self.pid, os.WNOHANG)
+                except ChildProcessError:  # reaped by someone else: status unknown
+                    pid, status, usage = self.pid, 0, None
+                    self._status_lost = True
+                if pid:
+                    self._ended = time.monotonic()
+                    self._returncode = os.waitstatus_to_exitcode(status)
+                    self._rusage = usage
+                    self._popen.returncode = self._returncode
+            return self._returncode
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Wait until the bot's top process ends (on its pidfd, no polling
+        loop, no lock held: another thread may ``kill()`` meanwhile); return
+        its raw exit status, or None if ``timeout`` seconds passed first."""
+        if self._returncode is None:
+            poller = select.poll()
+            poller.register(self._pidfd, select.POLLIN)
+            poller.poll(None if timeout is None else max(0, round(timeout * 1000)))
+        return self.poll()
+
+    def exit_fd(self) -> int:
+        """A pidfd that becomes readable when the bot ends (for event loops)."""
+        return self._pidfd
+
+    def kill(self) -> None:
+        """SIGKILL every process of the bot now (does not wait)."""
+        if self._outcome is not None:
+            return
+        if self._cgroup is not None:
+            self._cgroup.kill_all()
+        else:  # its process group (a pgid is not reused while the group lives)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+
+    def stderr_written(self) -> int:
+        """How many bytes of stderr were kept so far (at most the cap)."""
+        return min(os.lseek(self._stderr_fd, 0, os.SEEK_CUR), self._stderr_cap)
+
+    def stderr_tail(self, n: int = 4096) -> bytes:
+        """The last ``n`` bytes of the stderr kept so far."""
+        end = self.stderr_written()
+        start = max(0, end - n)
+        return os.pread(self._stderr_fd, end - start, start) if end > start else b""
+
+    # -------------------------------------------------------------- end
+    def close(self, timeout: float = 0.0, stderr_bytes: int = 4096) -> ProcessOutcome:
+        """Close stdin, give the bot ``timeout`` seconds to exit, then kill all
+        that is left (daemons too), collect the resource peaks, release
+        everything and return the outcome (the same one on later calls)."""
+        if self._outcome is not None:
+            return self._outcome
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        if timeout > 0:
+            self.wait(timeout)
+        killed = self.poll() is None
+        self.kill()
+        returncode = self.wait()
+        assert returncode is not None
+        memory = cpu = pids = None
+        oom = False
+        if self._cgroup is not None:
+            stats = self._cgroup.release()
+            memory, cpu, pids = stats.memory_peak_bytes, stats.cpu_seconds, stats.pids_peak
+            oom = stats.oom_kills > 0
+        elif self._rusage is not None:
+            memory = self._rusage.ru_maxrss * 1024
+            cpu = self._rusage.ru_utime + self._rusage.ru_stime
+        exit_code: int | None = returncode
+        sig: int | None = None
+        if self._status_lost:
+            exit_code = None
+        elif returncode < 0:
+            exit_code, sig = None, -returncode
+        elif self._cgroup is not None and returncode > 128 and returncode - 128 in _SIGNALS:
+            exit_code, sig = None, returncode - 128  # bwrap reports death by signal N as 128+N
+        written = self.stderr_written()
+        self._outcome = ProcessOutcome(
+            exit_code=exit_code,
+            signal=sig,
+            killed=killed,
+            oom_killed=oom,
+            memory_peak_bytes=memory,
+            cpu_seconds=cpu,
+            pids_peak=pids,
+            wall_seconds=(self._ended or time.monotonic()) - self._started,
+            stderr_tail=self.stderr_tail(stderr_bytes),
+            stderr_truncated=written >= self._stderr_cap,
+            trusted=self.trusted,
+        )
+        for closing in (self.stdout.close, lambda: os.close(self._stderr_fd)):
+            with contextlib.suppress(OSError):
+                closing()
+        os.close(self._pidfd)
+        return self._outcome
+
+    @property
+    def outcome(self) -> ProcessOutcome | None:
+        return self._outcome
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = "trusted" if self.trusted else "sandboxed"
+        return f"<BotProcess pid={self.pid} {mode} returncode={self._returncode}>"
+
+
+def _rewrite_for_host(command: Sequence[str], bot_dir: Path) -> list[str]:
+    out = []
+    for word in command:
+        if word == BOT_MOUNT or word.startswith(BOT_MOUNT + "/"):
+            word = str(bot_dir) + word[len(BOT_MOUNT) :]
+        out.append(word)
+    return out
+
+
+def launch(
+    command: Sequence[str],
+    *,
+    bot_dir: Path | str,
+    limits: SandboxLimits,
+    trusted: bool = False,
+    env: Mapping[str, str] | None = None,
+    config: SandboxConfig | None = None,
+) -> BotProcess:
+    """Start ``command`` as a bot whose files are ``bot_dir``.
+
+    Sandboxed (the default), the command runs under bubblewrap as the bot
+    user, in its own cgroup, and sees ``bot_dir`` read-only at ``/bot`` (its
+    working directory); ``bot_dir`` and its parents must be searchable by the
+    bot user. ``env`` adds to the runtime's environment; nothing of the
+    worker's environment is passed.
+
+    ``trusted=True`` (house bots, local development) runs the command
+    directly, in a new session with ``bot_dir`` as working directory and
+    ``/bot/...`` arguments rewritten to ``bot_dir``: no isolation at all.
+    """
+    if isinstance(command, str) or not command:
+        raise ValueError("command must be a non-empty sequence of arguments")
+    config = config or DEFAULT_CONFIG
+    bot_path = Path(bot_dir).resolve()
+    if not bot_path.is_dir():
+        raise SandboxError(f"bot_dir is not a directory: {bot_path}")
+    bot_env = config.runtime.environment(env)
+    if trusted:
+        return _launch_trusted(list(command), bot_path, limits, bot_env)
+    host = check_host(config)
+    blocked = _readable_by(bot_path, host.uid, host.gid)
+    if blocked is not None:
+        raise SandboxError(
+            f"bot_dir {bot_path} cannot be read by the bot user {config.user!r}: "
+            f"{blocked} lacks permission (make it o+rx, or its parents o+x)"
+        )
+    return _launch_sandboxed(list(command), bot_path, limits, bot_env, config, host)
+
+
+def _launch_sandboxed(
+    command: list[str],
+    bot_dir: Path,
+    limits: SandboxLimits,
+    env: dict[str, str],
+    config: SandboxConfig,
+    host: Host,
+) -> BotProcess:
+    cgroup = host.cgroups.create(limits)
+    spawn_only: list[int] = []  # the child's copies: closed once it is started
+    kept: list[int] = []  # the parent's ends: closed only if the start fails
+    try:
+        seccomp_fd = _memfd_with("vegas-bot-seccomp", BOT_FILTER)
+        spawn_only.append(seccomp_fd)
+        args = bwrap_arguments(
+            command,
+            bot_dir=bot_dir,
+            limits=limits,
+            runtime=config.runtime,
+            env=env,
+            seccomp_fd=seccomp_fd,
+            hostname=config.hostname,
+        )
+        # Options through a file: the bot's /proc/1/cmdline shows no host path.
+        options, tail = _split_options(args)
+        args_fd = _memfd_with("vegas-bot-args", b"".join(a.encode() + b"\0" for a in options))
+        spawn_only.append(args_fd)
+        stderr_fd = _stderr_memfd(limits.stderr_bytes)
+        kept.append(stderr_fd)
+        stdin_r, stdin_w = os.pipe()
+        spawn_only.append(stdin_r)
+        kept.append(stdin_w)
+        stdout_r, stdout_w = os.pipe()
+        spawn_only.append(stdout_w)
+        kept.append(stdout_r)
+        started = time.monotonic()
+        argv = [*spawn_prefix(host, cgroup.join_paths, limits), host.bwrap, "--args", str(args_fd)]
+        popen = subprocess.Popen(
+            [*argv, *tail],
+            stdin=stdin_r,
+            stdout=stdout_w,
+            stderr=stderr_fd,
+            env={},  # bwrap's own environment is visible as /proc/1/environ
+            cwd="/",
+            pass_fds=(args_fd, seccomp_fd),
+        )
+    except BaseException as exc:
+        for fd in kept:
+            os.close(fd)
+        cgroup.remove()
+        if isinstance(exc, subprocess.SubprocessError):
+            raise SandboxError(f"cannot start the sandbox: {exc}") from exc
+        raise
+    finally:
+        for fd in spawn_only:
+            os.close(fd)
+    return BotProcess(
+        popen,
+        stdin=open(stdin_w, "wb", buffering=0),
+        stdout=open(stdout_r, "rb"),
+        stderr_fd=stderr_fd,
+        stderr_cap=limits.stderr_bytes,
+        cgroup=cgroup,
+        started=started,
+    )
+
+
+def _launch_trusted(
+    command: list[str], bot_dir: Path, limits: SandboxLimits, env: dict[str, str]
+) -> BotProcess:
+    stderr_fd = _stderr_memfd(limits.stderr_bytes)
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    started = time.monotonic()
+    try:
+        popen = subprocess.Popen(
+            _rewrite_for_host(command, bot_dir),
+            stdin=stdin_r,
+            stdout=stdout_w,
+            stderr=stderr_fd,
+            env=env,
+            cwd=bot_dir,
+            start_new_session=True,
+        )
+    except BaseException:
+        for fd in (stdin_w, stdout_r, stderr_fd):
+            os.close(fd)
+        raise
+    finally:
+        os.close(stdin_r)
+        os.close(stdout_w)
+    return BotProcess(
+        popen,
+        stdin=open(stdin_w, "wb", buffering=0),
+        stdout=open(stdout_r, "rb"),
+        stderr_fd=stderr_fd,
+        stderr_cap=limits.stderr_bytes,
+        cgroup=None,
+        started=started,
+    )

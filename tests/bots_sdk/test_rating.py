@@ -1,0 +1,56 @@
+"""Elo from multi-player results, and the tournament schedule."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots_sdk.rating import ELO_MEAN, fit, ratings
+from bots_sdk.referee import rotations, standings
+from bots_sdk.tournament import schedule
+from vegas_engine import SeatResult
+
+
+def test_equal_players_rate_equal() -> None:
+    games = [[(0, 1), (1, 2)], [(0, 2), (1, 1)]] * 10
+    a, b = fit(games, 2)
+    assert a == pytest.approx(ELO_MEAN) and b == pytest.approx(ELO_MEAN)
+
+
+def test_stronger_player_rates_higher_and_stays_finite() -> None:
+    games = [[(0, 1), (1, 2), (2, 3)]] * 30  # 0 beats 1 beats 2, always
+    elo = fit(games, 3)
+    assert elo[0] > elo[1] > elo[2]
+    assert sum(elo) / 3 == pytest.approx(ELO_MEAN)
+    assert elo[0] - elo[2] < 2000  # the virtual draws keep it finite
+
+
+def test_interval_contains_the_estimate_and_shrinks_with_games() -> None:
+    few = ratings([[(0, 1), (1, 2)], [(0, 2), (1, 1)], [(0, 1), (1, 2)]], 2)
+    many = ratings([[(0, 1), (1, 2)], [(0, 2), (1, 1)], [(0, 1), (1, 2)]] * 30, 2)
+    for rating in few + many:
+        assert rating.low <= rating.elo <= rating.high
+    assert many[0].margin < few[0].margin
+    assert many[0].elo > many[1].elo
+
+
+def test_ties_score_half() -> None:
+    assert fit([[(0, 1), (1, 1)]] * 10, 2) == pytest.approx([ELO_MEAN, ELO_MEAN])
+
+
+def test_rotations_seat_everyone_everywhere() -> None:
+    seatings = list(rotations(3, 3))
+    assert seatings == [[0, 1, 2], [2, 0, 1], [1, 2, 0]]
+    for player in range(3):
+        assert sorted(s.index(player) for s in seatings) == [0, 1, 2]
+
+
+def test_schedule_plays_every_table() -> None:
+    assert schedule(4, 2, 6) == [((a, b), 6) for a in range(4) for b in range(a + 1, 4)]
+    with pytest.raises(ValueError, match="at least 3 bots"):
+        schedule(2, 3, 1)
+
+
+def test_forfeited_seats_rank_last() -> None:
+    result = [SeatResult(0, 300, 3, 2), SeatResult(1, 500, 4, 1), SeatResult(2, 100, 1, 3)]
+    ranked = standings(result, forfeited={1})
+    assert [(r["rank"], r["forfeited"]) for r in ranked] == [(1, False), (3, True), (2, False)]
