@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 MYPY_DIRS := $(wildcard vegas_engine bots_sdk)
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test run bench golden sandbox-install sandbox-check
+.PHONY: help install lint test test-sqlite migrations run bench golden sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -19,6 +19,7 @@ install: ## Install the project in editable mode with the dev tools
 lint: ## ruff check, ruff format --check, mypy (strict) on the libraries
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
+	$(PYTHON) manage.py makemigrations --check --dry-run
 ifneq ($(strip $(MYPY_DIRS)),)
 	$(PYTHON) -m mypy $(MYPY_DIRS)
 else
@@ -29,10 +30,14 @@ test: install ## The whole suite: install, lint, types, then pytest (PYTEST_ARGS
 	$(MAKE) --no-print-directory lint
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
 
-# For now the Django platform is not built: `run` plays a demo game with the
-# engine. It becomes the platform runner (migrate + runserver) later.
-run: install ## Run the platform (for now: a demo game with the engine)
-	$(PYTHON) -m vegas_engine play --rules classic --players 4 --seed 7
+run: install ## Run the platform on embedded defaults: migrate, house bots, web + worker + beat
+	PYTHON=$(PYTHON) scripts/services.sh
+
+test-sqlite: ## Platform tests on SQLite (the embedded default)
+	ARENA_TEST_DB=sqlite $(PYTHON) -m pytest tests/platform $(PYTEST_ARGS)
+
+migrations: ## Generate Django migrations after a model change
+	$(PYTHON) manage.py makemigrations
 
 bench: ## Run the benchmarks: engine, then referee and sandbox
 	$(PYTHON) bench/engine.py

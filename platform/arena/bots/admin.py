@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.errors import ArenaError
+
+from .models import Bot, BotVersion
+from .services import bot_version_retire
+
+
+class BotVersionInline(admin.TabularInline):
+    model = BotVersion
+    fields = ("number", "status", "code_format", "code_size", "code_sha256", "created_at")
+    readonly_fields = fields
+    ordering = ("-number",)
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "visibility", "created_at")
+    list_filter = ("visibility",)
+    list_select_related = ("owner",)
+    search_fields = ("name", "owner__username")
+    raw_id_fields = ("owner",)
+    inlines = (BotVersionInline,)
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "status", "code_format", "code_size", "created_at")
+    list_filter = ("status", "code_format")
+    list_select_related = ("bot",)
+    search_fields = ("bot__name", "code_sha256")
+    # Versions are immutable: the admin shows them; uploads and services create them.
+    readonly_fields = (
+        "bot",
+        "number",
+        "parent",
+        "code",
+        "code_sha256",
+        "code_size",
+        "code_format",
+        "runtime",
+        "status",
+        "status_changed_at",
+        "validation_report",
+        "created_at",
+    )
+    actions = ("retire",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Retire the selected versions")
+    def retire(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        for version in queryset:
+            try:
+                bot_version_retire(version=version)
+            except ArenaError as error:
+                self.message_user(request, error.message, messages.WARNING)

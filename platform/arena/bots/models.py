@@ -1,0 +1,138 @@
+"""Bots and their immutable versions.
+
+A bot is a name owned by a player; each upload of its code is a new
+:class:`BotVersion`. The code fields of a version are written once, at
+upload, and never changed: matches and ratings refer to exactly the program
+that played. Only a version's status and validation report move afterwards,
+through the services.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Lower
+
+
+class Visibility(models.TextChoices):
+    """Who sees a bot. Its code is never shown to anyone but its owner and staff."""
+
+    PUBLIC = "public", "Public"
+    """Listed on pages and leaderboards; ladders may schedule it."""
+    PRIVATE = "private", "Private"
+    """Seen by its owner and staff only; plays only matches they start (testing)."""
+
+
+class Runtime(models.TextChoices):
+    """The interpreter a version runs on inside the bot sandbox."""
+
+    PYTHON_3_11 = "python3.11", "Python 3.11"
+    """CPython 3.11 with the standard library, the bots SDK and the engine."""
+
+
+class CodeFormat(models.TextChoices):
+    """How the uploaded code is packaged."""
+
+    PY = "py", "single .py file"
+    """One module, run as the bot's main.py."""
+    ZIP = "zip", ".zip archive"
+    """Several files; main.py at the archive's top level is run."""
+
+
+class VersionStatus(models.TextChoices):
+    """Where a version is in its life; services.VERSION_TRANSITIONS lists the moves."""
+
+    PENDING = "pending", "Pending"
+    """Stored, waiting for a validation worker."""
+    VALIDATING = "validating", "Validating"
+    """A worker is checking it."""
+    ACTIVE = "active", "Active"
+    """Passed validation; the bot's playing version (at most one per bot)."""
+    FAILED = "failed", "Failed"
+    """Did not pass validation; the report says why. Final."""
+    RETIRED = "retired", "Retired"
+    """Replaced by a newer active version or withdrawn; kept for its history. Final."""
+
+
+bot_name_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+    "Use 1-40 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+)
+
+
+class Bot(models.Model):
+    """A named bot of one player; what plays is one of its versions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
+    )
+    name = models.CharField(max_length=40, validators=[bot_name_validator])
+    visibility = models.CharField(
+        max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    description = models.TextField(blank=True, max_length=2000)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = (
+            # "Greedy" and "greedy" are the same bot to a reader.
+            models.UniqueConstraint("owner", Lower("name"), name="bot_unique_name_per_owner"),
+        )
+        indexes = (
+            # The public list of bots, paged by name.
+            models.Index(fields=["visibility", "name"], name="bot_visibility_name"),
+        )
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotVersion(models.Model):
+    """One immutable upload of a bot's code.
+
+    The code is a content-addressed file in the default storage (its name is
+    derived from its SHA-256), so identical uploads share one file and every
+    web and worker machine reads the same bytes.
+    """
+
+    # Indexed by botversion_unique_number, which starts with it.
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions", db_index=False)
+    number = models.PositiveIntegerField()
+    # The version this one replaces: its rating is where this one starts.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    code = models.FileField(max_length=255)
+    code_sha256 = models.CharField(max_length=64, db_index=True)
+    code_size = models.PositiveIntegerField(help_text="Size of the upload in bytes.")
+    code_format = models.CharField(max_length=8, choices=CodeFormat.choices)
+    runtime = models.CharField(max_length=32, choices=Runtime.choices, default=Runtime.PYTHON_3_11)
+    status = models.CharField(
+        max_length=16, choices=VersionStatus.choices, default=VersionStatus.PENDING
+    )
+    status_changed_at = models.DateTimeField(auto_now_add=True)
+    validation_report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=1), name="botversion_number_gte_1"
+            ),
+            # A bot plays with one version at a time.
+            models.UniqueConstraint(
+                fields=["bot"],
+                condition=models.Q(status=VersionStatus.ACTIVE),
+                name="botversion_one_active_per_bot",
+            ),
+        )
+        indexes = (
+            # The validation queue and the sweeper of stuck validations.
+            models.Index(fields=["status", "status_changed_at"], name="botversion_status_changed"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"

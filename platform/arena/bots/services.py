@@ -1,0 +1,277 @@
+"""Writes on bots: creating bots, storing uploads as versions, moving statuses."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
+
+from arena.errors import ArenaError
+from arena.players.models import User
+
+from .models import Bot, BotVersion, Runtime, VersionStatus, Visibility
+from .uploads import CheckedUpload, UploadLimits, check_upload
+
+log = logging.getLogger(__name__)
+
+
+class BotNameError(ArenaError):
+    code = "bot_name_invalid"
+
+
+class BotNameTakenError(ArenaError):
+    code = "bot_name_taken"
+
+
+class VersionTransitionError(ArenaError):
+    code = "version_transition"
+
+
+# A validation taking longer than this lost its worker or its task.
+STUCK_VALIDATION = timedelta(minutes=10)
+
+# The allowed moves of a version's status. VALIDATING -> PENDING puts back a
+# version whose validation worker was lost, so it is validated again.
+VERSION_TRANSITIONS: Mapping[VersionStatus, frozenset[VersionStatus]] = {
+    VersionStatus.PENDING: frozenset({VersionStatus.VALIDATING, VersionStatus.RETIRED}),
+    VersionStatus.VALIDATING: frozenset(
+        {VersionStatus.ACTIVE, VersionStatus.FAILED, VersionStatus.PENDING}
+    ),
+    VersionStatus.ACTIVE: frozenset({VersionStatus.RETIRED}),
+    VersionStatus.FAILED: frozenset(),
+    VersionStatus.RETIRED: frozenset(),
+}
+
+
+def upload_limits() -> UploadLimits:
+    return UploadLimits(
+        max_bytes=settings.ARENA_UPLOAD_MAX_BYTES,
+        max_uncompressed_bytes=settings.ARENA_UPLOAD_MAX_UNCOMPRESSED_BYTES,
+        max_files=settings.ARENA_UPLOAD_MAX_FILES,
+        max_ratio=settings.ARENA_UPLOAD_MAX_RATIO,
+    )
+
+
+def code_storage_name(upload: CheckedUpload) -> str:
+    """Where an upload lives in the storage: named by its hash, shared by equal uploads."""
+    return f"bots/code/{upload.sha256[:2]}/{upload.sha256}.{upload.code_format}"
+
+
+def bot_create(
+    *,
+    owner: User,
+    name: str,
+    visibility: Visibility = Visibility.PUBLIC,
+    description: str = "",
+) -> Bot:
+    bot = Bot(owner=owner, name=name, visibility=visibility, description=description)
+    try:
+        bot.full_clean(validate_constraints=False)
+    except ValidationError as error:
+        raise BotNameError("; ".join(error.messages)) from None
+    try:
+        with transaction.atomic():
+            bot.save()
+    except IntegrityError:
+        raise BotNameTakenError(
+            f"you already have a bot named {name!r} (names ignore case): upload a new "
+            "version of it, or choose another name."
+        ) from None
+    return bot
+
+
+def bot_version_upload(
+    *,
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    runtime: Runtime = Runtime.PYTHON_3_11,
+    queue_validation: bool = True,
+) -> BotVersion:
+    """Check an upload and store it as the bot's next version (status pending).
+
+    Either both the file and the row exist afterwards, or neither: a refused
+    upload stores nothing, and a failure after the file was written removes
+    the file again (unless another version already shares it). Validation is
+    queued once the row is committed, unless the caller validates itself.
+    """
+    checked = check_upload(filename, content, upload_limits())
+    return _store_version(
+        bot=bot, checked=checked, runtime=runtime, queue_validation=queue_validation
+    )
+
+
+def _store_version(
+    *, bot: Bot, checked: CheckedUpload, runtime: Runtime, queue_validation: bool
+) -> BotVersion:
+    name = code_storage_name(checked)
+    wrote_file = False
+    try:
+        with transaction.atomic():
+            # The bot row lock serialises concurrent uploads to the same bot,
+            # so version numbers are consecutive.
+            locked = Bot.objects.select_for_update().get(pk=bot.pk)
+            latest = locked.versions.order_by("-number").first()
+            if not default_storage.exists(name):
+                stored = default_storage.save(name, ContentFile(checked.content))
+                wrote_file = True
+                # A concurrent upload of the same bytes may have won the name.
+                name = stored
+            version = BotVersion.objects.create(
+                bot=locked,
+                number=(latest.number + 1) if latest else 1,
+                parent=latest,
+                code=name,
+                code_sha256=checked.sha256,
+                code_size=checked.size,
+                code_format=checked.code_format,
+                runtime=runtime,
+                validation_report={"files": list(checked.files)},
+            )
+    except BaseException:
+        if wrote_file:
+            _delete_unshared(name)
+        raise
+    if queue_validation:
+        _queue_validation(version)
+    return version
+
+
+def _delete_unshared(name: str) -> None:
+    """Remove a file this upload wrote, unless a version refers to it.
+
+    Racy only if an identical upload commits in between (its version would
+    then lose the shared file); if the database cannot tell, keep the file.
+    """
+    try:
+        shared = BotVersion.objects.filter(code=name).exists()
+    except DatabaseError:
+        return
+    if not shared:
+        default_storage.delete(name)
+
+
+def bot_upload(
+    *,
+    owner: User,
+    name: str,
+    filename: str,
+    content: bytes,
+    visibility: Visibility = Visibility.PUBLIC,
+) -> BotVersion:
+    """Upload code for the owner's bot named ``name``, creating the bot on first upload.
+
+    The upload is checked before the bot is created, so a refused first
+    upload leaves no empty bot behind.
+    """
+    checked = check_upload(filename, content, upload_limits())
+    with transaction.atomic():
+        bot = Bot.objects.filter(owner=owner, name__iexact=name).first()
+        if bot is None:
+            bot = bot_create(owner=owner, name=name, visibility=visibility)
+        return _store_version(
+            bot=bot, checked=checked, runtime=Runtime.PYTHON_3_11, queue_validation=True
+        )
+
+
+def _queue_validation(version: BotVersion) -> None:
+    from .tasks import bot_version_validate
+
+    version_id = version.pk
+    transaction.on_commit(lambda: bot_version_validate.delay(version_id))
+
+
+def bot_version_transition(
+    *,
+    version: BotVersion,
+    to: VersionStatus,
+    report: Mapping[str, Any] | None = None,
+) -> BotVersion:
+    """Move a version to status ``to``; raises VersionTransitionError if not allowed.
+
+    Activating a version retires the bot's previous active version in the
+    same transaction (one playing version per bot).
+    """
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        current = VersionStatus(locked.status)
+        if to not in VERSION_TRANSITIONS[current]:
+            allowed = ", ".join(sorted(VERSION_TRANSITIONS[current])) or "none (final)"
+            raise VersionTransitionError(
+                f"{locked} is {current}: it cannot become {to} (allowed: {allowed})."
+            )
+        now = timezone.now()
+        if to == VersionStatus.ACTIVE:
+            Bot.objects.select_for_update().get(pk=locked.bot_id)
+            BotVersion.objects.filter(bot_id=locked.bot_id, status=VersionStatus.ACTIVE).update(
+                status=VersionStatus.RETIRED, status_changed_at=now
+            )
+        locked.status = to
+        locked.status_changed_at = now
+        fields = ["status", "status_changed_at"]
+        if report is not None:
+            locked.validation_report = {**locked.validation_report, **report}
+            fields.append("validation_report")
+        locked.save(update_fields=fields)
+    log.info("bot version %s: %s -> %s", locked.pk, current, to)
+    return locked
+
+
+def bot_version_validate(*, version: BotVersion) -> BotVersion:
+    """Validate a pending version and make it active or failed.
+
+    A version already past validation is left as it is (the task may be
+    delivered twice).
+    """
+    from .validation import validate_code
+
+    if version.status != VersionStatus.PENDING:
+        return version
+    try:
+        version = bot_version_transition(version=version, to=VersionStatus.VALIDATING)
+    except VersionTransitionError:
+        # Another worker took it between our read and our lock.
+        return version
+    with default_storage.open(version.code.name, "rb") as handle:
+        content = handle.read()
+    report = validate_code(content, version.code_format)
+    to = VersionStatus.ACTIVE if report.passed else VersionStatus.FAILED
+    return bot_version_transition(version=version, to=to, report=report.to_json())
+
+
+def bot_versions_revalidate_stuck(*, older_than: timedelta = STUCK_VALIDATION) -> int:
+    """Queue validation again for versions whose task was lost (beat sweep).
+
+    A version still validating after ``older_than`` lost its worker and goes
+    back to pending; a pending one lost its task (or waits behind a long
+    queue: validating twice is harmless). Returns how many were queued.
+    """
+    cutoff = timezone.now() - older_than
+    stuck = BotVersion.objects.filter(
+        status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING], status_changed_at__lt=cutoff
+    )
+    count = 0
+    for version in stuck:
+        if version.status == VersionStatus.VALIDATING:
+            try:
+                version = bot_version_transition(version=version, to=VersionStatus.PENDING)
+            except VersionTransitionError:
+                continue  # finished meanwhile
+        else:
+            # Restart the clock, so a long queue is not flooded every sweep.
+            BotVersion.objects.filter(pk=version.pk).update(status_changed_at=timezone.now())
+        _queue_validation(version)
+        count += 1
+    return count
+
+
+def bot_version_retire(*, version: BotVersion) -> BotVersion:
+    return bot_version_transition(version=version, to=VersionStatus.RETIRED)

@@ -1,0 +1,22 @@
+"""Celery tasks of the bots app: load by id, call a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from .models import BotVersion
+from .services import bot_version_validate as validate_service
+from .services import bot_versions_revalidate_stuck as revalidate_stuck
+
+
+@shared_task(name="arena.bots.tasks.bot_version_validate")
+def bot_version_validate(version_id: int) -> None:
+    version = BotVersion.objects.filter(pk=version_id).first()
+    if version is None:  # deleted before a worker got to it
+        return
+    validate_service(version=version)
+
+
+@shared_task(name="arena.bots.tasks.bot_versions_revalidate_stuck")
+def bot_versions_revalidate_stuck() -> int:
+    return revalidate_stuck()

@@ -1,0 +1,23 @@
+"""The Celery app of the platform: `celery -A arena worker` / `celery -A arena beat`."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+
+app = Celery("arena")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+# Not settings on purpose: every task is written for at-least-once delivery,
+# acknowledged after it ran, and a task whose worker died is redelivered
+# rather than lost. Prefetch 1: a worker never holds a match it is not playing.
+app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_ignore_result=True,
+    broker_connection_retry_on_startup=True,
+)
+app.autodiscover_tasks()

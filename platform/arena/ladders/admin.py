@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+
+from arena.errors import ArenaError
+
+from .models import Ladder, Rating, RatingChange
+from .services import ladder_validate_game, ladder_validate_limits
+
+
+class LadderForm(forms.ModelForm):
+    class Meta:
+        model = Ladder
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        game_fields = ("rules", "seats", "options")
+        if all(name in data for name in game_fields):
+            try:
+                # Stored resolved: every option, defaults filled in by the engine.
+                data["options"] = ladder_validate_game(
+                    rules=data["rules"], seats=data["seats"], options=data["options"] or {}
+                )
+            except ArenaError as error:
+                raise forms.ValidationError(error.message) from None
+        limit_fields = ("time_per_decision_ms", "time_bank_ms", "memory_mb")
+        if all(data.get(name) is not None for name in limit_fields):
+            try:
+                ladder_validate_limits(**{name: data[name] for name in limit_fields})
+            except ArenaError as error:
+                raise forms.ValidationError(error.message) from None
+        return data
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):
+    form = LadderForm
+    list_display = ("name", "slug", "rules", "seats", "is_open", "created_at")
+    list_filter = ("rules", "seats", "is_open")
+    prepopulated_fields: ClassVar[dict[str, tuple[str, ...]]] = {"slug": ("name",)}
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Ladder | None = None
+    ) -> tuple[str, ...]:
+        # Changing the game under existing ratings would mix two games.
+        if obj is not None and obj.matches.exists():
+            return ("rules", "seats", "options")
+        return ()
+
+
+class RatingChangeInline(admin.TabularInline):
+    model = RatingChange
+    fields = ("match", "rating_before", "rating_after", "k", "matches_before", "created_at")
+    readonly_fields = fields
+    ordering = ("-id",)
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = False
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ("bot_version", "ladder", "display", "rated_matches", "updated_at")
+    list_filter = ("ladder",)
+    list_select_related = ("bot_version__bot", "ladder")
+    search_fields = ("bot__name",)
+    readonly_fields = ("ladder", "bot", "bot_version", "rating", "rated_matches")
+    inlines = (RatingChangeInline,)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # ratings come from matches only

@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.errors import ArenaError
+
+from .models import Match, Participant
+from .services import match_cancel
+
+
+class ParticipantInline(admin.TabularInline):
+    model = Participant
+    fields = (
+        "seat",
+        "bot_version",
+        "money",
+        "rank",
+        "forfeit",
+        "rating_before",
+        "rating_after",
+    )
+    readonly_fields = fields
+    ordering = ("seat",)
+    extra = 0
+    max_num = 0
+    can_delete = False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ("id", "ladder", "status", "attempts", "created_at", "finished_at", "rated_at")
+    list_filter = ("status", "ladder")
+    list_select_related = ("ladder",)
+    ordering = ("-id",)
+    # With a million rows an exact COUNT(*) on every filtered page is wasted work.
+    show_full_result_count = False
+    readonly_fields = (
+        "ladder",
+        "seed",
+        "status",
+        "attempts",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "rated_at",
+        "log",
+        "log_size",
+        "error",
+    )
+    inlines = (ParticipantInline,)
+    actions = ("cancel",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # matches are created by the services (scheduler, organisers' tools)
+
+    @admin.action(description="Cancel the selected matches")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        for match in queryset:
+            try:
+                match_cancel(match=match)
+            except ArenaError as error:
+                self.message_user(request, error.message, messages.WARNING)

@@ -1,0 +1,115 @@
+"""Matches on a ladder and the bot version sitting at each seat."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class MatchStatus(models.TextChoices):
+    """A match's life; services.MATCH_TRANSITIONS lists the moves."""
+
+    QUEUED = "queued", "Queued"
+    """Waiting for a worker."""
+    RUNNING = "running", "Running"
+    """A worker is playing it."""
+    FINISHED = "finished", "Finished"
+    """Played to the end; results and log stored, ratings applied once."""
+    FAILED_INFRA = "failed_infra", "Failed (infrastructure)"
+    """The platform could not play it (worker lost, sandbox error) after every attempt; unrated."""
+    CANCELLED = "cancelled", "Cancelled"
+    """Withdrawn before it finished; unrated."""
+
+
+class ForfeitCause(models.TextChoices):
+    """Why a seat lost by forfeit. Blank (no forfeit) is the usual case."""
+
+    TIMEOUT = "timeout", "Ran out of time"
+    """Exceeded the time per decision and its time bank."""
+    CRASH = "crash", "Crashed"
+    """The bot's process exited or raised."""
+    ILLEGAL_ACTION = "illegal_action", "Illegal action"
+    """Answered with an action the rules do not allow."""
+    PROTOCOL = "protocol", "Protocol error"
+    """Wrote something that is not a valid protocol message."""
+    MEMORY = "memory", "Out of memory"
+    """Killed for using more memory than the ladder allows."""
+
+
+class Match(models.Model):
+    """One game on a ladder; ``seed`` with the ladder's game makes it reproducible."""
+
+    # Indexed by match_ladder_finished, which starts with it.
+    ladder = models.ForeignKey(
+        "ladders.Ladder", on_delete=models.PROTECT, related_name="matches", db_index=False
+    )
+    # The engine takes seeds up to 2**63 - 1: a signed 64-bit column holds them.
+    seed = models.BigIntegerField()
+    status = models.CharField(
+        max_length=16, choices=MatchStatus.choices, default=MatchStatus.QUEUED
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Set in the same transaction as the rating changes: the exactly-once mark.
+    rated_at = models.DateTimeField(null=True, blank=True)
+    # The engine's game log, gzip-compressed, in the default storage.
+    log = models.FileField(max_length=255, blank=True)
+    log_size = models.PositiveIntegerField(null=True, blank=True, help_text="Compressed bytes.")
+    error = models.TextField(blank=True, help_text="Why the last attempt failed, for operators.")
+
+    class Meta:
+        constraints = (
+            models.CheckConstraint(condition=models.Q(seed__gte=0), name="match_seed_gte_0"),
+        )
+        indexes = (
+            # A ladder's latest results.
+            models.Index(
+                "ladder", models.F("finished_at").desc(), "id", name="match_ladder_finished"
+            ),
+            # The queue and the sweeper of stale running matches.
+            models.Index(fields=["status", "created_at"], name="match_status_created"),
+            # Finished matches still to rate, in finish order (a small partial index).
+            models.Index(
+                fields=["ladder", "finished_at", "id"],
+                condition=models.Q(status=MatchStatus.FINISHED, rated_at__isnull=True),
+                name="match_unrated",
+            ),
+        )
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.pk} on {self.ladder_id}"
+
+
+class Participant(models.Model):
+    """One seat of a match: who played it and how it ended."""
+
+    # Both FKs are indexed by the composite index / constraint that starts with them.
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="participants", db_index=False
+    )
+    seat = models.PositiveSmallIntegerField()
+    # PROTECT: a version that played cannot disappear from the history.
+    bot_version = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.PROTECT, related_name="participations", db_index=False
+    )
+    money = models.IntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 is best.")
+    forfeit = models.CharField(max_length=16, choices=ForfeitCause.choices, blank=True)
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["match", "seat"], name="participant_unique_seat"),
+        )
+        indexes = (
+            # A version's matches, newest first (match ids grow with time).
+            models.Index(
+                "bot_version", models.F("match").desc(), name="participant_version_recent"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of match {self.match_id}"

@@ -1,0 +1,12 @@
+"""Reads on players."""
+
+from __future__ import annotations
+
+from .models import User
+
+HOUSE_USERNAME = "house"
+
+
+def house_user_get() -> User | None:
+    """The account owning the house bots, if `load_house_bots` has run."""
+    return User.objects.filter(username=HOUSE_USERNAME).first()

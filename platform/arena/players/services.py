@@ -1,0 +1,45 @@
+"""Writes on players."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from arena.errors import ArenaError
+
+from .models import Profile, User
+
+
+class PlayerError(ArenaError):
+    code = "player_invalid"
+
+
+@transaction.atomic
+def player_create(
+    *,
+    username: str,
+    email: str = "",
+    password: str | None = None,
+    display_name: str = "",
+    is_staff: bool = False,
+    is_house: bool = False,
+) -> User:
+    """A user and their profile; without a password the account cannot log in."""
+    user = User(username=username, email=email, is_staff=is_staff)
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
+    try:
+        user.full_clean()
+    except ValidationError as error:
+        raise PlayerError("; ".join(error.messages)) from None
+    user.save()
+    Profile.objects.create(user=user, display_name=display_name or username, is_house=is_house)
+    return user
+
+
+def profile_ensure(*, user: User) -> Profile:
+    """The user's profile, created if missing (users made by `createsuperuser`)."""
+    profile, _ = Profile.objects.get_or_create(user=user, defaults={"display_name": user.username})
+    return profile

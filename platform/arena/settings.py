@@ -1,0 +1,255 @@
+"""Settings of the Las Vegas Arena platform, read from environment variables.
+
+With nothing set, the platform runs in *embedded* mode on one machine: SQLite
+and uploaded files under the data directory, and a Celery broker made of
+folders there (kombu's filesystem transport), so `make run` needs no server.
+A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis), a
+shared storage backend, SECRET_KEY and ALLOWED_HOSTS; docs/platform.md lists
+every variable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+
+from .env import env_bool, env_int, env_json_object, env_list, env_str
+
+PLATFORM_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = PLATFORM_DIR.parent
+
+# Everything the embedded mode writes lives here (database, media, broker).
+DATA_DIR = Path(env_str("ARENA_DATA_DIR", str(REPO_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+# Keep the data directory out of git without touching the repository's .gitignore.
+_DATA_GITIGNORE = DATA_DIR / ".gitignore"
+if not _DATA_GITIGNORE.exists():
+    _DATA_GITIGNORE.write_text("*\n")
+
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+
+def _secret_key() -> str:
+    """SECRET_KEY, else a random key kept in the data dir (embedded mode only)."""
+    configured = env_str("SECRET_KEY", "")
+    if configured:
+        return configured
+    key_file = DATA_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.touch(mode=0o600)
+        key_file.write_text(secrets.token_urlsafe(50))
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "arena.players",
+    "arena.bots",
+    "arena.ladders",
+    "arena.matches",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "arena.urls"
+WSGI_APPLICATION = "arena.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --------------------------------------------------------------------------- database
+
+
+def _database() -> dict[str, Any]:
+    url = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}")
+    config: dict[str, Any] = dict(
+        dj_database_url.parse(
+            url,
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+            conn_health_checks=True,
+        )
+    )
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # Web and worker processes share the file: take the write lock when a
+        # transaction begins (no upgrade deadlocks), wait instead of failing
+        # at once, and let readers run beside the writer (WAL).
+        config["OPTIONS"] = {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    return config
+
+
+DATABASES = {"default": _database()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "players.User"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --------------------------------------------------------------------------- files
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
+# WhiteNoise warns at every start while the folder is missing (before collectstatic).
+with contextlib.suppress(OSError):
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+MEDIA_URL = env_str("MEDIA_URL", "media/")
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
+
+# Bot code and match logs go through the default storage. Every web and worker
+# machine must reach it: the embedded default is a folder under the data dir
+# (one machine, or a volume shared by the containers); several machines use a
+# shared backend, e.g. STORAGE_BACKEND=storages.backends.s3.S3Storage with
+# STORAGE_OPTIONS='{"bucket_name": "arena"}' (needs django-storages).
+STORAGES = {
+    "default": {
+        "BACKEND": env_str("STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env_json_object("STORAGE_OPTIONS"),
+    },
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --------------------------------------------------------------------------- celery
+
+_BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _folder in ("queue", "processed", "control"):
+        (_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    # One folder is both ends of the queue: producers write, workers read.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "control_folder": str(_BROKER_DIR / "control"),
+        "store_processed": False,
+    }
+else:
+    # With acks_late an unacknowledged task is redelivered after this many
+    # seconds: it must exceed the longest task (a match), or it runs twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    }
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
+if CELERY_RESULT_BACKEND.startswith("file://"):
+    Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+# Tests and one-off scripts run tasks in-process.
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-matches": {
+        "task": "arena.matches.tasks.matches_requeue_stale",
+        "schedule": 60.0,
+    },
+    "revalidate-stuck-versions": {
+        "task": "arena.bots.tasks.bot_versions_revalidate_stuck",
+        "schedule": 300.0,
+    },
+    "rate-finished-matches": {
+        "task": "arena.ladders.tasks.ratings_apply_pending",
+        "schedule": 60.0,
+    },
+}
+
+# --------------------------------------------------------------------------- arena
+
+# Upload limits (bytes / files); docs/platform.md explains each.
+ARENA_UPLOAD_MAX_BYTES = env_int("ARENA_UPLOAD_MAX_BYTES", 1024 * 1024)
+ARENA_UPLOAD_MAX_UNCOMPRESSED_BYTES = env_int(
+    "ARENA_UPLOAD_MAX_UNCOMPRESSED_BYTES", 8 * 1024 * 1024
+)
+ARENA_UPLOAD_MAX_FILES = env_int("ARENA_UPLOAD_MAX_FILES", 200)
+# A zip member expanding more than this many times its compressed size is
+# treated as a zip bomb (source code compresses about 3-10 times).
+ARENA_UPLOAD_MAX_RATIO = env_int("ARENA_UPLOAD_MAX_RATIO", 100)
+
+# A match still running this long after it started is presumed lost with its
+# worker: it is queued again (or failed after ARENA_MATCH_MAX_ATTEMPTS).
+ARENA_MATCH_STALE_SECONDS = env_int("ARENA_MATCH_STALE_SECONDS", 3600)
+ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3)
+
+# --------------------------------------------------------------------------- api
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "arena.api.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Las Vegas Arena API",
+    "DESCRIPTION": "Bots, ladders, ratings and matches of the Las Vegas Arena.",
+    "VERSION": "0.1.0",
+}
+
+# --------------------------------------------------------------------------- logging
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# --------------------------------------------------------------------------- https
+
+# Set these when the platform is served over HTTPS (behind a TLS proxy).
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+if env_bool("BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,0 +1,28 @@
+"""URL map: the admin, the JSON API and its OpenAPI schema, a health check."""
+
+from django.contrib import admin
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """For load balancers and compose: the process answers and reaches its database."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})
+
+
+api_patterns = [
+    path("bots/", include("arena.bots.urls")),
+    path("ladders/", include("arena.ladders.urls")),
+    path("matches/", include("arena.matches.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+]
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include(api_patterns)),
+    path("healthz", healthz, name="healthz"),
+]

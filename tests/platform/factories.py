@@ -1,0 +1,117 @@
+"""factory_boy factories of the platform's models."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import factory
+from django.utils import timezone
+
+from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
+from arena.ladders.models import Ladder, Rating
+from arena.matches.models import Match, MatchStatus, Participant
+from arena.players.models import Profile, User
+
+
+class ProfileFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Profile
+
+    user = factory.SubFactory("tests.platform.factories.UserFactory", profile=None)
+    display_name = factory.LazyAttribute(lambda o: o.user.username.title())
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"player{n}")
+    email = factory.LazyAttribute(lambda o: f"{o.username}@example.org")
+    password = factory.django.Password("correct horse battery staple")
+    profile = factory.RelatedFactory(ProfileFactory, factory_related_name="user")
+
+
+class BotFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Bot
+
+    owner = factory.SubFactory(UserFactory)
+    name = factory.Sequence(lambda n: f"bot{n}")
+
+
+def _fake_sha(n: int) -> str:
+    return hashlib.sha256(f"code {n}".encode()).hexdigest()
+
+
+class BotVersionFactory(factory.django.DjangoModelFactory):
+    """A version row; no file is written (rating and match tests never read code)."""
+
+    class Meta:
+        model = BotVersion
+
+    bot = factory.SubFactory(BotFactory)
+    number = 1
+    code_sha256 = factory.Sequence(_fake_sha)
+    code = factory.LazyAttribute(lambda o: f"bots/code/{o.code_sha256[:2]}/{o.code_sha256}.py")
+    code_size = 100
+    code_format = CodeFormat.PY
+    status = VersionStatus.ACTIVE
+
+
+class LadderFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Ladder
+        django_get_or_create = ("slug",)
+
+    slug = factory.Sequence(lambda n: f"ladder-{n}")
+    name = factory.LazyAttribute(lambda o: o.slug.replace("-", " ").title())
+    rules = "classic"
+    seats = 2
+    options = factory.LazyAttribute(lambda o: {"neutral_dice": False, "chips": False})
+
+
+class RatingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rating
+
+    ladder = factory.SubFactory(LadderFactory)
+    bot_version = factory.SubFactory(BotVersionFactory)
+    bot = factory.LazyAttribute(lambda o: o.bot_version.bot)
+
+
+class MatchFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Match
+
+    ladder = factory.SubFactory(LadderFactory)
+    seed = factory.Sequence(lambda n: n)
+
+
+class ParticipantFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Participant
+
+    match = factory.SubFactory(MatchFactory)
+    seat = 0
+    bot_version = factory.SubFactory(BotVersionFactory)
+
+
+def finished_match(
+    ladder: Ladder, versions: list[BotVersion], ranks: list[int], **fields: Any
+) -> Match:
+    """A finished, unrated match with ``versions`` at seats 0.. ranked ``ranks``."""
+    now = timezone.now()
+    values: dict[str, Any] = {
+        "status": MatchStatus.FINISHED,
+        "attempts": 1,
+        "started_at": now,
+        "finished_at": now,
+        **fields,
+    }
+    match = MatchFactory(ladder=ladder, **values)
+    for seat, (version, rank) in enumerate(zip(versions, ranks, strict=True)):
+        ParticipantFactory(match=match, seat=seat, bot_version=version, rank=rank, money=0)
+    return match

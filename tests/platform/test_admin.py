@@ -1,0 +1,101 @@
+"""The admin: carol the organiser manages ladders, bots and matches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from arena.bots.models import VersionStatus
+from arena.matches.models import MatchStatus
+
+from .factories import BotFactory, BotVersionFactory, LadderFactory, MatchFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def carol_client(carol: Any) -> Client:
+    client = Client()
+    client.force_login(carol)
+    return client
+
+
+@pytest.fixture
+def world(alice: Any, bob: Any) -> dict[str, Any]:
+    ladder = LadderFactory(slug="classic-2")
+    shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    return {
+        "ladder": ladder,
+        "shark": shark,
+        "match": finished_match(ladder, [shark, turtle], [1, 2]),
+    }
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "ladders/ladder/",
+        "ladders/ladder/{ladder}/change/",
+        "ladders/rating/",
+        "bots/bot/",
+        "bots/bot/{bot}/change/",
+        "bots/botversion/",
+        "bots/botversion/{version}/change/",
+        "matches/match/",
+        "matches/match/{match}/change/",
+        "players/user/",
+    ],
+)
+def test_admin_pages_open(carol_client: Client, world: dict[str, Any], page: str) -> None:
+    url = "/admin/" + page.format(
+        ladder=world["ladder"].pk,
+        bot=world["shark"].bot_id,
+        version=world["shark"].pk,
+        match=world["match"].pk,
+    )
+    assert carol_client.get(url).status_code == 200
+
+
+def test_carol_adds_a_ladder_and_a_bad_rule_id_is_explained(carol_client: Client) -> None:
+    form = {
+        "slug": "royal",
+        "name": "Royal",
+        "rules": "poker",
+        "seats": 4,
+        "options": "{}",
+        "time_per_decision_ms": 1000,
+        "time_bank_ms": 10000,
+        "memory_mb": 256,
+        "is_open": "on",
+    }
+    refused = carol_client.post("/admin/ladders/ladder/add/", form)
+    assert refused.status_code == 200
+    assert "unknown rule system" in refused.content.decode()
+
+    accepted = carol_client.post("/admin/ladders/ladder/add/", {**form, "rules": "classic"})
+    assert accepted.status_code == 302
+
+
+def test_carol_cancels_matches_and_retires_versions(
+    carol_client: Client, world: dict[str, Any]
+) -> None:
+    queued = MatchFactory(ladder=world["ladder"])
+    response = carol_client.post(
+        "/admin/matches/match/",
+        {"action": "cancel", "_selected_action": [queued.pk, world["match"].pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    queued.refresh_from_db()
+    assert queued.status == MatchStatus.CANCELLED
+    assert "finished: it cannot become cancelled" in response.content.decode()
+
+    carol_client.post(
+        "/admin/bots/botversion/",
+        {"action": "retire", "_selected_action": [world["shark"].pk]},
+    )
+    world["shark"].refresh_from_db()
+    assert world["shark"].status == VersionStatus.RETIRED

@@ -1,0 +1,133 @@
+"""The JSON API: uploads, leaderboards with the provisional mark, matches, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from arena.ladders.services import ratings_apply
+
+from .factories import BotFactory, BotVersionFactory, LadderFactory, RatingFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+GOOD = b"def act(observation):\n    return observation['legal_actions'][0]\n"
+
+
+def client_for(user: Any | None = None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def test_alice_uploads_a_bot_and_then_a_new_version(
+    alice: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    api = client_for(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(
+            "/api/bots/",
+            {"name": "shark", "file": SimpleUploadedFile("shark.py", GOOD)},
+            format="multipart",
+        )
+    assert first.status_code == 201, first.content
+    # Answered before the commit: validation runs after it (eagerly in tests).
+    assert (first.json()["number"], first.json()["status"]) == (1, "pending")
+
+    bot_id = api.get("/api/bots/").json()["results"][0]["id"]
+    with django_capture_on_commit_callbacks(execute=True):
+        second = api.post(
+            f"/api/bots/{bot_id}/versions/",
+            {"file": SimpleUploadedFile("shark.py", GOOD + b"# v2\n")},
+            format="multipart",
+        )
+    assert second.status_code == 201 and second.json()["number"] == 2
+
+    detail = client_for().get(f"/api/bots/{bot_id}/").json()
+    assert [v["number"] for v in detail["versions"]] == [2, 1]
+    assert [v["status"] for v in detail["versions"]] == ["active", "retired"]
+
+
+def test_a_bad_upload_answers_400_with_its_code_and_message(alice: Any) -> None:
+    response = client_for(alice).post(
+        "/api/bots/",
+        {"name": "shark", "file": SimpleUploadedFile("shark.exe", b"MZ")},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "upload_type"
+    assert "single .py file" in response.json()["detail"]
+
+
+def test_a_too_large_upload_is_refused_before_it_is_read(alice: Any, settings: Any) -> None:
+    settings.ARENA_UPLOAD_MAX_BYTES = 1000
+    response = client_for(alice).post(
+        "/api/bots/",
+        {"name": "shark", "file": SimpleUploadedFile("shark.py", b"#" * 5000)},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "upload_too_large"
+    assert "4.9 KiB, above the 1000 bytes upload limit" in response.json()["detail"]
+
+
+def test_bob_cannot_upload_to_alices_bot_and_strangers_cannot_upload(alice: Any, bob: Any) -> None:
+    bot = BotFactory(owner=alice, name="shark")
+    upload = {"file": SimpleUploadedFile("x.py", GOOD)}
+    assert client_for(bob).post(f"/api/bots/{bot.pk}/versions/", upload).status_code == 404
+    assert client_for().post("/api/bots/", {"name": "x"}).status_code == 403
+
+
+def test_private_bots_are_hidden_from_others(alice: Any, bob: Any) -> None:
+    bot = BotFactory(owner=alice, name="secret", visibility="private")
+    assert client_for(bob).get(f"/api/bots/{bot.pk}/").status_code == 404
+    assert client_for(alice).get(f"/api/bots/{bot.pk}/").status_code == 200
+    assert client_for().get("/api/bots/").json()["count"] == 0
+
+
+def test_leaderboard_marks_provisional_ratings(alice: Any, bob: Any) -> None:
+    ladder = LadderFactory(slug="classic-2")
+    shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    RatingFactory(ladder=ladder, bot_version=turtle, rating=1600, rated_matches=45)
+    ratings_apply(match=finished_match(ladder, [shark, turtle], ranks=[1, 2]))
+
+    rows = client_for().get("/api/ladders/classic-2/leaderboard/").json()["results"]
+
+    # E(turtle) = 0.640065: turtle 16 * -0.640065 = -10.24; shark 48 * 0.640065 = +30.72.
+
+    assert [(r["bot"], r["display"], r["provisional"]) for r in rows] == [
+        ("turtle", "1590", False),
+        ("shark", "1531?", True),
+    ]
+
+
+def test_ladder_list_and_matches(alice: Any, bob: Any) -> None:
+    ladder = LadderFactory(slug="classic-2")
+    shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    match = finished_match(ladder, [shark, turtle], ranks=[2, 1])
+    ratings_apply(match=match)
+    api = client_for()
+
+    assert [row["slug"] for row in api.get("/api/ladders/").json()] == ["classic-2"]
+    page = api.get("/api/ladders/classic-2/matches/").json()
+    assert [m["id"] for m in page["results"]] == [match.pk]
+    detail = api.get(f"/api/matches/{match.pk}/").json()
+    assert detail["rated"] is True
+    assert [(p["bot"], p["rank"], p["rating_after"]) for p in detail["participants"]] == [
+        ("shark", 2, 1476.0),
+        ("turtle", 1, 1524.0),
+    ]
+    assert api.get("/api/matches/999999/").status_code == 404
+    assert api.get("/api/ladders/nope/leaderboard/").status_code == 404
+
+
+def test_schema_and_health() -> None:
+    api = client_for()
+    assert api.get("/api/schema/").status_code == 200
+    assert api.get("/healthz").json() == {"status": "ok"}

@@ -1,0 +1,270 @@
+"""Applying ratings: K switch, provisional mark, inheritance, exactly once, finish order, locks."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from arena.bots.models import VersionStatus
+from arena.ladders import services as ladder_services
+from arena.ladders.elo import SeatRating, k_factor, seat_changes
+from arena.ladders.models import Rating, RatingChange
+from arena.ladders.services import ratings_apply
+from arena.matches.models import Match
+
+from .conftest import needs_postgres
+from .factories import BotFactory, BotVersionFactory, LadderFactory, RatingFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+
+def rating_of(version: Any, ladder: Any) -> Rating:
+    return Rating.objects.get(bot_version=version, ladder=ladder)
+
+
+@pytest.fixture
+def ladder() -> Any:
+    return LadderFactory(slug="classic-2")
+
+
+@pytest.fixture
+def alice_bot(alice: Any) -> Any:
+    return BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+
+
+@pytest.fixture
+def bob_bot(bob: Any) -> Any:
+    return BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+
+
+def test_first_match_creates_ratings_history_and_participant_ratings(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    match = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2])
+
+    assert ratings_apply(match=match) == [match.pk]
+
+    alice_rating, bob_rating = rating_of(alice_bot, ladder), rating_of(bob_bot, ladder)
+    assert (alice_rating.rating, bob_rating.rating) == (1524.0, 1476.0)
+    assert (alice_rating.rated_matches, bob_rating.rated_matches) == (1, 1)
+    assert alice_rating.display == "1524?"
+    change = RatingChange.objects.get(rating=alice_rating)
+    assert (change.match_id, change.rating_before, change.rating_after) == (match.pk, 1500, 1524)
+    assert (change.k, change.matches_before) == (48, 0)
+    seats = {p.seat: p for p in match.participants.all()}
+    assert (seats[0].rating_before, seats[0].rating_after) == (1500, 1524)
+    assert (seats[1].rating_before, seats[1].rating_after) == (1500, 1476)
+    match.refresh_from_db()
+    assert match.rated_at is not None
+
+
+def test_k_drops_from_48_to_16_at_the_30th_rated_match(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1500, rated_matches=29)
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=100)
+
+    ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
+    alice_rating = rating_of(alice_bot, ladder)
+    # Her 30th match still counts with K=48 (29 before it): +24.
+    assert (alice_rating.rating, alice_rating.rated_matches) == (1524.0, 30)
+    assert alice_rating.display == "1524"  # no longer provisional
+    assert rating_of(bob_bot, ladder).rating == 1492.0  # bob is established: K=16
+
+    ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
+    alice_rating.refresh_from_db()
+    expected = seat_changes(
+        [
+            SeatRating("a", 1524.0, 1, k_factor(30)),
+            SeatRating("b", 1492.0, 2, k_factor(101)),
+        ]
+    )
+    assert alice_rating.rating == pytest.approx(1524.0 + expected[0])
+    assert RatingChange.objects.filter(rating=alice_rating).order_by("id").last().k == 16
+
+
+def test_new_version_starts_from_its_parent_and_is_provisional_again(
+    ladder: Any, alice: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1700, rated_matches=80)
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1700, rated_matches=80)
+    alice_bot.status = VersionStatus.RETIRED
+    alice_bot.save()
+    v2 = BotVersionFactory(bot=alice_bot.bot, number=2, parent=alice_bot)
+
+    ratings_apply(match=finished_match(ladder, [v2, bob_bot], ranks=[1, 2]))
+
+    v2_rating = rating_of(v2, ladder)
+    # Starts at 1700 with 0 rated matches: K=48 against bob's K=16.
+    assert v2_rating.rating == 1724.0
+    assert v2_rating.rated_matches == 1 and v2_rating.display == "1724?"
+    assert rating_of(bob_bot, ladder).rating == 1692.0
+    assert rating_of(alice_bot, ladder).rating == 1700  # the parent's row is untouched
+
+
+def test_inheritance_skips_an_unrated_failed_version(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1650, rated_matches=40)
+    v2 = BotVersionFactory(
+        bot=alice_bot.bot, number=2, parent=alice_bot, status=VersionStatus.FAILED
+    )
+    alice_bot.status = VersionStatus.RETIRED
+    alice_bot.save()
+    v3 = BotVersionFactory(bot=alice_bot.bot, number=3, parent=v2)
+
+    ratings_apply(match=finished_match(ladder, [v3, bob_bot], ranks=[2, 1]))
+
+    assert RatingChange.objects.get(rating__bot_version=v3).rating_before == 1650
+
+
+def test_applying_the_same_match_twice_changes_nothing(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    match = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2])
+    assert ratings_apply(match=match) == [match.pk]
+    before = list(Rating.objects.order_by("id").values_list("rating", "rated_matches"))
+
+    assert ratings_apply(match=match) == []
+    assert ratings_apply(match=Match.objects.get(pk=match.pk)) == []
+
+    assert list(Rating.objects.order_by("id").values_list("rating", "rated_matches")) == before
+    assert RatingChange.objects.count() == 2
+
+
+def test_unfinished_match_is_not_rated(ladder: Any, alice_bot: Any, bob_bot: Any) -> None:
+    match = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2], status="running")
+    assert ratings_apply(match=match) == []
+    assert not Rating.objects.exists()
+
+
+def test_ratings_follow_finish_order_when_tasks_run_out_of_order(
+    ladder: Any, alice_bot: Any, bob_bot: Any, house: Any
+) -> None:
+    house_bot = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
+    now = timezone.now()
+    first = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2], finished_at=now)
+    second = finished_match(
+        ladder, [bob_bot, house_bot], ranks=[1, 2], finished_at=now + timedelta(seconds=1)
+    )
+
+    # The second match's task runs first: it rates the earlier match first.
+    assert ratings_apply(match=second) == [first.pk, second.pk]
+    assert ratings_apply(match=first) == []
+
+    # bob: -24 in the first match, then beats the house bot from 1476.
+    bob_after_first = 1476.0
+    expected = seat_changes(
+        [SeatRating("b", bob_after_first, 1, 48), SeatRating("h", 1500.0, 2, 48)]
+    )
+    assert rating_of(bob_bot, ladder).rating == pytest.approx(bob_after_first + expected[0])
+
+
+def test_a_version_at_two_seats_is_rated_once_per_match(house: Any, alice_bot: Any) -> None:
+    ladder = LadderFactory(slug="classic-3", seats=3)
+    house_bot = BotVersionFactory(bot=BotFactory(owner=house, name="random"))
+
+    ratings_apply(match=finished_match(ladder, [alice_bot, house_bot, house_bot], ranks=[1, 2, 3]))
+
+    house_rating = rating_of(house_bot, ladder)
+    assert house_rating.rated_matches == 1
+    assert house_rating.rating == 1500 - 12 - 12
+    assert house_rating.changes.count() == 1
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def _in_threads(*calls: Any) -> list[Any]:
+    """Run each call in its own thread (own database connection), all at once."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(index: int, call: Any) -> None:
+        try:
+            barrier.wait()
+            results[index] = call()
+        except BaseException as error:  # reported to the test below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return results
+
+
+@pytest.fixture
+def slow_rating(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hold the lock a little longer, so the two threads really overlap."""
+    real = ladder_services._rate_one
+
+    def slow(match: Match) -> None:
+        time.sleep(0.2)
+        real(match)
+
+    monkeypatch.setattr(ladder_services, "_rate_one", slow)
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_connections_rating_different_matches_apply_both_in_finish_order(
+    slow_rating: None, alice: Any, bob: Any, house: Any
+) -> None:
+    ladder = LadderFactory(slug="classic-2")
+    alice_bot = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    bob_bot = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    house_bot = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
+    now = timezone.now()
+    first = finished_match(ladder, [alice_bot, bob_bot], ranks=[2, 1], finished_at=now)
+    second = finished_match(
+        ladder, [bob_bot, house_bot], ranks=[2, 1], finished_at=now + timedelta(seconds=1)
+    )
+
+    results = _in_threads(
+        lambda: ratings_apply(match=Match.objects.get(pk=second.pk)),
+        lambda: ratings_apply(match=Match.objects.get(pk=first.pk)),
+    )
+
+    # Whichever thread got the lock first, each match was rated exactly once, in order.
+    rated = sorted(pk for result in results for pk in result)
+    assert rated == [first.pk, second.pk]
+    assert RatingChange.objects.count() == 4
+    bob_rating = rating_of(bob_bot, ladder)
+    assert bob_rating.rated_matches == 2
+    # bob won the first (+24 -> 1524), then lost to the house bot at 1500.
+    expected = seat_changes([SeatRating("b", 1524.0, 2, 48), SeatRating("h", 1500.0, 1, 48)])
+    assert bob_rating.rating == pytest.approx(1524.0 + expected[0])
+    changes = list(bob_rating.changes.order_by("id").values_list("match_id", flat=True))
+    assert changes == [first.pk, second.pk]
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_connections_rating_the_same_match_apply_it_once(
+    slow_rating: None, alice: Any, bob: Any
+) -> None:
+    ladder = LadderFactory(slug="classic-2")
+    alice_bot = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    bob_bot = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    match = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2])
+
+    results = _in_threads(
+        lambda: ratings_apply(match=Match.objects.get(pk=match.pk)),
+        lambda: ratings_apply(match=Match.objects.get(pk=match.pk)),
+    )
+
+    assert sorted(results, key=len) == [[], [match.pk]]
+    assert rating_of(alice_bot, ladder).rating == 1524.0
+    assert RatingChange.objects.count() == 2

@@ -1,0 +1,168 @@
+"""Settings from the environment, the embedded defaults, and the Celery app's delivery rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.celery import app
+
+REPO_DIR = Path(__file__).resolve().parents[2]
+
+SHOW = """
+import json
+from django.conf import settings
+from arena.celery import app
+db = settings.DATABASES["default"]
+print(json.dumps({
+    "engine": db["ENGINE"], "name": str(db["NAME"]), "host": db.get("HOST", ""),
+    "broker": app.conf.broker_url, "transport": app.conf.broker_transport_options,
+    "backend": app.conf.result_backend, "debug": settings.DEBUG,
+    "hosts": settings.ALLOWED_HOSTS, "media": str(settings.MEDIA_ROOT),
+    "storage": settings.STORAGES["default"],
+    "secret": settings.SECRET_KEY,
+}))
+"""
+
+# Variables a developer's shell or CI might carry that would change the outcome.
+_CLEARED = (
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "MEDIA_ROOT",
+    "STORAGE_BACKEND",
+    "STORAGE_OPTIONS",
+    "CELERY_TASK_ALWAYS_EAGER",
+)
+
+
+def settings_in_subprocess(data_dir: Path, **env: str) -> dict[str, object]:
+    clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    clean.update(
+        ARENA_DATA_DIR=str(data_dir),
+        DJANGO_SETTINGS_MODULE="arena.settings",
+        PYTHONPATH=os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
+        **env,
+    )
+    code = "import django; django.setup()\n" + SHOW
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_with_nothing_set_everything_lives_in_the_data_dir(tmp_path: Path) -> None:
+    shown = settings_in_subprocess(tmp_path)
+
+    assert shown["engine"] == "django.db.backends.sqlite3"
+    assert shown["name"] == str(tmp_path / "arena.sqlite3")
+    assert shown["broker"] == "filesystem://"
+    transport = shown["transport"]
+    assert isinstance(transport, dict)
+    assert transport["data_folder_in"] == str(tmp_path / "broker" / "queue")
+    assert (tmp_path / "broker" / "queue").is_dir()
+    assert shown["backend"] == f"file://{tmp_path / 'celery-results'}"
+    assert shown["media"] == str(tmp_path / "media")
+    assert shown["debug"] is False
+    # A random secret key is kept in the data dir, the same on every start.
+    assert shown["secret"] == (tmp_path / "secret_key").read_text().strip()
+    assert settings_in_subprocess(tmp_path)["secret"] == shown["secret"]
+    assert (tmp_path / ".gitignore").read_text() == "*\n"
+
+
+def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
+    shown = settings_in_subprocess(
+        tmp_path,
+        DATABASE_URL="postgres://arena:pw@db.internal:5432/arena",
+        CELERY_BROKER_URL="redis://redis:6379/0",
+        CELERY_RESULT_BACKEND="redis://redis:6379/1",
+        SECRET_KEY="from-the-vault",
+        DEBUG="true",
+        ALLOWED_HOSTS="arena.example.org, www.arena.example.org",
+        STORAGE_BACKEND="storages.backends.s3.S3Storage",
+        STORAGE_OPTIONS='{"bucket_name": "arena"}',
+    )
+
+    assert (shown["engine"], shown["host"]) == ("django.db.backends.postgresql", "db.internal")
+    assert shown["broker"] == "redis://redis:6379/0"
+    assert shown["transport"] == {"visibility_timeout": 3600}
+    assert shown["backend"] == "redis://redis:6379/1"
+    assert shown["secret"] == "from-the-vault" and shown["debug"] is True
+    assert shown["hosts"] == ["arena.example.org", "www.arena.example.org"]
+    assert shown["storage"] == {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"bucket_name": "arena"},
+    }
+    assert not (tmp_path / "secret_key").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("DEBUG", "maybe", "DEBUG='maybe': expected one of 1/0"),
+        ("ARENA_UPLOAD_MAX_FILES", "lots", "expected an integer"),
+        ("STORAGE_OPTIONS", "[1]", "expected a JSON object"),
+    ],
+)
+def test_a_bad_variable_is_named_in_the_error(
+    tmp_path: Path, name: str, value: str, words: str
+) -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    clean.update(
+        {
+            "ARENA_DATA_DIR": str(tmp_path),
+            "DJANGO_SETTINGS_MODULE": "arena.settings",
+            "PYTHONPATH": os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
+            name: value,
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert words in done.stderr
+
+
+def test_tasks_are_acknowledged_late_and_never_lost_with_a_dying_worker() -> None:
+    assert app.main == "arena"
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+    assert app.conf.worker_prefetch_multiplier == 1
+
+
+def test_beat_schedules_name_registered_tasks() -> None:
+    app.loader.import_default_modules()
+    for entry in app.conf.beat_schedule.values():
+        assert entry["task"] in app.tasks
+
+
+def test_compose_runs_every_process_from_one_image_with_settings_from_env() -> None:
+    yaml = pytest.importorskip("yaml")
+    compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
+    services = compose["services"]
+
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    for name in ("migrate", "web", "worker", "beat"):
+        service = services[name]
+        assert (REPO_DIR / service["build"]["dockerfile"]).exists()
+        env = service["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["CELERY_BROKER_URL"].startswith("redis://")
+        assert "media:/data/media" in service["volumes"]
+    assert services["web"]["command"][0] == "gunicorn"
+    assert services["worker"]["command"][:4] == ["celery", "-A", "arena", "worker"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
