@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bots_sdk.launcher import HOUSE_BOTS, BotSpec, house_bot
 from bots_sdk.protocol import Limits
-from bots_sdk.referee import GameRecord, Match, play_series
+from bots_sdk.referee import GameRecord, Match
 from vegas_engine import RULE_SYSTEMS, describe
 
 
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
 @pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))
-def test_every_house_bot_plays_every_rule_system(rules: str) -> None:
+def test_every_house_bot_plays_every_rule_system(rules: str, sandboxed: bool) -> None:
     system = RULE_SYSTEMS[rules]
     seats = min(3, system.seats[-1]) if 3 in system.seats else system.seats[0]
     names = list(HOUSE_BOTS)[:seats]
+    # House bots normally run bare (they are the platform's code); sandboxed, they
+    # prove the sandbox's runtime carries everything a real bot may import.
+    bots = [replace(house_bot(name), trusted=not sandboxed) for name in names]
     # Short decisions keep montecarlo quick; it must still answer in time.
     limits = Limits(decision_ms=200, bank_ms=20_000)
-    records = play_series([house_bot(name) for name in names], [describe(rules, seats, 1)], limits)
+    with Match(bots, limits) as match:
+        records = [match.play(describe(rules, seats, 1), list(range(seats)))]
+    assert [outcome.trusted for outcomes in match.outcomes for outcome in outcomes] == [
+        not sandboxed
+    ] * seats
     for record in records:
         assert not record.faults, [f.describe() for f in record.faults]
         for seat in record.seats:
