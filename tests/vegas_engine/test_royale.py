@@ -127,7 +127,7 @@ def position(
     seen["current_player"] = mover
     seen["to_move"] = [mover]
     seen["decision"] = "place"
-    seen["context"] = []
+    seen["context"] = {}
     seen["pending"] = []
     seen["round"] = round_number
     seen["start_player"] = start

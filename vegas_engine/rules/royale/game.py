@@ -125,6 +125,16 @@ OP_TURN, OP_KNOCKOUT, OP_KNOCKOUT_BACK, OP_BEFORE, OP_PAYOUT, OP_ROUND_END = ran
 OP_NAMES = ("turn", "knockout", "knockout_back", "before_payout", "payout", "round_end")
 Frame = tuple[int, ...]
 
+#: The named fields of each frame in observations' ``pending``.
+FRAME_FIELDS: dict[int, tuple[str, ...]] = {
+    OP_TURN: ("seat",),
+    OP_KNOCKOUT: ("opponent", "activator", "casino"),
+    OP_KNOCKOUT_BACK: ("seat",),
+    OP_BEFORE: ("casino",),
+    OP_PAYOUT: ("casino",),
+    OP_ROUND_END: (),
+}
+
 # Actions.
 PLACE_ACTIONS: tuple[Action, ...] = tuple(f"place {face}" for face in range(7))
 PLACE_FACE: dict[Action, int] = {PLACE_ACTIONS[face]: face for face in range(1, 7)}
@@ -1543,9 +1553,13 @@ class RoyaleGame(State):
             "to_move": list(self.to_move()),
             "decision": self._ask.value,
             "current_player": None if over else self._current,
-            "context": list(self._ctx),
+            # A finished game keeps its last frame internally; it has no decision to explain.
+            "context": {} if over else _named(_context_fields(self._ask), self._ctx),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
-            "pending": [[OP_NAMES[frame[0]], *frame[1:]] for frame in self._stack],
+            "pending": [
+                {"step": OP_NAMES[frame[0]], **_named(FRAME_FIELDS[frame[0]], frame[1:])}
+                for frame in self._stack
+            ],
             "roll": _roll_json(self._arena),
             "placed": None
             if placed[0] < 0
@@ -1619,8 +1633,11 @@ class RoyaleGame(State):
         state._start = observation["start_player"]
         state._ask = D(observation["decision"])
         state._current = observation["current_player"] or 0
-        state._ctx = tuple(observation["context"])
-        state._stack = [(OP_NAMES.index(frame[0]), *frame[1:]) for frame in observation["pending"]]
+        state._ctx = _unnamed(_context_fields(state._ask), observation["context"])
+        state._stack = []
+        for frame in observation["pending"]:
+            op = OP_NAMES.index(frame["step"])
+            state._stack.append((op, *_unnamed(FRAME_FIELDS[op], frame)))
         arena = [0] * 14
         for kind, faces in observation["roll"].items():
             for face in faces:
@@ -1843,3 +1860,27 @@ _ACTIVATIONS: tuple[Activation, ...] = (
     RoyaleGame._nice_dice,  # H1
     RoyaleGame._my_choice,  # H2
 )
+
+
+def _context_fields(ask: Decision) -> tuple[str, ...]:
+    """The named fields of a decision's context in observations."""
+    if ask in (D.PLACE, D.POWER, D.NONE):
+        return ()
+    return {
+        D.GUESS: ("hider", "casino"),
+        D.BAR: ("activator", "casino"),
+        D.SPLIT: ("casino", "winner"),
+        D.PILE: ("casino", "splitter"),
+    }.get(ask, ("casino",))
+
+
+def _named(fields: tuple[str, ...], values: Iterable[int]) -> dict[str, int]:
+    """Engine frame values by name; casinos count 1-6 outside the engine, as everywhere."""
+    return {
+        name: value + 1 if name == "casino" else value
+        for name, value in zip(fields, values, strict=True)
+    }
+
+
+def _unnamed(fields: tuple[str, ...], named: Mapping[str, int]) -> tuple[int, ...]:
+    return tuple(named[name] - 1 if name == "casino" else named[name] for name in fields)
