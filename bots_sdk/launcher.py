@@ -78,7 +78,9 @@ def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
         return BotSpec(name=path.name, bot_dir=path, main="main.py", trusted=trusted)
     if path.is_file():
         if path.suffix == ".py":
-            return BotSpec(name=path.stem, bot_dir=path.parent, main=path.name, trusted=trusted)
+            # A folder's main.py is that folder's bot: name it after the folder.
+            name = path.parent.name if path.name == "main.py" else path.stem
+            return BotSpec(name=name, bot_dir=path.parent, main=path.name, trusted=trusted)
         if os.access(path, os.X_OK):
             return BotSpec(
                 name=path.name,
