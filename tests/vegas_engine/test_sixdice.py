@@ -83,3 +83,41 @@ def test_the_one_armed_bandit_is_stocked_with_two_bills() -> None:
     events = finished_events({"slot_machine": True}, 6, 4)
     bandit = [e for e in events if e["type"] == "stock" and e["casino"] == 7]
     assert len(bandit) == 3 and all(len(e["notes"]) == 2 for e in bandit)
+
+
+def award(counts: list[int], bills: list[int]) -> list[tuple[int, int]]:
+    """Who takes which bill at a casino: the ranking paired with the bills, highest first."""
+    ranked, _ = rank_casino(counts)
+    return list(zip(ranked, sorted(bills, reverse=True), strict=False))
+
+
+def test_004_payout_example_1_anna_80k_and_denny_30k() -> None:
+    # After tie example 2: Anna 4 (with her Biggie), Ben and Carla cancelled, Denny 1.
+    assert award([4, 3, 3, 1], [30_000, 80_000]) == [(ANNA, 80_000), (DENNY, 30_000)]
+
+
+def test_004_payout_example_3_carla_70k_ben_20k_denny_nothing() -> None:
+    assert award([0, 2, 3, 1], [70_000, 20_000]) == [(CARLA, 70_000), (BEN, 20_000)]
+
+
+def test_004_neutral_example_1_white_takes_80k_to_the_box_and_ben_30k() -> None:
+    neutral = 4  # with four seats the neutral dice are owner 4
+    assert award([0, 1, 0, 0, 3], [80_000, 30_000]) == [(neutral, 80_000), (BEN, 30_000)]
+
+
+def test_004_neutral_example_2_carla_70k_green_40k_anna_nothing() -> None:
+    neutral = 4
+    assert award([1, 0, 3, 0, 2], [70_000, 40_000]) == [(CARLA, 70_000), (neutral, 40_000)]
+
+
+def test_neutral_winnings_go_to_the_box_in_a_real_game() -> None:
+    neutral_wins = 0
+    for seed in range(10):
+        for event in finished_events({"neutral_dice": True}, 2, seed):
+            if event["type"] == "payout":
+                for award_ in event["awards"]:
+                    if award_["owner"] == "neutral":
+                        neutral_wins += 1
+                        assert award_["note"] in event["returned"]
+                        assert event["returned_to"] == "box"
+    assert neutral_wins > 0
