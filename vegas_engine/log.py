@@ -14,6 +14,7 @@ from typing import Any
 from .description import GameDescription
 from .errors import CorruptLogError, InvalidDescriptionError
 from .registry import describe
+from .rules.royale.game import ROYALE_EVENTS
 from .state import JsonDict, State
 from .version import __version__
 
@@ -47,23 +48,8 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "play": ("seat", "cards"),
     "discard": ("seat", "cards"),
     "finish": ("seat", "cards_placed"),
-    # royale (vegas_engine/rules/royale/game.py ROYALE_EVENTS documents each field)
-    "tile_setup": ("casino", "tile", "name"),
-    "chips_dealt": ("round", "chips"),
-    "chip_pass": ("seat", "chips"),
-    "activate": ("seat", "casino", "tile"),
-    "black_dice": ("seat", "tile", "dice"),
-    "reward": ("seat", "chips", "money", "source"),
-    "bank_payment": ("seat", "due", "money", "chips", "source"),
-    "lucky_punch": ("seat", "guesser", "tokens", "guess", "won"),
-    "jackpot_roll": ("seat", "dice", "hit", "pot"),
-    "fifty_fifty": ("seat", "call", "dice", "step", "outcome"),
-    "token": ("tile", "holder", "casino"),
-    "no_entry": ("seat", "closed", "track"),
-    "move": ("owner", "die", "count", "from", "to"),
-    "bad_luck": ("casino", "counts", "seats"),
-    "black_box": ("casino", "winner", "splitter", "piles", "pick"),
-    "side_bet": ("casino", "counts", "cancelled", "awards"),
+    # royale's own events, each documented where they are made
+    **ROYALE_EVENTS,
     "round_end": ("round", "money"),
     "game_end": ("result",),
 }
