@@ -95,7 +95,9 @@ class _Connection:
                 selector.register(self.exit_fd, selectors.EVENT_READ)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not selector.select(remaining):
-                    raise _BotFault(FaultKind.TIMEOUT, "did not read its input before the deadline")
+                    raise self.silence_cause(
+                        _BotFault(FaultKind.TIMEOUT, "did not read its input before the deadline")
+                    )
 
     # ----------------------------------------------------------------- read
     def pop_line(self) -> bytes | None:
@@ -178,6 +180,24 @@ class _Connection:
             if line is not None:
                 return line
 
+    def silence_cause(self, fault: _BotFault) -> _BotFault:
+        """The exact fault of a bot that went silent: it may have closed a pipe.
+
+        A sandboxed bot that closes stdout or stdin causes no EOF or EPIPE
+        (bubblewrap's own processes keep both pipes open), so the sandbox is
+        asked which pipes the bot's processes still hold.
+        """
+        closed = self.process.closed_pipes()
+        if closed is not None:
+            stdin_closed, stdout_closed = closed
+            if stdout_closed:
+                message = "closed its stdout but kept running"
+                return _BotFault(FaultKind.CLOSED_STDOUT, message, fault.sent)
+            if stdin_closed:
+                message = "closed its stdin but kept running"
+                return _BotFault(FaultKind.CLOSED_STDIN, message, fault.sent)
+        return fault
+
     def _ended_or(self, kind: FaultKind, message: str, sent: bytes | None = None) -> NoReturn:
         """A pipe closed: the process ended (kind from its status) or closed it."""
         with selectors.DefaultSelector() as selector:
@@ -188,11 +208,17 @@ class _Connection:
 
     def close(self, timeout: float = 0.0) -> sandbox.ProcessOutcome:
         process = self.process
-        if process.trusted and process.poll() is not None:
-            # The bot ended, but processes it started may live on in its process
-            # group (the sandbox kills only a group whose leader still runs).
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+        if process.poll() is not None:
+            if process.trusted:
+                # The bot ended, but processes it started may live on in its process
+                # group (the sandbox kills only a group whose leader still runs).
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+        elif timeout <= 0:
+            # Killed now, before its stdin closes: else a bot that exits at end of
+            # input could win the race, and its record would say "exit status 0"
+            # or "killed by SIGKILL" by chance.
+            process.kill()
         return process.close(timeout=timeout, stderr_bytes=STDERR_KEPT_BYTES)
 
 
@@ -392,6 +418,8 @@ class _Game:
                 seat = launching[connection]
                 if isinstance(reply, _BotFault):
                     if reply.kind is FaultKind.STARTUP_TIMEOUT:
+                        reply = connection.silence_cause(reply)
+                    if reply.kind is FaultKind.STARTUP_TIMEOUT:
                         reply.message = f"no ready line within {self.limits.startup_ms} ms"
                     self._fault(seat, reply, None, _ms(time.monotonic() - connection.started))
                     continue
@@ -475,6 +503,8 @@ class _Game:
             connection, message, sent = asked
             reply = replies[connection]
             if isinstance(reply, _BotFault):
+                if reply.kind is FaultKind.TIMEOUT:
+                    reply = connection.silence_cause(reply)
                 if reply.kind is FaultKind.TIMEOUT and self.limits.decision_ms > self.bank_ms[seat]:
                     reply.kind = FaultKind.TIME_BANK
                     reply.message = f"used up its time bank ({self.limits.bank_ms} ms per game)"

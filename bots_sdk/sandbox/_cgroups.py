@@ -140,6 +140,10 @@ class BotCgroup(ABC):
     def is_empty(self) -> bool: ...
 
     @abstractmethod
+    def pids(self) -> list[int]:
+        """The (host) pids of the processes in the cgroup now."""
+
+    @abstractmethod
     def stats(self) -> CgroupStats: ...
 
     @abstractmethod
@@ -253,6 +257,9 @@ class _V2Cgroup(BotCgroup):
             with contextlib.suppress(OSError):
                 _write(f"{self.path}/cgroup.freeze", "0")
 
+    def pids(self) -> list[int]:
+        return _pids_in(f"{self.path}/cgroup.procs")
+
     def is_empty(self) -> bool:
         events = _read_or_none(f"{self.path}/cgroup.events")
         if events is None:
@@ -350,6 +357,9 @@ class _V1Cgroup(BotCgroup):
             if not pids:
                 break
             _kill_each(pids)
+
+    def pids(self) -> list[int]:
+        return _pids_in(self._procs)
 
     def is_empty(self) -> bool:
         return not _pids_in(self._procs)

@@ -196,6 +196,8 @@ class BotProcess:
         self._outcome: ProcessOutcome | None = None
         self._status_lost = False
         self._pidfd = os.pidfd_open(popen.pid)
+        #: the pipes' inodes, to find which processes hold their other ends
+        self._pipe_inodes = (os.fstat(stdin.fileno()).st_ino, os.fstat(stdout.fileno()).st_ino)
 
     # -------------------------------------------------------------- state
     def poll(self) -> int | None:
@@ -237,6 +239,36 @@ class BotProcess:
         else:  # its process group (a pgid is not reused while the group lives)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
+
+    def closed_pipes(self) -> tuple[bool, bool] | None:
+        """Whether the bot closed its stdin, its stdout: ``(stdin, stdout)``.
+
+        Sandboxed, bubblewrap's own two processes (the monitor and the pid-1
+        reaper) hold the bot's stdin and stdout for its whole life, so a bot
+        that closes them causes no EOF or EPIPE: this looks at the pipes
+        held by the bot's processes (everything in its cgroup but those
+        two). None when it cannot tell: trusted (the pipes themselves tell),
+        ended, or no process of the bot running.
+        """
+        if self._cgroup is None or self._outcome is not None:
+            return None
+        held: set[str] = set()
+        found = False
+        for pid in self._cgroup.pids():
+            if pid == self.pid or _parent_pid(pid) in (self.pid, None):
+                continue  # bwrap's monitor, its reaper, or a process already gone
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            found = True
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    held.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        if not found:
+            return None
+        stdin_inode, stdout_inode = self._pipe_inodes
+        return f"pipe:[{stdin_inode}]" not in held, f"pipe:[{stdout_inode}]" not in held
 
     def stderr_written(self) -> int:
         """How many bytes of stderr were kept so far (at most the cap)."""
@@ -318,6 +350,17 @@ class BotProcess:
     def __repr__(self) -> str:
         mode = "trusted" if self.trusted else "sandboxed"
         return f"<BotProcess pid={self.pid} {mode} returncode={self._returncode}>"
+
+
+def _parent_pid(pid: int) -> int | None:
+    """The parent of ``pid`` (from /proc), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    # after the command name (which may hold spaces and parentheses): state, ppid
+    return int(stat[stat.rfind(b")") + 2 :].split()[1])
 
 
 def _rewrite_for_host(command: Sequence[str], bot_dir: Path) -> list[str]:
