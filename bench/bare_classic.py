@@ -15,8 +15,8 @@ Run on its own, it prints its games per second::
 
 from __future__ import annotations
 
+import argparse
 import random
-import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -117,7 +117,9 @@ def play_game(seed: int, choice: Choice) -> tuple[list[int], int]:
 
 
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
+    parser = argparse.ArgumentParser(description="The bare classic loop on its own.")
+    parser.add_argument("seconds", nargs="?", type=float, default=2.0, help="how long to play")
+    seconds = parser.parse_args().seconds
     choice = random.Random(1).choice
     games = decisions = 0
     began = time.perf_counter()

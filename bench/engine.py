@@ -23,6 +23,15 @@ the numbers.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+# bench/platform.py is named by the issue: while this folder leads sys.path,
+# `import platform` would find it instead of the standard library. Move the
+# folder to the end, where the standard library wins.
+_BENCH = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _BENCH] + [_BENCH]
+
 import argparse
 import cProfile
 import gc
@@ -44,15 +53,14 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-for _path in (str(ROOT), str(BENCH)):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-import bare_classic  # noqa: E402
+import bare_classic
 
-import vegas_engine  # noqa: E402
-from vegas_engine import describe, new_game  # noqa: E402
-from vegas_engine.log import game_log  # noqa: E402
+import vegas_engine
+from vegas_engine import describe, new_game
+from vegas_engine.log import game_log
 
 #: The issue's targets for classic with 4 seats, in games per second.
 TARGETS: dict[bool, int] = {False: 1_600, True: 600}

@@ -1,8 +1,12 @@
 """`platform/` is a plain directory on sys.path: it must not shadow stdlib `platform`."""
 
 import platform
+import subprocess
+import sys
 import sysconfig
 from pathlib import Path
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,3 +25,17 @@ def test_platform_module_comes_from_stdlib() -> None:
 
 def test_platform_dir_is_not_a_package() -> None:
     assert not (REPO_ROOT / "platform" / "__init__.py").exists()
+
+
+@pytest.mark.parametrize("script", sorted(path.name for path in (REPO_ROOT / "bench").glob("*.py")))
+def test_every_bench_script_imports_the_stdlib_platform(script: str) -> None:
+    # bench/platform.py shares the module's name: a script run from bench/ must
+    # not pick it up when it (or celery, psycopg, the sandbox) imports platform.
+    run = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
