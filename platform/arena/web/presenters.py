@@ -1,0 +1,224 @@
+"""Shaping selector results for the templates: no queries, no writes.
+
+Kept out of the views so they stay a few lines each, and out of the
+templates, which cannot compute.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+
+from arena.bots.models import Bot
+from arena.ladders.models import Rating, RatingChange
+from arena.matches.models import Participant
+from arena.players.models import User
+
+from . import charts
+
+
+def may_read_internals(user: User | AnonymousUser, bot: Bot) -> bool:
+    """Validation reports and stderr may quote the code and its output: owner and staff only."""
+    return bool(user.is_authenticated and (user.is_staff or user.pk == bot.owner_id))
+
+
+def owned_seats(participants: Iterable[Participant], user: User | AnonymousUser) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    return {p.seat for p in participants if p.bot_version.bot.owner_id == user.pk}
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    rating: Rating
+    trend: charts.Sparkline | None
+
+
+def leaderboard_rows(
+    ratings: Sequence[Rating], changes: dict[int, list[RatingChange]], *, first_rank: int
+) -> list[LeaderboardRow]:
+    rows = []
+    for offset, rating in enumerate(ratings):
+        recent = changes.get(rating.pk, [])
+        values = [recent[0].rating_before, *(c.rating_after for c in recent)] if recent else []
+        rows.append(LeaderboardRow(first_rank + offset, rating, charts.sparkline(values)))
+    return rows
+
+
+def bots_with_ratings(
+    bots: Sequence[Bot], ratings: Iterable[Rating]
+) -> list[tuple[Bot, list[Rating]]]:
+    by_bot: dict[int, list[Rating]] = {bot.pk: [] for bot in bots}
+    for rating in ratings:
+        by_bot.setdefault(rating.bot_id, []).append(rating)
+    return [(bot, by_bot[bot.pk]) for bot in bots]
+
+
+def history_chart(changes: Sequence[RatingChange]) -> charts.LineChart | None:
+    """The rating after each change, marking where another version of the bot took over."""
+    if not changes:
+        return None
+    values = [changes[0].rating_before, *(c.rating_after for c in changes)]
+    marks = [(0, f"v{changes[0].rating.bot_version.number}")]
+    for index in range(1, len(changes)):
+        version = changes[index].rating.bot_version
+        if version.pk != changes[index - 1].rating.bot_version_id:
+            marks.append((index, f"v{version.number}"))
+    return charts.line_chart(values, marks=marks)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+@dataclass(frozen=True)
+class FaultView:
+    """Why a version failed its pre-flight game (validation.fault_report), ready to show."""
+
+    cause: str
+    message: str
+    exit_cause: str
+    #: The request without its observation (one line), then the observation's
+    #: legal actions and the whole observation (long: shown folded).
+    request: str | None
+    legal_actions: list[str]
+    observation: str | None
+    reply: str | None
+    stderr_tail: str
+
+
+@dataclass(frozen=True)
+class ReportView:
+    errors: list[str]
+    fault: FaultView | None
+    files: list[str]
+    validator: str
+    #: One line about the pre-flight game, when it was played.
+    preflight: str
+    #: Why validation was postponed (our failure, not the bot's), if it was.
+    infra_error: str
+
+
+def _exit_cause(fault: dict[str, Any]) -> str:
+    cause = str(fault.get("cause", "")).replace("_", " ")
+    if isinstance(fault.get("signal"), int):
+        number = fault["signal"]
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = "unknown signal"
+        return f"{cause}: killed by signal {number} ({name})"
+    if isinstance(fault.get("exit_code"), int):
+        return f"{cause}: exit status {fault['exit_code']}"
+    if isinstance(fault.get("elapsed_ms"), int | float):
+        return f"{cause} after {fault['elapsed_ms']:.0f} ms"
+    return cause
+
+
+def _fault_view(fault: dict[str, Any]) -> FaultView:
+    request = fault.get("request")
+    observation = request.get("observation") if isinstance(request, dict) else None
+    reply = fault.get("reply")
+    return FaultView(
+        cause=str(fault.get("cause", "")),
+        message=str(fault.get("message", "")),
+        exit_cause=_exit_cause(fault),
+        request=None
+        if not isinstance(request, dict)
+        else json.dumps({k: v for k, v in request.items() if k != "observation"}),
+        legal_actions=[str(a) for a in (observation or {}).get("legal_actions") or []],
+        observation=None if observation is None else json.dumps(observation, indent=2),
+        reply=None if reply is None else str(reply),
+        stderr_tail=str(fault.get("stderr_tail") or ""),
+    )
+
+
+def _preflight_line(preflight: Any, sandboxed: Any) -> str:
+    if not isinstance(preflight, dict):
+        return ""
+    opponents = ", ".join(str(o) for o in preflight.get("opponents") or []) or "house bots"
+    line = f"{preflight.get('rules', '?')} game against {opponents}"
+    if isinstance(preflight.get("decisions"), int):
+        line += f", {preflight['decisions']} decisions"
+    if isinstance(preflight.get("decision_ms_max"), int | float):
+        line += f", slowest {preflight['decision_ms_max']:.0f} ms"
+    if sandboxed is not None:
+        line += ", sandboxed" if sandboxed else ", not sandboxed (house bot)"
+    return line
+
+
+def version_report(report: dict[str, Any]) -> ReportView:
+    """The parts of a validation report (arena.bots.validation) an author reads."""
+    fault = report.get("fault")
+    errors = report.get("errors")
+    files = report.get("checked_files") or report.get("files")
+    return ReportView(
+        errors=[str(e) for e in errors] if isinstance(errors, list) else [],
+        fault=_fault_view(fault) if isinstance(fault, dict) else None,
+        files=[str(f) for f in files] if isinstance(files, list) else [],
+        validator=str(report.get("validator", "")),
+        preflight=_preflight_line(report.get("preflight"), report.get("sandboxed")),
+        infra_error=str(report.get("infra_error") or ""),
+    )
+
+
+# --------------------------------------------------------------------------- matches
+
+
+def _stderr_texts(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        texts = []
+        for key, item in value.items():
+            if "stderr" in key and isinstance(item, str):
+                texts.append(item)
+            else:
+                texts.extend(_stderr_texts(item))
+        return texts
+    if isinstance(value, list):
+        return [text for item in value for text in _stderr_texts(item)]
+    return []
+
+
+def seat_stderr(log: dict[str, Any] | None, *, seats: set[int]) -> dict[int, str]:
+    """The stderr the referee kept of each of ``seats`` (the viewer's own), where any."""
+    referee = (log or {}).get("referee")
+    if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
+        return {}
+    found: dict[int, str] = {}
+    for record in referee["seats"]:
+        if isinstance(record, dict) and record.get("seat") in seats:
+            text = "\n".join(t for t in _stderr_texts(record) if t.strip())
+            if text:
+                found[record["seat"]] = text
+    return found
+
+
+def replay_document(log: dict[str, Any], participants: Sequence[Participant]) -> dict[str, Any]:
+    """What the replay viewer reads: the game and its events, and who sat where.
+
+    The referee's section stays out: the viewer does not need it, and it
+    holds stderr, which the page shows to each seat's owner separately.
+    """
+    return {
+        "rules": log.get("rules"),
+        "options": log.get("options", {}),
+        "seats": log.get("seats", len(participants)),
+        "events": log.get("events", []),
+        "players": [
+            {
+                "seat": p.seat,
+                "name": p.bot_version.bot.name,
+                "version": p.bot_version.number,
+                "owner": p.bot_version.bot.owner.username,
+            }
+            for p in participants
+        ],
+    }

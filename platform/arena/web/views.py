@@ -1,0 +1,200 @@
+"""Server-rendered pages: thin views calling selectors (reads) and services (writes).
+
+Anyone reads the ladders, public bots and the matches they may see (no
+other player's private bot in them); a private bot's page is its owner's
+(and staff's); only the owner uploads versions. Validation reports and
+stderr are shown to the bot's owner only (and staff, for reports).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from arena.bots.selectors import bot_get_visible, bot_list_visible, bot_versions, player_bots
+from arena.bots.services import BotNameError, BotNameTakenError, bot_upload, upload_limits
+from arena.bots.uploads import check_upload_size
+from arena.errors import ArenaError
+from arena.ladders.selectors import (
+    bot_rating_history,
+    bot_ratings,
+    bots_active_ratings,
+    ladder_get,
+    ladder_leaderboard,
+    ladder_list_with_counts,
+    rating_changes_recent,
+)
+from arena.matches.selectors import (
+    bot_opponent_records,
+    bot_recent_seats,
+    ladder_recent_matches,
+    match_get_visible,
+    match_log_read,
+    matches_visible,
+)
+from arena.players.selectors import player_get
+from arena.players.services import player_create
+
+from . import presenters
+from .forms import SignUpForm, UploadForm
+
+LEADERBOARD_PAGE_SIZE = 50
+TREND_POINTS = 12
+LADDER_LATEST_MATCHES = 10
+HISTORY_POINTS = 300
+BOT_RECENT_MATCHES = 20
+BOT_OPPONENTS = 50
+# The record against each opponent covers this many of the bot's latest matches.
+BOT_RECORD_MATCHES = 1000
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/home.html", {"ladders": ladder_list_with_counts()})
+
+
+@require_GET
+def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    ladder = ladder_get(slug=slug)
+    if ladder is None:
+        raise Http404("No such ladder.")
+    page = Paginator(ladder_leaderboard(ladder=ladder), LEADERBOARD_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    ratings = list(page.object_list)
+    changes = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=TREND_POINTS)
+    latest = matches_visible(ladder_recent_matches(ladder=ladder), user=request.user)
+    context = {
+        "ladder": ladder,
+        "page": page,
+        "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
+        "trend_points": TREND_POINTS,
+        "latest_matches": latest[:LADDER_LATEST_MATCHES],
+    }
+    return render(request, "web/ladder.html", context)
+
+
+@require_GET
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = bot_get_visible(bot_id=bot_id, user=request.user)
+    if bot is None:
+        raise Http404("No such bot.")
+    internals = presenters.may_read_internals(request.user, bot)
+    versions = list(bot_versions(bot=bot))
+    version_ids = [v.pk for v in versions]
+    ratings = list(bot_ratings(bot=bot))
+    context = {
+        "bot": bot,
+        "is_owner": request.user.pk == bot.owner_id,
+        "versions": [
+            (v, presenters.version_report(v.validation_report) if internals else None)
+            for v in versions
+        ],
+        "ratings": ratings,
+        "history": [
+            (ladder, presenters.history_chart(changes), len(changes))
+            for ladder, changes in bot_rating_history(ratings=ratings, points=HISTORY_POINTS)
+        ],
+        "recent_seats": bot_recent_seats(
+            version_ids=version_ids, user=request.user, limit=BOT_RECENT_MATCHES
+        ),
+        "records": bot_opponent_records(
+            version_ids=version_ids,
+            user=request.user,
+            matches=BOT_RECORD_MATCHES,
+            limit=BOT_OPPONENTS,
+        ),
+        "record_matches": BOT_RECORD_MATCHES,
+    }
+    return render(request, "web/bot.html", context)
+
+
+@require_GET
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = match_get_visible(match_id=match_id, user=request.user)
+    if match is None:
+        raise Http404("No such match.")
+    participants = list(match.participants.all())
+    log = match_log_read(match=match, user=request.user)
+    owned = presenters.owned_seats(participants, request.user)
+    context = {
+        "match": match,
+        "participants": participants,
+        "replay": None if log is None else presenters.replay_document(log, participants),
+        "stderr": presenters.seat_stderr(log, seats=owned),
+    }
+    return render(request, "web/match.html", context)
+
+
+@require_GET
+def player_detail(request: HttpRequest, username: str) -> HttpResponse:
+    player = player_get(username=username)
+    if player is None:
+        raise Http404("No such player.")
+    bots = list(player_bots(owner=player, viewer=request.user))
+    context = {
+        "player": player,
+        "profile": getattr(player, "profile", None),
+        "is_self": request.user.pk == player.pk,
+        "bots": presenters.bots_with_ratings(bots, bots_active_ratings(bots=bots)),
+    }
+    return render(request, "web/player.html", context)
+
+
+@login_required(login_url="web:login")
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        form = UploadForm(initial={"name": request.GET.get("bot", "")})
+    elif (form := UploadForm(request.POST, request.FILES)).is_valid():
+        file = form.cleaned_data["file"]
+        try:
+            # Refuse a huge file before reading it into memory.
+            check_upload_size(file.name, file.size, upload_limits())
+            version = bot_upload(
+                owner=request.user,
+                name=form.cleaned_data["name"],
+                filename=file.name,
+                content=file.read(),
+                visibility=form.cleaned_data["visibility"],
+            )
+        except (BotNameError, BotNameTakenError) as error:
+            form.add_error("name", error.message)
+        except ArenaError as error:
+            form.add_error("file", error.message)
+        else:
+            version.refresh_from_db()  # validation may have run when the upload committed
+            messages.success(
+                request,
+                f"Uploaded {version.bot.name} version {version.number} "
+                f"({version.get_status_display().lower()}).",
+            )
+            return redirect("web:bot", bot_id=version.bot_id)
+    my_bots = bot_list_visible(user=request.user, owner=request.user.username)
+    return render(request, "web/upload.html", {"form": form, "my_bots": my_bots})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("web:home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = player_create(
+                username=form.cleaned_data["username"],
+                email=form.cleaned_data["email"],
+                password=form.cleaned_data["password1"],
+            )
+        except ArenaError as error:
+            form.add_error("username", error.message)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
+            return redirect("web:upload")
+    return render(request, "web/signup.html", {"form": form})

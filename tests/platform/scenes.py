@@ -1,0 +1,133 @@
+"""Data for the page tests, made through the services: real games, real reports.
+
+``play_match`` plays a whole game with the engine's built-in policies and
+stores it as a finished, rated match (the referee is not wired into the
+platform here, the log and results are the engine's). ``failed_version``
+stores a real upload and fails it with the report validation writes for a
+crash, without a sandbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+import vegas_engine
+from arena.bots.models import Bot, BotVersion, VersionStatus
+from arena.bots.services import bot_version_transition, bot_version_upload
+from arena.bots.validation import fault_report
+from arena.ladders.models import Ladder
+from arena.ladders.services import ratings_apply
+from arena.matches.models import Match
+from arena.matches.services import SeatOutcome, match_create, match_finish, match_start
+from bots_sdk.faults import Fault, FaultKind
+from vegas_engine.log import dumps, game_log
+from vegas_engine.policies import greedy_policy, play, random_policy
+
+GOOD_BOT = b'''"""Plays the first legal action."""
+
+from bots_sdk import Bot, run
+
+
+class First(Bot):
+    def act(self, observation):
+        return observation["legal_actions"][0]
+
+
+if __name__ == "__main__":
+    run(First)
+'''
+
+CRASH_STDERR = (
+    'Traceback (most recent call last):\n  File "main.py", line 9, in act\n'
+    "    return observation['legal_actions'][1 // 0]\n"
+    "ZeroDivisionError: division by zero\n"
+)
+
+
+def engine_log(ladder: Ladder, seed: int) -> dict[str, Any]:
+    """A whole game of the ladder's rules: greedy at even seats, random at odd ones."""
+    description = vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options)
+    policies = [greedy_policy if seat % 2 == 0 else random_policy for seat in range(ladder.seats)]
+    return game_log(play(description, policies))
+
+
+def play_match(
+    ladder: Ladder,
+    versions: list[BotVersion],
+    seed: int,
+    *,
+    referee: dict[str, Any] | None = None,
+) -> tuple[Match, dict[str, Any]]:
+    """A finished, rated match of ``versions`` with the engine's log; returns it and the log.
+
+    ``referee`` is added to the stored log as the referee's section (stderr).
+    """
+    log = engine_log(ladder, seed)
+    stored = {**log, "referee": referee} if referee is not None else log
+    result = log["events"][-1]["result"]
+    outcomes = [SeatOutcome(seat=r["seat"], money=r["money"], rank=r["rank"]) for r in result]
+    # One transaction: the run task match_create queues on commit then finds the
+    # match finished and leaves it (the test's versions have no code to run).
+    with transaction.atomic():
+        match = match_start(match=match_create(ladder=ladder, versions=versions, seed=seed))
+        match = match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
+    ratings_apply(match=match)  # a no-op where the eager task already rated it
+    match.refresh_from_db()
+    return match, log
+
+
+def referee_section(seats: int, *, stderr: dict[int, str]) -> dict[str, Any]:
+    """A referee section whose seats in ``stderr`` crashed with that stderr tail."""
+    records = []
+    for seat in range(seats):
+        fault = None
+        if seat in stderr:
+            fault = Fault(
+                kind=FaultKind.CRASHED,
+                message="the bot's process exited with status 1",
+                exit_code=1,
+                stderr_tail=stderr[seat],
+            ).to_json()
+        records.append(
+            {"seat": seat, "player": seat, "forfeited": fault is not None, "fault": fault}
+        )
+    return {"protocol": 1, "seats": records}
+
+
+FAILING_REQUEST = {
+    "type": "request",
+    "id": 1,
+    "game_id": 1,
+    "observation": {"rules": "classic", "seat": 0, "seats": 2, "legal_actions": ["place 1"]},
+    "time_left_ms": 1000,
+    "bank_left_ms": 10000,
+}
+
+
+def failed_version(bot: Bot, *, code: bytes = GOOD_BOT) -> BotVersion:
+    """A stored version whose pre-flight game crashed on its first request.
+
+    Made through the services with the report validation writes
+    (``fault_report``), without running the sandbox.
+    """
+    version = bot_version_upload(bot=bot, filename="main.py", content=code, queue_validation=False)
+    version = bot_version_transition(version=version, to=VersionStatus.VALIDATING)
+    fault = Fault(
+        kind=FaultKind.CRASHED,
+        message="the bot's process exited with status 1 while deciding",
+        game_id=1,
+        request=FAILING_REQUEST,
+        sent='{"type": "act',
+        elapsed_ms=12.5,
+        exit_code=1,
+        stderr_tail=CRASH_STDERR,
+    )
+    report = {
+        "passed": False,
+        "errors": [f"{fault.kind.value}: {fault.message}"],
+        "checked_files": ["main.py"],
+        "fault": fault_report(fault),
+    }
+    return bot_version_transition(version=version, to=VersionStatus.FAILED, report=report)
