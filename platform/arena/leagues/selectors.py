@@ -1,0 +1,309 @@
+"""Reads on leagues: lists, visibility, fixtures, standings, scored units and the log bundle."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Prefetch, Q, QuerySet
+
+from arena.bots.models import Bot
+from arena.ladders.models import Rating
+from arena.matches.models import Match, Participant
+from arena.matches.selectors import match_log_read
+from arena.players.models import User
+
+from . import scoring
+from .models import (
+    GameStatus,
+    League,
+    LeagueEntry,
+    LeagueFixture,
+    LeagueGame,
+    LeagueGameSeat,
+    LeagueRound,
+    LeagueStanding,
+    LeagueVisibility,
+)
+
+SCORED = (GameStatus.FINISHED, GameStatus.WALKOVER)
+# Matches read per query while streaming a bundle.
+BUNDLE_CHUNK = 100
+
+
+def bot_rule_systems(*, bot: Bot) -> set[str]:
+    """The rule systems a bot is known to play: those of the ladders it is rated on.
+
+    Empty for a bot that has not played yet (it may enter anything).
+    """
+    return set(Rating.objects.filter(bot=bot).values_list("ladder__rules", flat=True).distinct())
+
+
+# --------------------------------------------------------------------------- visibility
+
+
+def _visible(leagues: QuerySet[League], user: User | AnonymousUser) -> QuerySet[League]:
+    if user.is_authenticated and user.is_staff:
+        return leagues
+    public = Q(visibility=LeagueVisibility.PUBLIC)
+    if not user.is_authenticated:
+        return leagues.filter(public)
+    # Private leagues: their organiser and the owners of entered bots.
+    mine = Q(organiser_id=user.pk) | Q(
+        pk__in=LeagueEntry.objects.filter(bot__owner_id=user.pk).values("league_id")
+    )
+    return leagues.filter(public | mine)
+
+
+def league_list(*, user: User | AnonymousUser, status: str | None = None) -> QuerySet[League]:
+    """Leagues ``user`` may see, next to start first."""
+    leagues = League.objects.select_related("ladder", "organiser", "winner__bot")
+    if status is not None:
+        leagues = leagues.filter(status=status)
+    return _visible(leagues, user).order_by("-start_at", "-id")
+
+
+def league_get_visible(*, slug: str, user: User | AnonymousUser) -> League | None:
+    leagues = League.objects.select_related("ladder", "organiser", "winner__bot").filter(slug=slug)
+    return _visible(leagues, user).first()
+
+
+def league_can_manage(*, league: League, user: User | AnonymousUser) -> bool:
+    """The organiser and staff pause, resume, cancel and change entrants."""
+    return bool(user.is_authenticated and (user.is_staff or league.organiser_id == user.pk))
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def league_entries(*, league: League) -> QuerySet[LeagueEntry]:
+    return league.entries.select_related("bot__owner", "bot_version").order_by("seed")
+
+
+def league_entry_get(*, league: League, bot_id: int) -> LeagueEntry | None:
+    return league.entries.select_related("bot", "league").filter(bot_id=bot_id).first()
+
+
+def league_rounds(*, league: League) -> QuerySet[LeagueRound]:
+    return league.rounds.order_by("number")
+
+
+def league_fixtures(*, league: League, round_number: int | None = None) -> QuerySet[LeagueFixture]:
+    """Tables with their games, seats and matches, in calendar order."""
+    fixtures = LeagueFixture.objects.filter(round__league=league).select_related("round")
+    if round_number is not None:
+        fixtures = fixtures.filter(round__number=round_number)
+    seats = LeagueGameSeat.objects.select_related("entry__bot").order_by("seat")
+    games = (
+        LeagueGame.objects.select_related("match")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+        .order_by("number")
+    )
+    return fixtures.prefetch_related(Prefetch("games", queryset=games)).order_by(
+        "round__number", "table"
+    )
+
+
+def league_standings(*, league: League) -> QuerySet[LeagueStanding]:
+    return league.standings.select_related("entry__bot__owner", "entry__bot_version").order_by(
+        "position"
+    )
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def league_units(*, league: League, round_number: int | None = None) -> list[scoring.Unit]:
+    """The league's scored units in playing order: each game, or each complete duplicate deal.
+
+    A deal counts once all its games ended and none was void (a void game
+    would leave the rotation unbalanced); walkovers count but are not played.
+    """
+    rows = LeagueGameSeat.objects.filter(game__fixture__round__league=league)
+    if round_number is not None:
+        rows = rows.filter(game__fixture__round__number=round_number)
+    values = rows.values_list(
+        "game__fixture_id",
+        "game__deal",
+        "game_id",
+        "game__status",
+        "entry_id",
+        "money",
+        "rank",
+        "forfeit",
+    ).order_by("game_id", "seat")  # games are stored round by round, table by table
+    units = []
+    for (fixture, _), deal_rows in itertools.groupby(values, key=lambda r: (r[0], r[1])):
+        games: dict[int, list[scoring.GameSeat]] = {}
+        statuses: dict[int, str] = {}
+        for _, _, game, status, entry, money, rank, forfeit in deal_rows:
+            statuses[game] = status
+            games.setdefault(game, []).append(
+                scoring.GameSeat(entry, money or 0, rank or 0, forfeit)
+            )
+        scored = [g for g, status in statuses.items() if status in SCORED]
+        if league.duplicate:
+            if len(scored) == len(games):
+                played = all(statuses[g] == GameStatus.FINISHED for g in scored)
+                units.append(
+                    scoring.deal_unit(
+                        fixture, [games[g] for g in scored], duplicate=True, played=played
+                    )
+                )
+            continue
+        for game in scored:
+            played = statuses[game] == GameStatus.FINISHED
+            units.append(scoring.deal_unit(fixture, [games[game]], duplicate=False, played=played))
+    return units
+
+
+# --------------------------------------------------------------------------- bundle
+
+
+class _Sink:
+    """A write-only file for ZipFile: it keeps what was written until taken."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.position = 0
+
+    def write(self, data: bytes) -> int:
+        self.buffer += data
+        self.position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.position
+
+    def flush(self) -> None:
+        pass
+
+    def take(self) -> bytes:
+        data = bytes(self.buffer)
+        self.buffer.clear()
+        return data
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, indent=1, ensure_ascii=False, default=str).encode()
+
+
+def league_summary(*, league: League) -> dict[str, Any]:
+    """The league, its entrants (with the exact versions), rounds and table, as JSON."""
+    return {
+        "league": {
+            "slug": league.slug,
+            "name": league.name,
+            "ladder": league.ladder.slug,
+            "rules": league.ladder.rules,
+            "seats": league.ladder.seats,
+            "options": league.ladder.options,
+            "format": league.format,
+            "status": league.status,
+            "duplicate": league.duplicate,
+            "games_per_table": league.games_per_table,
+            "points_per_rank": league.points_per_rank,
+            "advance": league.advance,
+            "start_at": league.start_at,
+            "round_interval_seconds": league.round_interval.total_seconds(),
+            "started_at": league.started_at,
+            "finished_at": league.finished_at,
+            "winner": league.winner.bot.name if league.winner else None,
+            "note": league.note,
+        },
+        "entries": [
+            {
+                "seed": e.seed,
+                "bot": e.bot.name,
+                "owner": e.bot.owner.username,
+                "status": e.status,
+                "version": e.bot_version.number if e.bot_version else None,
+                "code_sha256": e.bot_version.code_sha256 if e.bot_version else None,
+                "reason": e.reason,
+            }
+            for e in league_entries(league=league)
+        ],
+        "standings": [
+            {
+                "position": s.position,
+                "bot": s.entry.bot.name,
+                "points": s.points,
+                "money": s.money,
+                "games": s.games,
+                "wins": s.wins,
+                "forfeits": s.forfeits,
+                "byes": s.byes,
+                "rating": round(s.rating, 1),
+            }
+            for s in league_standings(league=league)
+        ],
+    }
+
+
+def _fixture_json(fixture: LeagueFixture) -> dict[str, Any]:
+    return {
+        "round": fixture.round.number,
+        "table": fixture.table,
+        "games": [
+            {
+                "number": game.number,
+                "deal": game.deal,
+                "status": game.status,
+                "match": game.match_id,
+                # The seed fixes the dice: shown once the game is over.
+                "seed": game.seed if game.status == GameStatus.FINISHED else None,
+                "seats": [
+                    {
+                        "seat": seat.seat,
+                        "bot": seat.entry.bot.name,
+                        "money": seat.money,
+                        "rank": seat.rank,
+                        "forfeit": seat.forfeit,
+                    }
+                    for seat in game.seats.all()
+                ],
+            }
+            for game in fixture.games.all()
+        ],
+    }
+
+
+def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[bytes]:
+    """A zip of the league (league.json, fixtures.json) and every game log, streamed.
+
+    Written piece by piece to a write-only sink, so the archive is never
+    whole in memory (zip data descriptors need no seeking); one log is read
+    at a time. Other players' stderr is emptied as in the matches API.
+    """
+    sink = _Sink()
+    with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[arg-type]
+        archive.writestr("league.json", _json(league_summary(league=league)))
+        yield sink.take()
+        fixtures = [_fixture_json(f) for f in league_fixtures(league=league)]
+        archive.writestr("fixtures.json", _json(fixtures))
+        yield sink.take()
+        seats = Participant.objects.select_related("bot_version__bot").order_by("seat")
+        matches = (
+            Match.objects.filter(league_game__fixture__round__league=league)
+            .exclude(log="")
+            .select_related("league_game__fixture__round")
+            .prefetch_related(Prefetch("participants", queryset=seats))
+            .order_by("id")
+        )
+        for match in matches.iterator(chunk_size=BUNDLE_CHUNK):
+            game_log = match_log_read(match=match, user=user)
+            if game_log is None:
+                continue
+            game = match.league_game  # type: ignore[attr-defined]
+            name = (
+                f"logs/round-{game.fixture.round.number:03d}/table-{game.fixture.table:04d}/"
+                f"game-{game.number:02d}-match-{match.pk}.json"
+            )
+            with archive.open(name, "w") as member:
+                member.write(_json(game_log))
+            yield sink.take()
+    yield sink.take()
