@@ -21,7 +21,18 @@ class LatestFirstCursor(CursorPagination):
     """Keyset pages for large tables (matches): no COUNT(*), no deep OFFSET."""
 
     page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
     ordering = ("-finished_at", "-id")
+
+
+class NewestFirstCursor(CursorPagination):
+    """Keyset pages by id, newest first (ids grow with creation time)."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+    ordering = ("-id",)
 
 
 def paginated_response(

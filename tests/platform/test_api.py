@@ -1,4 +1,8 @@
-"""The JSON API: uploads, leaderboards with the provisional mark, matches, errors."""
+"""The JSON API: uploads, leaderboards with the provisional mark, matches, errors.
+
+More in test_api_*.py: bots and versions, matches and logs, auth and the
+schema, query counts.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +10,13 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.test import APIClient
 
 from arena.ladders.services import ratings_apply
 
+from .api_support import GOOD, client_for
 from .factories import BotFactory, BotVersionFactory, LadderFactory, RatingFactory, finished_match
 
 pytestmark = pytest.mark.django_db
-
-GOOD = b"def act(observation):\n    return observation['legal_actions'][0]\n"
-
-
-def client_for(user: Any | None = None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client
 
 
 def test_alice_uploads_a_bot_and_then_a_new_version(
@@ -78,8 +73,9 @@ def test_a_too_large_upload_is_refused_before_it_is_read(alice: Any, settings: A
 def test_bob_cannot_upload_to_alices_bot_and_strangers_cannot_upload(alice: Any, bob: Any) -> None:
     bot = BotFactory(owner=alice, name="shark")
     upload = {"file": SimpleUploadedFile("x.py", GOOD)}
-    assert client_for(bob).post(f"/api/bots/{bot.pk}/versions/", upload).status_code == 404
-    assert client_for().post("/api/bots/", {"name": "x"}).status_code == 403
+    # Bob sees Alice's public bot but may not change it; strangers must log in first.
+    assert client_for(bob).post(f"/api/bots/{bot.pk}/versions/", upload).status_code == 403
+    assert client_for().post("/api/bots/", {"name": "x"}).status_code == 401
 
 
 def test_private_bots_are_hidden_from_others(alice: Any, bob: Any) -> None:
@@ -114,7 +110,8 @@ def test_ladder_list_and_matches(alice: Any, bob: Any) -> None:
     ratings_apply(match=match)
     api = client_for()
 
-    assert [row["slug"] for row in api.get("/api/ladders/").json()] == ["classic-2"]
+    assert [row["slug"] for row in api.get("/api/ladders/").json()["results"]] == ["classic-2"]
+    assert api.get("/api/ladders/classic-2/").json()["seats"] == 2
     page = api.get("/api/ladders/classic-2/matches/").json()
     assert [m["id"] for m in page["results"]] == [match.pk]
     detail = api.get(f"/api/matches/{match.pk}/").json()

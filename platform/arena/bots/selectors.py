@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Count, Max, Q, QuerySet
 
 from arena.players.models import User
 
@@ -31,3 +32,32 @@ def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
 
 def bot_active_version(*, bot: Bot) -> BotVersion | None:
     return bot.versions.filter(status=VersionStatus.ACTIVE).first()
+
+
+def bot_list_visible(*, user: User | AnonymousUser, owner: str | None = None) -> QuerySet[Bot]:
+    """The bots ``user`` may see (public ones, their own, every bot for staff), by name."""
+    bots = Bot.objects.select_related("owner").order_by("name", "id")
+    if not user.is_staff:
+        mine = Q(owner_id=user.pk) if user.is_authenticated else Q(pk__in=[])
+        bots = bots.filter(Q(visibility=Visibility.PUBLIC) | mine)
+    if owner is not None:
+        bots = bots.filter(owner__username=owner)
+    return bots
+
+
+def bot_version_get(*, bot: Bot, number: int) -> BotVersion | None:
+    return bot.versions.filter(number=number).first()
+
+
+def player_bots(*, owner: User, viewer: User | AnonymousUser) -> QuerySet[Bot]:
+    """The owner's bots that ``viewer`` may see, each with ``version_count``,
+    ``latest_number`` and ``active_number`` (None without an active version)."""
+    return (
+        bot_list_visible(user=viewer)
+        .filter(owner=owner)
+        .annotate(
+            version_count=Count("versions"),
+            latest_number=Max("versions__number"),
+            active_number=Max("versions__number", filter=Q(versions__status=VersionStatus.ACTIVE)),
+        )
+    )

@@ -1,4 +1,4 @@
-"""HTTP API of ladders: the list and each ladder's leaderboard."""
+"""HTTP API of ladders: the list, one ladder, and its leaderboard (open to everyone)."""
 
 from __future__ import annotations
 
@@ -15,27 +15,53 @@ from .models import Ladder, Rating
 from .selectors import ladder_get, ladder_leaderboard, ladder_list
 
 
+class LadderOutput(serializers.Serializer[Ladder]):
+    class Meta:
+        ref_name = "Ladder"
+
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    rules = serializers.CharField(help_text="Rule system id of the engine.")
+    seats = serializers.IntegerField()
+    options = serializers.JSONField(help_text="Every option of the rule system, resolved.")
+    time_per_decision_ms = serializers.IntegerField()
+    time_bank_ms = serializers.IntegerField()
+    memory_mb = serializers.IntegerField()
+    is_open = serializers.BooleanField(help_text="Closed ladders get no new matches.")
+    created_at = serializers.DateTimeField()
+
+
+def _ladder_or_404(slug: str) -> Ladder:
+    ladder = ladder_get(slug=slug)
+    if ladder is None:
+        raise Http404
+    return ladder
+
+
 class LadderListApi(APIView):
-    class OutputSerializer(serializers.Serializer[Ladder]):
-        class Meta:
-            ref_name = "Ladder"
+    pagination_class = LimitOffset
 
-        slug = serializers.SlugField()
-        name = serializers.CharField()
-        rules = serializers.CharField()
-        seats = serializers.IntegerField()
-        options = serializers.JSONField()
-        time_per_decision_ms = serializers.IntegerField()
-        time_bank_ms = serializers.IntegerField()
-        memory_mb = serializers.IntegerField()
-        is_open = serializers.BooleanField()
-
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(responses=LadderOutput(many=True))
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer(ladder_list(), many=True).data)
+        """Ladders with their game and limits, by name."""
+        return paginated_response(
+            pagination_class=self.pagination_class,
+            serializer_class=LadderOutput,
+            queryset=ladder_list(),
+            request=request,
+            view=self,
+        )
+
+
+class LadderDetailApi(APIView):
+    @extend_schema(responses=LadderOutput)
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(LadderOutput(_ladder_or_404(slug)).data)
 
 
 class LeaderboardApi(APIView):
+    pagination_class = LimitOffset
+
     class OutputSerializer(serializers.Serializer[Rating]):
         class Meta:
             ref_name = "LeaderboardEntry"
@@ -51,13 +77,11 @@ class LeaderboardApi(APIView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
-        ladder = ladder_get(slug=slug)
-        if ladder is None:
-            raise Http404
+        """The standings: the playing version of each public bot, best first."""
         return paginated_response(
-            pagination_class=LimitOffset,
+            pagination_class=self.pagination_class,
             serializer_class=self.OutputSerializer,
-            queryset=ladder_leaderboard(ladder=ladder),
+            queryset=ladder_leaderboard(ladder=_ladder_or_404(slug)),
             request=request,
             view=self,
         )

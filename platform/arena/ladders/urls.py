@@ -1,11 +1,13 @@
 from django.urls import path
 
-from arena.matches.apis import LadderMatchesApi
+from arena.matches.apis import LadderLogsApi, LadderMatchesApi
 
-from .apis import LadderListApi, LeaderboardApi
+from .apis import LadderDetailApi, LadderListApi, LeaderboardApi
 
 urlpatterns = [
     path("", LadderListApi.as_view(), name="ladder-list"),
+    path("<slug:slug>/", LadderDetailApi.as_view(), name="ladder-detail"),
     path("<slug:slug>/leaderboard/", LeaderboardApi.as_view(), name="ladder-leaderboard"),
     path("<slug:slug>/matches/", LadderMatchesApi.as_view(), name="ladder-matches"),
+    path("<slug:slug>/logs/", LadderLogsApi.as_view(), name="ladder-logs"),
 ]

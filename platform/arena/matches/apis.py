@@ -1,25 +1,37 @@
-"""HTTP API of matches: one match, and a ladder's latest results."""
+"""HTTP API of matches: lists with filters, one match, its log, a ladder's logs as JSON Lines.
+
+A private bot is hidden from other players, and so is every match it plays
+(matches_visible). A seat's stderr in a log is shown to the owner of that
+seat's bot only (match_log_read).
+"""
 
 from __future__ import annotations
 
-from django.http import Http404
-from drf_spectacular.utils import extend_schema
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from django.http import Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.ladders.selectors import ladder_get
-from arena.pagination import LatestFirstCursor, paginated_response
+from arena.pagination import LatestFirstCursor, NewestFirstCursor, paginated_response
 
-from .models import Match, Participant
-from .selectors import ladder_recent_matches, match_get
+from .models import Match, MatchStatus, Participant
+from .selectors import ladder_logs, match_get_visible, match_list, match_log_read
 
 
 class ParticipantOutput(serializers.Serializer[Participant]):
     seat = serializers.IntegerField()
     bot_id = serializers.IntegerField(source="bot_version.bot.id")
     bot = serializers.CharField(source="bot_version.bot.name")
+    owner = serializers.CharField(source="bot_version.bot.owner.username")
     version = serializers.IntegerField(source="bot_version.number")
     money = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
@@ -38,31 +50,153 @@ class MatchOutput(serializers.Serializer[Match]):
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     rated = serializers.SerializerMethodField()
+    has_log = serializers.SerializerMethodField()
     participants = ParticipantOutput(many=True)
 
     def get_rated(self, match: Match) -> bool:
         return match.rated_at is not None
 
+    def get_has_log(self, match: Match) -> bool:
+        return bool(match.log)
+
+
+class MatchListApi(APIView):
+    pagination_class = NewestFirstCursor
+
+    class FilterSerializer(serializers.Serializer[None]):
+        ladder = serializers.SlugField(required=False, help_text="Ladder slug.")
+        bot = serializers.IntegerField(required=False, help_text="Bot id: matches it played.")
+        status = serializers.ChoiceField(choices=MatchStatus.choices, required=False)
+        created_after = serializers.DateTimeField(
+            required=False, help_text="Created at or after (ISO 8601)."
+        )
+        created_before = serializers.DateTimeField(
+            required=False, help_text="Created before (ISO 8601)."
+        )
+
+    @extend_schema(parameters=[FilterSerializer], responses=MatchOutput(many=True))
+    def get(self, request: Request) -> Response:
+        """Matches you may see, newest first (cursor pages)."""
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        matches = match_list(
+            user=request.user,
+            ladder_slug=data.get("ladder"),
+            bot_id=data.get("bot"),
+            status=data.get("status"),
+            created_after=data.get("created_after"),
+            created_before=data.get("created_before"),
+        )
+        return paginated_response(
+            pagination_class=self.pagination_class,
+            serializer_class=MatchOutput,
+            queryset=matches,
+            request=request,
+            view=self,
+        )
+
 
 class MatchDetailApi(APIView):
     @extend_schema(responses=MatchOutput)
     def get(self, request: Request, match_id: int) -> Response:
-        match = match_get(match_id=match_id)
+        match = match_get_visible(match_id=match_id, user=request.user)
         if match is None:
             raise Http404
         return Response(MatchOutput(match).data)
 
 
+class MatchLogApi(APIView):
+    @extend_schema(
+        responses=OpenApiResponse(
+            OpenApiTypes.OBJECT,
+            description="The game log (docs/game-log.md) with the referee's section; the "
+            "stderr of seats whose bot is not yours is emptied.",
+        )
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        """The match's game log as JSON (finished matches only)."""
+        match = match_get_visible(match_id=match_id, user=request.user)
+        log = None if match is None else match_log_read(match=match, user=request.user)
+        if log is None:
+            raise Http404
+        return Response(log)
+
+
 class LadderMatchesApi(APIView):
+    pagination_class = LatestFirstCursor
+
     @extend_schema(responses=MatchOutput(many=True))
     def get(self, request: Request, slug: str) -> Response:
+        """The ladder's finished matches, latest first (cursor pages)."""
         ladder = ladder_get(slug=slug)
         if ladder is None:
             raise Http404
         return paginated_response(
-            pagination_class=LatestFirstCursor,
+            pagination_class=self.pagination_class,
             serializer_class=MatchOutput,
-            queryset=ladder_recent_matches(ladder=ladder).select_related("ladder"),
+            queryset=match_list(user=request.user, ladder=ladder, status=MatchStatus.FINISHED),
             request=request,
             view=self,
         )
+
+
+class JSONLinesRenderer(BaseRenderer):
+    """One JSON document per line. Streams are written by the view; errors are one line."""
+
+    media_type = "application/jsonl"
+    format = "jsonl"
+    charset = None
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        return json_line(data)
+
+
+def json_line(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+class LadderLogsApi(APIView):
+    # Errors (404, 400) answer as JSON Lines too, or as JSON when asked for.
+    renderer_classes = (JSONLinesRenderer, JSONRenderer)
+
+    class FilterSerializer(serializers.Serializer[None]):
+        finished_after = serializers.DateTimeField(
+            required=False, help_text="Finished at or after (ISO 8601): resume a download."
+        )
+        finished_before = serializers.DateTimeField(
+            required=False, help_text="Finished before (ISO 8601)."
+        )
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={
+            (200, "application/jsonl"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description='One line per finished match, oldest first: {"match": <Match>, '
+                '"log": <game log>}; other players\' stderr emptied.',
+            )
+        },
+    )
+    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
+        """Every finished match of the ladder with its log, streamed as JSON Lines."""
+        ladder = ladder_get(slug=slug)
+        if ladder is None:
+            raise Http404
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        records = ladder_logs(ladder=ladder, user=request.user, **filters.validated_data)
+        response = StreamingHttpResponse(_log_lines(records), content_type="application/jsonl")
+        # Proxies (nginx) would otherwise buffer the whole stream.
+        response["X-Accel-Buffering"] = "no"
+        return response
+
+
+def _log_lines(records: Iterator[tuple[Match, dict[str, Any]]]) -> Iterator[bytes]:
+    for match, log in records:
+        yield json_line({"match": MatchOutput(match).data, "log": log})

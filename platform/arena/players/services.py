@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from rest_framework.authtoken.models import Token
 
 from arena.errors import ArenaError
 
@@ -43,3 +45,23 @@ def profile_ensure(*, user: User) -> Profile:
     """The user's profile, created if missing (users made by `createsuperuser`)."""
     profile, _ = Profile.objects.get_or_create(user=user, defaults={"display_name": user.username})
     return profile
+
+
+class CredentialsError(ArenaError):
+    code = "credentials_invalid"
+
+
+def auth_token_obtain(*, username: str, password: str) -> Token:
+    """The API token of the account with these credentials, created on first use."""
+    user = authenticate(username=username, password=password)
+    if user is None or not user.is_active:
+        raise CredentialsError(
+            "unknown username or wrong password: use the credentials you log in with."
+        )
+    token, _ = Token.objects.get_or_create(user=user)
+    return token
+
+
+def auth_token_revoke(*, user: User) -> None:
+    """Delete the user's API token: scripts using it stop working until a new one is made."""
+    Token.objects.filter(user=user).delete()

@@ -1,0 +1,780 @@
+"""Platform benchmark: a full-size database, API and page latency, ratings, the match pipeline.
+
+    python3 bench/platform.py            # 10,000 bots, 1,000,000 matches (a few minutes)
+    python3 bench/platform.py --quick    # 500 bots, 20,000 matches (smoke run, under a minute)
+
+It creates its own database (``arena_bench``, dropped again at the end, even
+on errors) on the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another),
+and a temporary data folder for files. Then:
+
+* **load**: the house bots and ladders (``load_house_bots``), then players,
+  bots, versions, rated matches with their seats, ratings and rating changes,
+  written with COPY into tables whose indexes and constraints are dropped for
+  the load and rebuilt after it (then VACUUM ANALYZE, as a live database);
+* **latency**: median and p95 over N in-process requests (Django's test
+  Client, anonymous) of the ladder standings API, the ladder page, a ladder's
+  latest matches and a bot's matches;
+* **ratings**: the Elo service (``ratings_apply``) rating new results one
+  match per call, as the tasks do, and a backlog in one call;
+* **pipeline**: when ``arena.matches.tasks.match_run`` exists, matches per
+  minute end to end (queued, played by the referee, recorded and rated) with
+  a Celery worker of 1 and then 2 processes, on Redis at 127.0.0.1:6379 (db
+  13) when it answers, else on the embedded broker.
+
+It prints numbers and never fails on one.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+# This file is named like the standard library's `platform` module: its folder
+# must not be on the path, or `import platform` (celery, psycopg...) finds it.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
+sys.path[:0] = [str(REPO), str(REPO / "platform")]
+
+import argparse
+import io
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, TextIO
+
+import psycopg
+from psycopg import sql
+
+BENCH_DB = "arena_bench"
+REDIS = ("127.0.0.1", 6379)
+REDIS_URL = "redis://127.0.0.1:6379/13"  # a database of its own on a shared server
+LADDER_SHARES = (("classic-4", 0.5), ("boulevard-4", 0.3), ("classic-2", 0.2))
+BOTS_PER_OWNER = 4
+
+
+@dataclass(frozen=True)
+class Sizes:
+    bots: int
+    matches: int
+    requests: int
+    elo_matches: int
+    pipeline_matches: int
+
+
+FULL = Sizes(bots=10_000, matches=1_000_000, requests=200, elo_matches=1_000, pipeline_matches=30)
+QUICK = Sizes(bots=500, matches=20_000, requests=20, elo_matches=100, pipeline_matches=4)
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+@contextmanager
+def _timed(label: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    _say(f"  {label:<44} {time.perf_counter() - start:7.1f} s")
+
+
+# --------------------------------------------------------------------------- database
+
+
+def _server_params(url: str) -> dict[str, Any]:
+    info = psycopg.conninfo.conninfo_to_dict(url)
+    info.pop("dbname", None)
+    return info
+
+
+def _create_database(server: dict[str, Any]) -> None:
+    with psycopg.connect(**server, dbname="postgres", autocommit=True) as conn:
+        name = sql.Identifier(BENCH_DB)
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
+
+
+def _drop_database(server: dict[str, Any]) -> None:
+    with psycopg.connect(**server, dbname="postgres", autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(BENCH_DB))
+        )
+
+
+def _bench_env(server: dict[str, Any], data_dir: Path, broker: str) -> dict[str, str]:
+    host, port, user = server.get("host", "127.0.0.1"), server.get("port", 5432), server["user"]
+    password = f":{server['password']}" if server.get("password") else ""
+    return {
+        "DJANGO_SETTINGS_MODULE": "arena.settings",
+        "DATABASE_URL": f"postgres://{user}{password}@{host}:{port}/{BENCH_DB}",
+        "ARENA_DATA_DIR": str(data_dir),
+        "SECRET_KEY": "bench-only-secret-key",
+        "DEBUG": "0",
+        # Django's test Client calls itself "testserver".
+        "ALLOWED_HOSTS": "testserver,localhost,127.0.0.1",
+        "CELERY_BROKER_URL": broker,
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "platform")]),
+    }
+
+
+# --------------------------------------------------------------------------- bulk load
+
+
+def _copy_text(value: Any) -> str:
+    """A value in COPY's text format."""
+    if value is None:
+        return r"\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, dict | list):
+        value = json.dumps(value)
+    elif isinstance(value, datetime):
+        value = value.isoformat()
+    text = str(value)
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+class Table:
+    """COPY rows into a model's table: ``fields`` come with each row, the other
+    columns get their model default (so a field added later needs no change here)."""
+
+    def __init__(self, model: Any, fields: list[str], now: datetime) -> None:
+        concrete = {f.attname: f for f in model._meta.concrete_fields}
+        missing = [name for name in fields if name not in concrete]
+        if missing:
+            raise SystemExit(f"{model.__name__} has no field {missing}: update bench/platform.py")
+        rest = [f for name, f in concrete.items() if name not in fields]
+        self.name = model._meta.db_table
+        self.columns = [concrete[name].column for name in fields] + [f.column for f in rest]
+        self.suffix = "".join("\t" + _copy_text(self._default(f, now)) for f in rest) + "\n"
+
+    @staticmethod
+    def _default(field: Any, now: datetime) -> Any:
+        value = field.get_default()
+        if value is None and not field.null:
+            if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+                return now
+            raise SystemExit(f"bench/platform.py must set {field} (no default, not null)")
+        return value
+
+    def copy(self, conn: psycopg.Connection[Any], source: TextIO | list[str]) -> None:
+        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+            sql.Identifier(self.name), sql.SQL(", ").join(map(sql.Identifier, self.columns))
+        )
+        with conn.cursor() as cursor, cursor.copy(statement) as copy:
+            if isinstance(source, list):
+                copy.write("".join(source))
+                return
+            while block := source.read(1 << 20):
+                copy.write(block)
+
+
+@contextmanager
+def _without_indexes(conn: psycopg.Connection[Any], tables: list[str]) -> Iterator[None]:
+    """Drop the tables' keys, indexes and foreign keys for a bulk load; rebuild them after."""
+    names = [f"public.{t}" for t in tables]
+    foreign = conn.execute(
+        "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE contype = 'f' AND (conrelid = ANY(%(t)s::regclass[]) "
+        "OR confrelid = ANY(%(t)s::regclass[]))",
+        {"t": names},
+    ).fetchall()
+    keys = conn.execute(
+        "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE contype IN ('p', 'u') AND conrelid = ANY(%s::regclass[]) ORDER BY contype",
+        (names,),
+    ).fetchall()
+    indexes = conn.execute(
+        "SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index i "
+        "WHERE indrelid = ANY(%s::regclass[]) "
+        "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)",
+        (names,),
+    ).fetchall()
+    for table, name, _ in foreign + keys:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} DROP CONSTRAINT {}").format(
+                sql.SQL(table), sql.Identifier(name)
+            )
+        )
+    for index, _ in indexes:
+        conn.execute(sql.SQL("DROP INDEX {}").format(sql.SQL(index)))
+    yield
+    conn.execute("SET maintenance_work_mem = '1GB'")
+    for table, name, definition in keys:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
+                sql.SQL(table), sql.Identifier(name), sql.SQL(definition)
+            )
+        )
+    for _, definition in indexes:
+        conn.execute(sql.SQL(definition))
+    for table, name, definition in foreign:
+        conn.execute(
+            sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} {}").format(
+                sql.SQL(table), sql.Identifier(name), sql.SQL(definition)
+            )
+        )
+
+
+def _next_id(conn: psycopg.Connection[Any], table: str) -> int:
+    row = conn.execute(
+        sql.SQL("SELECT COALESCE(MAX(id), 0) + 1 FROM {}").format(sql.Identifier(table))
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _elo_changes(ratings: list[float], counts: list[int], ranks: list[int]) -> list[float]:
+    """The platform's pairwise Elo (arena/ladders/elo.py), inlined for speed."""
+    n = len(ratings)
+    changes = []
+    for s in range(n):
+        total = 0.0
+        for o in range(n):
+            if o != s:
+                score = 1.0 if ranks[s] < ranks[o] else 0.5 if ranks[s] == ranks[o] else 0.0
+                total += score - 1.0 / (1.0 + 10.0 ** ((ratings[o] - ratings[s]) / 400.0))
+        k = 48.0 if counts[s] < 30 else 16.0
+        changes.append(k / (n - 1) * total)
+    return changes
+
+
+def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
+    """Players, bots, versions, rated matches, ratings and rating changes, by COPY."""
+    from arena.bots.models import Bot, BotVersion
+    from arena.ladders.models import Ladder, Rating, RatingChange
+    from arena.matches.models import Match, Participant
+    from arena.players.models import Profile, User
+
+    now = datetime.now(UTC)
+    rng = random.Random(2024)
+    ladders = {ladder.slug: ladder for ladder in Ladder.objects.all()}
+    shares = [(ladders[slug], share) for slug, share in LADDER_SHARES if slug in ladders]
+    if not shares:
+        raise SystemExit("load_house_bots created no ladder: nothing to load matches into")
+
+    with psycopg.connect(dsn) as conn, ExitStack() as stack:
+        conn.execute("SET synchronous_commit = off")
+        tables = {
+            "user": Table(User, ["id", "username", "password", "email", "date_joined"], now),
+            "profile": Table(Profile, ["id", "user_id", "display_name"], now),
+            "bot": Table(Bot, ["id", "owner_id", "name", "visibility"], now),
+            "version": Table(
+                BotVersion,
+                [
+                    *("id", "bot_id", "number", "parent_id", "code", "code_sha256"),
+                    *("code_size", "code_format", "status"),
+                ],
+                now,
+            ),
+            "match": Table(
+                Match,
+                [
+                    *("id", "ladder_id", "seed", "status", "attempts", "created_at"),
+                    *("started_at", "finished_at", "rated_at"),
+                ],
+                now,
+            ),
+            "participant": Table(
+                Participant,
+                [
+                    *("id", "match_id", "seat", "bot_version_id", "money", "rank"),
+                    *("rating_before", "rating_after"),
+                ],
+                now,
+            ),
+            "rating": Table(
+                Rating,
+                ["id", "ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"],
+                now,
+            ),
+            "change": Table(
+                RatingChange,
+                [
+                    *("id", "rating_id", "match_id", "rating_before", "rating_after", "k"),
+                    *("matches_before", "created_at"),
+                ],
+                now,
+            ),
+        }
+        ids = {key: _next_id(conn, table.name) for key, table in tables.items()}
+
+        # ---- players, bots, versions (in memory: small)
+        owners = math.ceil(sizes.bots / BOTS_PER_OWNER)
+        users, profiles, bots, versions = [], [], [], []
+        pool: list[tuple[int, int]] = []  # (version id, bot id) of active public versions
+        suffix = {key: table.suffix for key, table in tables.items()}
+        for n in range(owners):
+            uid = ids["user"] + n
+            users.append(f"{uid}\tbench{n}\t!\tbench{n}@example.org\t{now.isoformat()}")
+            users[-1] += suffix["user"]
+            profiles.append(f"{ids['profile'] + n}\t{uid}\tBench {n}{suffix['profile']}")
+        vid = ids["version"]
+        for n in range(sizes.bots):
+            bid = ids["bot"] + n
+            private = n % 20 == 19  # 5 %: tested privately, never on a ladder
+            visibility = "private" if private else "public"
+            owner = ids["user"] + n // BOTS_PER_OWNER
+            bots.append(f"{bid}\t{owner}\tbot{n}\t{visibility}{suffix['bot']}")
+            parent = r"\N"
+            for number in (1, 2) if n % 5 == 0 else (1,):  # a fifth have a retired v1
+                sha = f"{bid:064x}{number}"[-64:]
+                status = "retired" if number == 1 and n % 5 == 0 else "active"
+                versions.append(
+                    f"{vid}\t{bid}\t{number}\t{parent}\tbots/code/{sha[:2]}/{sha}.py\t{sha}\t1000"
+                    f"\tpy\t{status}{suffix['version']}"
+                )
+                parent = str(vid)
+                if status == "active" and not private:
+                    pool.append((vid, bid))
+                vid += 1
+
+        # ---- matches with seats and rating changes (to files: millions of rows)
+        ratings: dict[tuple[int, int], list[Any]] = {}  # (ladder, version) -> [id, bot, r, n]
+        next_rating = ids["rating"]
+        start = now - timedelta(days=365)
+        step = (now - timedelta(hours=1) - start).total_seconds() / max(sizes.matches, 1)
+        files = {
+            key: stack.enter_context(open(data_dir / f"{key}.copy", "w+"))
+            for key in ("match", "part", "change")
+        }
+        cumulative = []
+        acc = 0.0
+        for ladder, share in shares:
+            acc += share
+            cumulative.append((acc / sum(s for _, s in shares), ladder.pk, ladder.seats))
+        pid, cid = ids["participant"], ids["change"]
+        sm, sp, sc = suffix["match"], suffix["participant"], suffix["change"]
+        fm, fp, fc = files["match"].write, files["part"].write, files["change"].write
+        base = start.timestamp()
+        for n in range(sizes.matches):
+            mid = ids["match"] + n
+            pick = rng.random()
+            ladder_id, seats = next((lid, s) for cut, lid, s in cumulative if pick <= cut)
+            t = base + n * step
+            created = datetime.fromtimestamp(t - 60, UTC).isoformat()
+            finished = datetime.fromtimestamp(t, UTC).isoformat()
+            fm(
+                f"{mid}\t{ladder_id}\t{rng.getrandbits(62)}\tfinished\t1\t{created}\t{created}"
+                f"\t{finished}\t{finished}{sm}"
+            )
+            chosen = rng.sample(pool, seats)
+            order = list(range(seats))
+            rng.shuffle(order)
+            ranks = [0] * seats
+            for position, seat in enumerate(order):
+                ranks[seat] = position + 1
+            rows = []
+            for version_id, bot_id in chosen:
+                row = ratings.get((ladder_id, version_id))
+                if row is None:
+                    row = ratings[(ladder_id, version_id)] = [next_rating, bot_id, 1500.0, 0]
+                    next_rating += 1
+                rows.append(row)
+            before = [row[2] for row in rows]
+            counts = [row[3] for row in rows]
+            changes = _elo_changes(before, counts, ranks)
+            for seat in range(seats):
+                row = rows[seat]
+                after = before[seat] + changes[seat]
+                k = 48.0 if counts[seat] < 30 else 16.0
+                fp(
+                    f"{pid}\t{mid}\t{seat}\t{chosen[seat][0]}\t{(seats - ranks[seat]) * 90_000}"
+                    f"\t{ranks[seat]}\t{before[seat]:.4f}\t{after:.4f}{sp}"
+                )
+                fc(
+                    f"{cid}\t{row[0]}\t{mid}\t{before[seat]:.4f}\t{after:.4f}\t{k}"
+                    f"\t{counts[seat]}\t{finished}{sc}"
+                )
+                row[2], row[3] = after, counts[seat] + 1
+                pid += 1
+                cid += 1
+        rating_rows = [
+            f"{rid}\t{ladder_id}\t{bot_id}\t{version_id}\t{value:.4f}\t{count}{suffix['rating']}"
+            for (ladder_id, version_id), (rid, bot_id, value, count) in ratings.items()
+        ]
+
+        with _without_indexes(conn, [table.name for table in tables.values()]):
+            tables["user"].copy(conn, users)
+            tables["profile"].copy(conn, profiles)
+            tables["bot"].copy(conn, bots)
+            tables["version"].copy(conn, versions)
+            for key, table in (("match", "match"), ("part", "participant"), ("change", "change")):
+                files[key].seek(0)
+                tables[table].copy(conn, files[key])
+            tables["rating"].copy(conn, rating_rows)
+        for handle in files.values():
+            Path(handle.name).unlink()
+        for table in tables.values():
+            conn.execute(
+                sql.SQL("SELECT setval(pg_get_serial_sequence({}, 'id'), MAX(id)) FROM {}").format(
+                    sql.Literal(table.name), sql.Identifier(table.name)
+                )
+            )
+        conn.commit()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE)")  # visibility map and statistics, as a live database
+    _say(
+        f"  loaded {owners:,} players, {sizes.bots:,} bots, {len(versions):,} versions, "
+        f"{sizes.matches:,} matches, {pid - ids['participant']:,} seats, "
+        f"{len(ratings):,} ratings, {cid - ids['change']:,} rating changes"
+    )
+
+
+# --------------------------------------------------------------------------- latency
+
+
+def _latency(call: Callable[[], Any], requests: int) -> tuple[float, float]:
+    for _ in range(min(5, requests)):  # warm caches and connections
+        call()
+    times = []
+    for _ in range(requests):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)]
+
+
+def measure_latency(sizes: Sizes) -> None:
+    from django.test import Client
+    from django.urls import NoReverseMatch, reverse
+
+    from arena.bots.models import Bot
+    from arena.ladders.models import Ladder, Rating
+
+    client = Client()
+    slug = LADDER_SHARES[0][0]
+    ladder = Ladder.objects.get(slug=slug)
+    standings = Rating.objects.filter(ladder=ladder).count()
+    busy_bot = Bot.objects.filter(name="bot0").values_list("pk", flat=True).first()
+    targets: list[tuple[str, str | None]] = [
+        ("standings API, first page", f"/api/ladders/{slug}/leaderboard/"),
+        (
+            "standings API, last page",
+            f"/api/ladders/{slug}/leaderboard/?offset={max(0, standings - 50)}",
+        ),
+    ]
+    try:
+        targets.append(("ladder page (HTML)", reverse("web:ladder", args=[slug])))
+    except NoReverseMatch:
+        targets.append(("ladder page (HTML)", None))
+    targets += [
+        ("ladder's latest matches API", f"/api/ladders/{slug}/matches/"),
+        ("a bot's matches API", f"/api/matches/?bot={busy_bot}"),
+    ]
+    _say(f"{'request (anonymous, in-process)':<44} {'median':>9} {'p95':>9}   n={sizes.requests}")
+    for label, url in targets:
+        if url is None:
+            _say(f"  {label:<42} not measured: page missing")
+            continue
+        response = client.get(url)
+        if response.status_code != 200:
+            _say(f"  {label:<42} not measured: {url} answered {response.status_code}")
+            continue
+
+        def call(url: str = url) -> None:
+            client.get(url)
+
+        median, p95 = _latency(call, sizes.requests)
+        _say(f"  {label:<42} {median:7.1f}ms {p95:7.1f}ms   {url}")
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+def _unrated_matches(ladder: Any, count: int, rng: random.Random) -> list[Any]:
+    """``count`` finished, unrated matches of public active versions, finishing in order."""
+    from django.utils import timezone
+
+    from arena.bots.models import BotVersion
+    from arena.matches.models import Match, MatchStatus, Participant
+
+    pool = list(
+        BotVersion.objects.filter(status="active", bot__visibility="public").values_list(
+            "pk", flat=True
+        )[:2000]
+    )
+    now = timezone.now()
+    matches = Match.objects.bulk_create(
+        Match(
+            ladder=ladder,
+            seed=rng.getrandbits(62),
+            status=MatchStatus.FINISHED,
+            attempts=1,
+            started_at=now,
+            finished_at=now + timedelta(microseconds=n),
+        )
+        for n in range(count)
+    )
+    seats = []
+    for match in matches:
+        order = list(range(1, ladder.seats + 1))
+        rng.shuffle(order)
+        for seat, version in enumerate(rng.sample(pool, ladder.seats)):
+            seats.append(
+                Participant(
+                    match=match, seat=seat, bot_version_id=version, rank=order[seat], money=0
+                )
+            )
+    Participant.objects.bulk_create(seats, batch_size=2000)
+    return matches
+
+
+def measure_ratings(sizes: Sizes) -> None:
+    from arena.ladders.models import Ladder
+    from arena.ladders.services import ratings_apply
+
+    ladder = Ladder.objects.get(slug=LADDER_SHARES[0][0])
+    rng = random.Random(7)
+    count = sizes.elo_matches
+    matches = _unrated_matches(ladder, count, rng)
+    start = time.perf_counter()
+    for match in matches:
+        ratings_apply(match=match)
+    one_by_one = time.perf_counter() - start
+    matches = _unrated_matches(ladder, count, rng)
+    start = time.perf_counter()
+    rated = ratings_apply(match=matches[-1])
+    backlog = time.perf_counter() - start
+    assert len(rated) == count
+    seats = ladder.seats
+    _say(f"ratings on {ladder.slug} ({seats} seats: {seats} rating updates per match)")
+    _say(
+        f"  one match per call (the task)      {count / one_by_one:8.0f} matches/s "
+        f"{count * seats / one_by_one:8.0f} rating updates/s"
+    )
+    _say(
+        f"  a backlog of {count:,} in one call {count / backlog:8.0f} matches/s "
+        f"{count * seats / backlog:8.0f} rating updates/s"
+    )
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+def _pipeline_bots() -> tuple[list[Any], str]:
+    """Four seats: two house bots (bare) and, when the sandbox works, two uploaded copies."""
+    from arena.bots.models import BotVersion
+    from arena.bots.services import bot_upload, bot_version_validate
+    from arena.players.services import player_create
+
+    house = list(
+        BotVersion.objects.filter(
+            bot__owner__username="house", bot__name__in=["random", "greedy"], status="active"
+        ).select_related("bot")
+    )
+    if len(house) < 2:
+        raise RuntimeError("the house bots random and greedy are missing")
+    player = player_create(username="bench-pipeline")
+    uploaded = []
+    for house_version in house:
+        source = REPO / "bots_sdk" / "house" / f"{house_version.bot.name}_bot.py"
+        version = bot_upload(
+            owner=player,
+            name=f"{house_version.bot.name}-copy",
+            filename="main.py",
+            content=source.read_bytes(),
+        )
+        uploaded.append(bot_version_validate(version=version))
+    if all(v.status == "active" for v in uploaded):
+        return house + uploaded, "2 house bots bare + 2 uploaded bots sandboxed"
+    reason = uploaded[0].validation_report.get("errors") or uploaded[0].validation_report
+    _say(f"  uploaded bots did not validate ({reason}): house bots only")
+    return house + house, "4 house bots, bare"
+
+
+def _start_worker(env: dict[str, str], processes: int, log: Path) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "arena",
+        "worker",
+        "--concurrency",
+        str(processes),
+        "--pool",
+        "prefork",
+        "-l",
+        "INFO",
+        "-n",
+        f"bench{processes}@%h",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    with open(log, "wb") as out:
+        worker = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if b" ready." in log.read_bytes():
+            return worker
+        if worker.poll() is not None:
+            break
+        time.sleep(0.2)
+    _stop_worker(worker)
+    raise RuntimeError(f"the worker did not start; its log:\n{log.read_text()[-3000:]}")
+
+
+def _stop_worker(worker: subprocess.Popen[bytes]) -> None:
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)  # warm shutdown: finishes the task at hand
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+def _most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
+    """The most matches that were being played at the same moment."""
+    events = sorted([(begin, 1) for begin, _ in spans] + [(end, -1) for _, end in spans])
+    running = most = 0
+    for _, step in events:
+        running += step
+        most = max(most, running)
+    return most
+
+
+def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
+    try:
+        from arena.matches import tasks
+    except ImportError as error:
+        _say(f"pipeline: not measured: pipeline missing ({error})")
+        return
+    if not hasattr(tasks, "match_run"):
+        _say("pipeline: not measured: pipeline missing (no arena.matches.tasks.match_run)")
+        return
+    from arena.celery import app
+    from arena.ladders.models import Ladder
+    from arena.matches.models import Match, MatchStatus
+    from arena.matches.services import match_create
+
+    ladder = Ladder.objects.get(slug="classic-4")
+    seats, kind = _pipeline_bots()
+    broker = env["CELERY_BROKER_URL"].split(":")[0]
+    _say(
+        f"pipeline on {ladder.slug}, {kind}, {sizes.pipeline_matches} matches per run, "
+        f"broker {broker} (queued -> played -> recorded -> rated)"
+    )
+    final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
+    for processes in (1, 2):
+        app.control.purge()
+        worker = _start_worker(env, processes, data_dir / f"worker-{processes}.log")
+        try:
+            start = time.perf_counter()
+            ids = [
+                match_create(ladder=ladder, versions=seats, seed=seed).pk
+                for seed in range(sizes.pipeline_matches)
+            ]
+            deadline = time.monotonic() + 300
+            mine = Match.objects.filter(pk__in=ids)
+            while time.monotonic() < deadline:
+                done = mine.filter(status__in=final).exclude(
+                    status=MatchStatus.FINISHED, rated_at__isnull=True
+                )
+                if done.count() == len(ids):
+                    break
+                time.sleep(0.2)
+            elapsed = time.perf_counter() - start
+        finally:
+            _stop_worker(worker)
+        statuses = {s: mine.filter(status=s).count() for s in MatchStatus.values}
+        finished = statuses[MatchStatus.FINISHED]
+        others = ", ".join(f"{n} {s}" for s, n in statuses.items() if n and s != "finished")
+        spans = list(
+            mine.filter(status=MatchStatus.FINISHED).values_list("started_at", "finished_at")
+        )
+        played = statistics.mean((end - begin).total_seconds() for begin, end in spans)
+        _say(
+            f"  {processes} worker process{'es' if processes > 1 else '  '}"
+            f"  {finished / elapsed * 60:7.1f} matches/min   ({finished} finished in "
+            f"{elapsed:.1f} s; {played:.2f} s per match played, at most "
+            f"{_most_at_once(spans)} at once{'; ' + others if others else ''})"
+        )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small data: a smoke run")
+    parser.add_argument("--requests", type=int, help="requests per latency measurement")
+    parser.add_argument("--pipeline-matches", type=int, help="matches per pipeline run")
+    parser.add_argument(
+        "--keep", action="store_true", help=f"keep the database {BENCH_DB} to inspect it"
+    )
+    parser.add_argument(
+        "--pg",
+        default="postgres://postgres@127.0.0.1:5432/postgres",
+        help=f"the PostgreSQL server (the database {BENCH_DB} is created there)",
+    )
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    if args.requests:
+        sizes = Sizes(**{**sizes.__dict__, "requests": args.requests})
+    if args.pipeline_matches:
+        sizes = Sizes(**{**sizes.__dict__, "pipeline_matches": args.pipeline_matches})
+
+    server = _server_params(args.pg)
+    broker = REDIS_URL if _reachable(*REDIS) else "filesystem://"
+    data_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    env = {**os.environ, **_bench_env(server, data_dir, broker)}
+    os.environ.update(env)
+    began = time.perf_counter()
+    _say(f"platform benchmark: {sizes.bots:,} bots, {sizes.matches:,} matches ({BENCH_DB})")
+    _create_database(server)
+    try:
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        from django.db import connections
+
+        _say("load")
+        with _timed("migrate + load_house_bots (validated)"):
+            call_command("migrate", verbosity=0)
+            call_command("load_house_bots", stdout=io.StringIO())
+        with _timed("bulk load (COPY, rebuild indexes, VACUUM)"):
+            dsn = env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+            load(sizes, data_dir, dsn)
+        measure_latency(sizes)
+        measure_ratings(sizes)
+        try:
+            measure_pipeline(sizes, env, data_dir)
+        except RuntimeError as error:
+            _say(f"pipeline: not measured: {error}")
+        connections.close_all()
+    finally:
+        if not args.keep:
+            _drop_database(server)
+        shutil.rmtree(data_dir, ignore_errors=True)
+    kept = "kept (drop it: DROP DATABASE arena_bench)" if args.keep else "dropped"
+    _say(f"total {time.perf_counter() - began:.0f} s; database {BENCH_DB} {kept}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

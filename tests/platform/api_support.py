@@ -1,0 +1,126 @@
+"""Helpers of the API tests: clients for the personas, real games with referee sections."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import zipfile
+from collections.abc import Sequence
+from typing import Any
+
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+import vegas_engine
+from arena.bots.models import BotVersion
+from arena.ladders.models import Ladder
+from arena.matches.models import Match, MatchStatus
+from arena.matches.services import SeatOutcome, match_finish
+from vegas_engine.log import game_log
+
+from .factories import MatchFactory, ParticipantFactory
+
+# A real SDK bot: validation plays a pre-flight game with it.
+GOOD = b"""\
+from bots_sdk import Bot, run
+
+
+class First(Bot):
+    def act(self, observation):
+        return observation["legal_actions"][0]
+
+
+if __name__ == "__main__":
+    run(First)
+"""
+
+
+def client_for(user: Any | None = None) -> APIClient:
+    """An API client logged in as ``user`` (anonymous for None)."""
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def stderr_of(seat: int) -> str:
+    return f"seat {seat} debug: my secret plan\n"
+
+
+def played_log(ladder: Ladder, seed: int) -> dict[str, Any]:
+    """A real game of the ladder's rules played at random, with a referee section
+    (docs/protocol/referee-log.schema.json) in which every seat faulted with stderr."""
+    state = vegas_engine.new_game(
+        vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options), log=True
+    )
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    log = game_log(state)
+    result = [{**row, "forfeited": False} for row in log["events"][-1]["result"]]
+    log["referee"] = {
+        "protocol": 1,
+        "game_id": 1,
+        "limits": {
+            "startup_ms": 5000,
+            "decision_ms": ladder.time_per_decision_ms,
+            "bank_ms": ladder.time_bank_ms,
+            "max_line_bytes": 65536,
+            "max_output_bytes": 8388608,
+            "memory_bytes": ladder.memory_mb * 1024 * 1024,
+            "cpu_cores": 1.0,
+        },
+        "result": result,
+        "seats": [
+            {
+                "seat": seat,
+                "player": seat,
+                "name": f"player {seat}",
+                "forfeited": False,
+                "startup_ms": 12.5,
+                "decisions": 1,
+                "decision_ms": [1.5],
+                "decision_ms_median": 1.5,
+                "decision_ms_max": 1.5,
+                "fault": {
+                    "kind": "crashed",
+                    "message": "the bot exited after the game",
+                    "game_id": 1,
+                    "request": None,
+                    "sent": None,
+                    "elapsed_ms": None,
+                    "exit_code": 1,
+                    "signal": None,
+                    "stderr_tail": stderr_of(seat),
+                    "resources": {},
+                },
+                "resources": {"memory_peak_bytes": 1000, "cpu_seconds": 0.1},
+            }
+            for seat in range(ladder.seats)
+        ],
+    }
+    return log
+
+
+def play_match(ladder: Ladder, versions: Sequence[BotVersion], seed: int = 1) -> Match:
+    """A running match finished by the service with a real log, as a worker would."""
+    match = MatchFactory(
+        ladder=ladder, seed=seed, status=MatchStatus.RUNNING, attempts=1, started_at=timezone.now()
+    )
+    for seat, version in enumerate(versions):
+        ParticipantFactory(match=match, seat=seat, bot_version=version)
+    log = played_log(ladder, seed)
+    outcomes = [
+        SeatOutcome(seat=row["seat"], money=row["money"], rank=row["rank"])
+        for row in log["referee"]["result"]
+    ]
+    return match_finish(match=match, outcomes=outcomes, game_log=json.dumps(log).encode())

@@ -1,0 +1,278 @@
+"""Matches over the API: filters, hidden private matches, logs with stderr for owners only,
+and a ladder's logs streamed as JSON Lines."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tracemalloc
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.files.storage import default_storage
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+
+from arena.bots.models import BotVersion
+from arena.ladders.models import Ladder
+from arena.matches import selectors as match_selectors
+from arena.matches.models import Match
+
+from .api_support import client_for, play_match, stderr_of
+from .factories import BotFactory, BotVersionFactory, LadderFactory, MatchFactory, finished_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ladder(db: None) -> Ladder:
+    return LadderFactory(slug="classic-2")
+
+
+@pytest.fixture
+def shark(alice: Any) -> BotVersion:
+    """Alice's public bot."""
+    return BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+
+
+@pytest.fixture
+def secret(alice: Any) -> BotVersion:
+    """Alice's private bot, which she tests against the others."""
+    return BotVersionFactory(bot=BotFactory(owner=alice, name="secret", visibility="private"))
+
+
+@pytest.fixture
+def turtle(bob: Any) -> BotVersion:
+    """Bob's public bot."""
+    return BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+
+
+def ids(response: Any) -> list[int]:
+    assert response.status_code == 200, response.content
+    return [match["id"] for match in response.json()["results"]]
+
+
+def stream_lines(response: Any) -> list[dict[str, Any]]:
+    """Parse a streamed JSON Lines body line by line, checking every line ends with \\n."""
+    assert isinstance(response, StreamingHttpResponse)
+    assert response["Content-Type"] == "application/jsonl"
+    body = b"".join(response.streaming_content)
+    assert body == b"" or body.endswith(b"\n")
+    return [json.loads(line) for line in body.splitlines()]
+
+
+# --------------------------------------------------------------------------- lists and filters
+
+
+def test_match_list_filters_by_ladder_bot_status_and_date(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion, alice: Any
+) -> None:
+    other = LadderFactory(slug="classic-2b")
+    third = BotVersionFactory(bot=BotFactory(owner=alice, name="third"))
+    old = finished_match(ladder, [shark, turtle], ranks=[1, 2])
+    Match.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=10))
+    recent = finished_match(ladder, [third, turtle], ranks=[2, 1])
+    elsewhere = finished_match(other, [shark, third], ranks=[1, 2])
+    queued = MatchFactory(ladder=ladder)
+    api = client_for()
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+
+    assert ids(api.get("/api/matches/")) == [queued.pk, elsewhere.pk, recent.pk, old.pk]
+    assert ids(api.get("/api/matches/?ladder=classic-2b")) == [elsewhere.pk]
+    assert ids(api.get(f"/api/matches/?bot={shark.bot_id}")) == [elsewhere.pk, old.pk]
+    assert ids(api.get("/api/matches/?status=queued")) == [queued.pk]
+    assert ids(api.get("/api/matches/", {"created_after": since})) == [
+        queued.pk,
+        elsewhere.pk,
+        recent.pk,
+    ]
+    assert ids(api.get("/api/matches/", {"created_before": since})) == [old.pk]
+    both = {"ladder": "classic-2", "bot": turtle.bot_id, "status": "finished"}
+    assert ids(api.get("/api/matches/", {**both, "created_after": since})) == [recent.pk]
+    assert ids(api.get("/api/matches/?ladder=nope")) == []
+
+    bad = api.get("/api/matches/?status=won&created_after=yesterday&bot=x")
+    assert bad.status_code == 400
+    assert set(bad.json()) == {"status", "created_after", "bot"}
+
+
+def test_match_list_pages_by_cursor(ladder: Ladder, shark: BotVersion, turtle: BotVersion) -> None:
+    made = [finished_match(ladder, [shark, turtle], ranks=[1, 2]).pk for _ in range(3)]
+    api = client_for()
+
+    first = api.get("/api/matches/?page_size=2")
+    page = first.json()
+    assert "count" not in page  # no COUNT(*) over a million rows
+    pages = [[m["id"] for m in page["results"]]]
+    while page["next"]:
+        page = api.get(page["next"]).json()
+        pages.append([m["id"] for m in page["results"]])
+    assert pages == [made[:0:-1], made[:1]]
+
+
+def test_private_matches_are_hidden_from_others(
+    ladder: Ladder,
+    secret: BotVersion,
+    shark: BotVersion,
+    turtle: BotVersion,
+    alice: Any,
+    bob: Any,
+    carol: Any,
+) -> None:
+    public = play_match(ladder, [shark, turtle], seed=1)
+    testing = play_match(ladder, [secret, turtle], seed=2)
+
+    for who in (None, bob):
+        api = client_for(who)
+        assert ids(api.get("/api/matches/")) == [public.pk]
+        assert ids(api.get("/api/ladders/classic-2/matches/")) == [public.pk]
+        assert ids(api.get(f"/api/matches/?bot={turtle.bot_id}")) == [public.pk]
+        assert api.get(f"/api/matches/{testing.pk}/").status_code == 404
+        assert api.get(f"/api/matches/{testing.pk}/log/").status_code == 404
+        assert [line["match"]["id"] for line in stream_lines(api.get(LOGS))] == [public.pk]
+    # Alice's own test match; Carol is staff.
+    for who in (alice, carol):
+        api = client_for(who)
+        assert ids(api.get("/api/matches/")) == [testing.pk, public.pk]
+        assert api.get(f"/api/matches/{testing.pk}/").json()["participants"][0]["bot"] == "secret"
+        assert api.get(f"/api/matches/{testing.pk}/log/").status_code == 200
+
+
+def test_match_detail(ladder: Ladder, shark: BotVersion, turtle: BotVersion) -> None:
+    match = play_match(ladder, [shark, turtle], seed=5)
+    detail = client_for().get(f"/api/matches/{match.pk}/").json()
+
+    assert (detail["ladder"], detail["status"], detail["seed"], detail["has_log"]) == (
+        "classic-2",
+        "finished",
+        5,
+        True,
+    )
+    assert [(p["seat"], p["bot"], p["owner"]) for p in detail["participants"]] == [
+        (0, "shark", "alice"),
+        (1, "turtle", "bob"),
+    ]
+    assert client_for().get("/api/matches/999999/").status_code == 404
+
+
+# --------------------------------------------------------------------------- logs
+
+
+LOGS = "/api/ladders/classic-2/logs/"
+
+
+def stored_log(match: Match) -> dict[str, Any]:
+    with default_storage.open(match.log.name, "rb") as handle:
+        return json.loads(gzip.decompress(handle.read()))  # type: ignore[no-any-return]
+
+
+def seat_stderr(log: dict[str, Any]) -> list[str]:
+    return [seat["fault"]["stderr_tail"] for seat in log["referee"]["seats"]]
+
+
+def test_a_match_log_is_served_decompressed_with_only_your_own_stderr(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion, alice: Any, bob: Any
+) -> None:
+    match = play_match(ladder, [shark, turtle], seed=3)
+    url = f"/api/matches/{match.pk}/log/"
+    stored = stored_log(match)
+
+    as_alice = client_for(alice).get(url).json()
+    as_bob = client_for(bob).get(url).json()
+    as_anonymous = client_for().get(url).json()
+
+    assert seat_stderr(stored) == [stderr_of(0), stderr_of(1)]
+    assert seat_stderr(as_alice) == [stderr_of(0), ""]
+    assert seat_stderr(as_bob) == ["", stderr_of(1)]
+    assert seat_stderr(as_anonymous) == ["", ""]
+    # Everything else is the stored log, untouched.
+    for log in (as_alice, as_bob, as_anonymous):
+        assert log["events"] == stored["events"]
+        assert log["seed"] == 3 and log["referee"]["result"] == stored["referee"]["result"]
+        assert [s["fault"]["kind"] for s in log["referee"]["seats"]] == ["crashed", "crashed"]
+
+
+def test_a_match_without_a_log_has_no_log(ladder: Ladder, shark: BotVersion) -> None:
+    queued = MatchFactory(ladder=ladder)
+    assert client_for().get(f"/api/matches/{queued.pk}/log/").status_code == 404
+    assert client_for().get("/api/matches/999999/log/").status_code == 404
+
+
+def test_ladder_logs_stream_as_json_lines_oldest_first_with_redaction(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion, alice: Any, bob: Any, monkeypatch: Any
+) -> None:
+    # Smaller chunks than matches: the stream must cross chunk boundaries.
+    monkeypatch.setattr(match_selectors, "LOG_STREAM_CHUNK", 2)
+    played = [play_match(ladder, [shark, turtle], seed=seed) for seed in range(5)]
+    other = LadderFactory(slug="elsewhere")
+    play_match(other, [shark, turtle], seed=9)
+    MatchFactory(ladder=ladder)  # queued: no log yet
+
+    for who, visible in ((alice, [0]), (bob, [1]), (None, [])):
+        response = client_for(who).get(LOGS)
+        assert response.status_code == 200
+        lines = stream_lines(response)
+        assert [line["match"]["id"] for line in lines] == [m.pk for m in played]
+        for line, match in zip(lines, played, strict=True):
+            assert line["log"]["seed"] == match.seed
+            assert line["match"]["participants"][0]["bot"] == "shark"
+            assert seat_stderr(line["log"]) == [
+                stderr_of(seat) if seat in visible else "" for seat in (0, 1)
+            ]
+
+
+def test_ladder_logs_filter_by_finish_time_and_unknown_ladders_404(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion
+) -> None:
+    first, second = (play_match(ladder, [shark, turtle], seed=seed) for seed in (1, 2))
+    Match.objects.filter(pk=first.pk).update(finished_at=timezone.now() - timedelta(hours=2))
+    hour_ago = (timezone.now() - timedelta(hours=1)).isoformat()
+    api = client_for()
+
+    after = stream_lines(api.get(LOGS, {"finished_after": hour_ago}))
+    before = stream_lines(api.get(LOGS, {"finished_before": hour_ago}))
+
+    assert [line["match"]["id"] for line in after] == [second.pk]
+    assert [line["match"]["id"] for line in before] == [first.pk]
+    missing = api.get("/api/ladders/nope/logs/")
+    assert missing.status_code == 404
+    assert json.loads(missing.content.splitlines()[0])["detail"]
+    bad = api.get(LOGS, {"finished_after": "soon"}, HTTP_ACCEPT="application/json")
+    assert bad.status_code == 400 and "finished_after" in bad.json()
+
+
+def test_an_empty_ladder_streams_nothing(ladder: Ladder) -> None:
+    assert stream_lines(client_for().get(LOGS)) == []
+
+
+def test_the_log_stream_holds_one_chunk_in_memory_whatever_the_ladder_size(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(match_selectors, "LOG_STREAM_CHUNK", 4)
+
+    def stream() -> tuple[int, int, int]:
+        """Lines and bytes streamed, and the peak of memory allocated meanwhile."""
+        lines = size = 0
+        tracemalloc.start()
+        try:
+            response = client_for().get(LOGS)
+            for chunk in response.streaming_content:  # consumed line by line, never joined
+                lines += chunk.count(b"\n")
+                size += len(chunk)
+            return lines, size, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    for seed in range(10):
+        play_match(ladder, [shark, turtle], seed=seed)
+    stream()  # imports and caches of a first request
+    small = stream()
+    for seed in range(10, 80):
+        play_match(ladder, [shark, turtle], seed=seed)
+    large = stream()
+
+    assert (small[0], large[0]) == (10, 80)
+    # The peak follows the largest single log; holding the stream would add at least
+    # the extra lines' bytes to it.
+    assert large[2] - small[2] < (large[1] - small[1]) / 2, (small, large)
