@@ -39,9 +39,11 @@ test-sqlite: ## Platform tests on SQLite (the embedded default)
 migrations: ## Generate Django migrations after a model change
 	$(PYTHON) manage.py makemigrations
 
-bench: ## Run the benchmarks: engine, then referee and sandbox
+bench: ## Run the benchmarks: engine, referee and sandbox, platform, leagues
 	$(PYTHON) bench/engine.py
 	$(PYTHON) bench/referee.py
+	$(PYTHON) bench/platform.py
+	$(PYTHON) bench/leagues.py
 
 sandbox-install: ## Install the bot sandbox's system parts (bubblewrap, bot runtime, bot user; root)
 	bash scripts/install_bot_runtime.sh

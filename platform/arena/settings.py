@@ -58,11 +58,16 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
     "arena.players",
     "arena.bots",
     "arena.ladders",
     "arena.matches",
+    "arena.leagues",
+    "arena.web",
 ]
 
 MIDDLEWARE = [
@@ -184,6 +189,11 @@ if CELERY_RESULT_BACKEND.startswith("file://"):
 # Tests and one-off scripts run tasks in-process.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
+# The queue every task goes to; platforms sharing one broker (or tests) use their own.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Leagues keep their rounds' times in the database (django-celery-beat); the
+# fixed entries below are copied there when beat starts.
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-matches": {
@@ -197,6 +207,10 @@ CELERY_BEAT_SCHEDULE = {
     "rate-finished-matches": {
         "task": "arena.ladders.tasks.ratings_apply_pending",
         "schedule": 60.0,
+    },
+    "fill-ladder-queues": {
+        "task": "arena.ladders.tasks.ladders_fill_queues",
+        "schedule": 10.0,
     },
 }
 
@@ -216,13 +230,22 @@ ARENA_UPLOAD_MAX_RATIO = env_int("ARENA_UPLOAD_MAX_RATIO", 100)
 # worker: it is queued again (or failed after ARENA_MATCH_MAX_ATTEMPTS).
 ARENA_MATCH_STALE_SECONDS = env_int("ARENA_MATCH_STALE_SECONDS", 3600)
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3)
+# A worker playing a match writes a heartbeat every quarter of this; a running
+# match silent for longer lost its worker and is queued again.
+ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
+
+# Matchmaking (beat): matches kept queued per open ladder, and per bot at most.
+ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 8)
+ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
 
 # --------------------------------------------------------------------------- api
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Scripts send "Authorization: Token <key>" (POST /api/auth/token/); the
+        # browsable API and the docs pages use the login session.
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -232,6 +255,12 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Las Vegas Arena API",
     "DESCRIPTION": "Bots, ladders, ratings and matches of the Las Vegas Arena.",
     "VERSION": "0.1.0",
+    # Swagger UI (/api/docs/) from the drf-spectacular-sidecar package's static files, no
+    # CDN; no online validator badge either.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # --------------------------------------------------------------------------- logging

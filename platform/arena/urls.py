@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -15,14 +15,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 api_patterns = [
+    path("auth/", include("arena.players.urls")),
     path("bots/", include("arena.bots.urls")),
     path("ladders/", include("arena.ladders.urls")),
     path("matches/", include("arena.matches.urls")),
+    path("leagues/", include("arena.leagues.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Swagger UI from local static files (drf-spectacular-sidecar). Not Redoc: its page
+    # loads web fonts from Google.
+    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
     path("healthz", healthz, name="healthz"),
+    path("", include("arena.web.urls")),
 ]

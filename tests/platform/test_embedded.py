@@ -21,11 +21,23 @@ import pytest
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 
-UPLOAD = """
+# A real bot: validation plays a pre-flight game with it in the sandbox.
+BOT = b"""\
+from bots_sdk import Bot, run
+
+
+class First(Bot):
+    def act(self, observation):
+        return observation["legal_actions"][0]
+
+
+run(First)
+"""
+UPLOAD = f"""
 from arena.players.services import player_create
 from arena.bots.services import bot_upload
 alice = player_create(username="alice")
-version = bot_upload(owner=alice, name="shark", filename="shark.py", content=b"x = 1\\n")
+version = bot_upload(owner=alice, name="shark", filename="shark.py", content={BOT!r})
 print(version.status)
 """
 
@@ -142,7 +154,8 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
             if "celery@" in output and "beat: Starting" in output:
                 break
         assert answer is not None, "the web server never answered:\n" + log_path.read_text()
-        assert {ladder["slug"] for ladder in answer} >= {"classic-4", "boulevard-4", "classic-2"}
+        slugs = {ladder["slug"] for ladder in answer["results"]}
+        assert slugs >= {"classic-4", "boulevard-4", "classic-2"}
         output = log_path.read_text()
         assert "celery@" in output and "beat: Starting" in output, output
     finally:

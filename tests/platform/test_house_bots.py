@@ -14,8 +14,31 @@ from arena.players.models import User
 
 pytestmark = pytest.mark.django_db
 
-RANDOM_BOT = b"import random\n\ndef act(observation):\n    return random.choice(observation)\n"
-GREEDY_BOT = b"def act(observation):\n    return max(observation)\n"
+# Real SDK bots: validation plays a pre-flight game with each (house bots run bare).
+RANDOM_BOT = b"""\
+import random
+
+from bots_sdk import Bot, run
+
+
+class Random(Bot):
+    def act(self, observation):
+        return random.choice(observation["legal_actions"])
+
+
+run(Random)
+"""
+GREEDY_BOT = b"""\
+from bots_sdk import Bot, run
+
+
+class Greedy(Bot):
+    def act(self, observation):
+        return max(observation["legal_actions"])
+
+
+run(Greedy)
+"""
 
 
 def run(folder: Path) -> str:

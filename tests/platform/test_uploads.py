@@ -21,7 +21,19 @@ from .factories import BotFactory
 
 pytestmark = pytest.mark.django_db
 
-GOOD_BOT = b"from bots_sdk import Bot, run\n\nclass Shark(Bot):\n    pass\n\nrun(Shark())\n"
+# A real SDK bot: validation plays a pre-flight game with it.
+GOOD_BOT = b"""\
+from bots_sdk import Bot, run
+
+
+class First(Bot):
+    def act(self, observation):
+        return observation["legal_actions"][0]
+
+
+if __name__ == "__main__":
+    run(First)
+"""
 
 
 def make_zip(members: dict[str, bytes], **kwargs: Any) -> bytes:

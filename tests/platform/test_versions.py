@@ -18,7 +18,19 @@ from arena.bots.tasks import bot_version_validate as validate_task
 
 pytestmark = pytest.mark.django_db
 
-GOOD = b"def act(observation):\n    return observation['legal'][0]\n"
+# A real SDK bot: validation plays a pre-flight game with it.
+GOOD = b"""\
+from bots_sdk import Bot, run
+
+
+class First(Bot):
+    def act(self, observation):
+        return observation["legal_actions"][0]
+
+
+if __name__ == "__main__":
+    run(First)
+"""
 BROKEN = b"def act(observation)\n    return 1\n"
 
 

@@ -31,6 +31,10 @@ class BotNameTakenError(ArenaError):
     code = "bot_name_taken"
 
 
+class BotInvalidError(ArenaError):
+    code = "bot_invalid"
+
+
 class VersionTransitionError(ArenaError):
     code = "version_transition"
 
@@ -42,8 +46,9 @@ STUCK_VALIDATION = timedelta(minutes=10)
 # version whose validation worker was lost, so it is validated again.
 VERSION_TRANSITIONS: Mapping[VersionStatus, frozenset[VersionStatus]] = {
     VersionStatus.PENDING: frozenset({VersionStatus.VALIDATING, VersionStatus.RETIRED}),
+    # VALIDATING -> RETIRED: it passed, but a newer version is already active.
     VersionStatus.VALIDATING: frozenset(
-        {VersionStatus.ACTIVE, VersionStatus.FAILED, VersionStatus.PENDING}
+        {VersionStatus.ACTIVE, VersionStatus.FAILED, VersionStatus.PENDING, VersionStatus.RETIRED}
     ),
     VersionStatus.ACTIVE: frozenset({VersionStatus.RETIRED}),
     VersionStatus.FAILED: frozenset(),
@@ -226,12 +231,15 @@ def bot_version_transition(
 
 
 def bot_version_validate(*, version: BotVersion) -> BotVersion:
-    """Validate a pending version and make it active or failed.
+    """Validate a pending version (arena.bots.validation) and make it active or failed.
 
     A version already past validation is left as it is (the task may be
-    delivered twice).
+    delivered twice). A failure of ours puts it back to pending and raises
+    InfrastructureError; the stuck-validation sweep queues it again. A version
+    passing after a newer one became active is retired: the newest plays.
     """
-    from .validation import validate_code
+    from .sandboxing import InfrastructureError
+    from .validation import validate_version
 
     if version.status != VersionStatus.PENDING:
         return version
@@ -240,10 +248,19 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
     except VersionTransitionError:
         # Another worker took it between our read and our lock.
         return version
-    with default_storage.open(version.code.name, "rb") as handle:
-        content = handle.read()
-    report = validate_code(content, version.code_format)
+    try:
+        report = validate_version(version)
+    except InfrastructureError as error:
+        bot_version_transition(
+            version=version, to=VersionStatus.PENDING, report={"infra_error": str(error)}
+        )
+        raise
     to = VersionStatus.ACTIVE if report.passed else VersionStatus.FAILED
+    newer_active = BotVersion.objects.filter(
+        bot_id=version.bot_id, status=VersionStatus.ACTIVE, number__gt=version.number
+    )
+    if to == VersionStatus.ACTIVE and newer_active.exists():
+        to = VersionStatus.RETIRED
     return bot_version_transition(version=version, to=to, report=report.to_json())
 
 
@@ -275,3 +292,24 @@ def bot_versions_revalidate_stuck(*, older_than: timedelta = STUCK_VALIDATION) -
 
 def bot_version_retire(*, version: BotVersion) -> BotVersion:
     return bot_version_transition(version=version, to=VersionStatus.RETIRED)
+
+
+def bot_update(
+    *, bot: Bot, visibility: Visibility | None = None, description: str | None = None
+) -> Bot:
+    """Change a bot's visibility and/or description (its owner's choices)."""
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        fields = ["updated_at"]
+        if visibility is not None:
+            locked.visibility = visibility
+            fields.append("visibility")
+        if description is not None:
+            locked.description = description
+            fields.append("description")
+        try:
+            locked.full_clean(validate_constraints=False)
+        except ValidationError as error:
+            raise BotInvalidError("; ".join(error.messages)) from None
+        locked.save(update_fields=fields)
+    return locked

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+import functools
+import operator
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
-from arena.bots.models import VersionStatus, Visibility
-from arena.matches.models import Match, MatchStatus
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
+from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.matches.models import Match, MatchStatus, Participant
+
+from .elo import INITIAL_RATING
 from .models import Ladder, Rating, RatingChange
 
 
@@ -44,3 +50,153 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     for match in rows:
         latest[match.ladder_id] = match
     return list(latest.values())
+
+
+def ladder_list_with_counts() -> QuerySet[Ladder]:
+    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard."""
+    on_board = Q(
+        ratings__bot_version__status=VersionStatus.ACTIVE,
+        ratings__bot__visibility=Visibility.PUBLIC,
+    )
+    return ladder_list().annotate(bot_count=Count("ratings", filter=on_board))
+
+
+def rating_changes_recent(
+    *, rating_ids: Sequence[int], points: int
+) -> dict[int, list[RatingChange]]:
+    """The last ``points`` changes of each rating, oldest first, in two queries.
+
+    The first finds each rating's ``points``-th latest change id (a short walk
+    down ratingchange_rating_recent), the second fetches the changes from
+    there on. A window function would number every change of a rating first:
+    thousands for a long-lived bot, for a sparkline of a few points.
+    """
+    result: dict[int, list[RatingChange]] = {rating_id: [] for rating_id in rating_ids}
+    if not rating_ids or points < 1:
+        return result
+    nth_latest = (
+        RatingChange.objects.filter(rating_id=OuterRef("pk"))
+        .order_by("-id")
+        .values("id")[points - 1 : points]
+    )
+    cutoffs = Rating.objects.filter(pk__in=rating_ids).annotate(cutoff=Subquery(nth_latest))
+    ranges = [
+        Q(rating_id=rating_id) if cutoff is None else Q(rating_id=rating_id, id__gte=cutoff)
+        for rating_id, cutoff in cutoffs.values_list("pk", "cutoff")
+    ]
+    if not ranges:
+        return result
+    changes = RatingChange.objects.filter(functools.reduce(operator.or_, ranges)).order_by(
+        "rating_id", "id"
+    )
+    for change in changes.only("id", "rating_id", "match_id", "rating_before", "rating_after"):
+        result[change.rating_id].append(change)
+    return result
+
+
+def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
+    """Every rating of the bot's versions, by ladder, newest version first."""
+    return (
+        Rating.objects.filter(bot=bot)
+        .select_related("ladder", "bot_version")
+        .order_by("ladder__name", "ladder_id", "-bot_version__number")
+    )
+
+
+def bots_active_ratings(*, bots: Iterable[Bot]) -> QuerySet[Rating]:
+    """The ratings of these bots' playing versions, on every ladder."""
+    return (
+        Rating.objects.filter(bot__in=list(bots), bot_version__status=VersionStatus.ACTIVE)
+        .select_related("ladder")
+        .order_by("ladder__name", "bot_id")
+    )
+
+
+def bot_rating_history(
+    *, ratings: Sequence[Rating], points: int
+) -> list[tuple[Ladder, list[RatingChange]]]:
+    """Per ladder, a bot's last ``points`` rating changes across its versions, oldest first.
+
+    ``ratings`` are the bot's (:func:`bot_ratings`). Each change comes with
+    its ``rating`` (and so its version) loaded, so a chart can mark where a
+    new version took over.
+    """
+    recent = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=points)
+    by_ladder: dict[int, tuple[Ladder, list[RatingChange]]] = {}
+    for rating in ratings:
+        _, changes = by_ladder.setdefault(rating.ladder_id, (rating.ladder, []))
+        for change in recent[rating.pk]:
+            change.rating = rating
+            changes.append(change)
+    history = []
+    for ladder, changes in by_ladder.values():
+        # Change ids grow in the order matches were rated: the ladder's timeline.
+        changes.sort(key=lambda change: change.pk)
+        history.append((ladder, changes[-points:]))
+    return history
+
+
+# --------------------------------------------------------------------------- matchmaking
+
+
+@dataclass
+class MatchmakingCandidate:
+    """An active version of a public bot, as the scheduler weighs it on one ladder.
+
+    Mutable: the scheduler counts the matches it queues as it goes.
+    """
+
+    version_id: int
+    rating: float
+    #: Matches on this ladder: rated, finished awaiting rating, queued or running.
+    games: int
+    #: Matches queued or running, on every ladder.
+    queued: int
+    #: A house bot (the platform's own).
+    is_house: bool = False
+
+
+def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
+    """Every version the scheduler may seat on ``ladder``, with its counts.
+
+    Four flat reads whatever the history: the rated count is kept on the
+    rating row, so only the few matches not rated yet are counted (served by
+    match_unrated and match_status_created). A version not rated there yet
+    counts INITIAL_RATING.
+    """
+    versions = BotVersion.objects.filter(
+        status=VersionStatus.ACTIVE, bot__visibility=Visibility.PUBLIC
+    ).values_list("pk", "bot__owner__profile__is_house")
+    rated = {
+        version_id: (rating, matches)
+        for version_id, rating, matches in Rating.objects.filter(
+            ladder=ladder, bot_version__status=VersionStatus.ACTIVE
+        ).values_list("bot_version_id", "rating", "rated_matches")
+    }
+    waiting = Q(match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
+    unrated = Q(match__status=MatchStatus.FINISHED, match__rated_at__isnull=True)
+    pending_here = dict(
+        Participant.objects.filter(waiting | unrated, match__ladder=ladder)
+        .values("bot_version_id")
+        .annotate(n=Count("pk"))
+        .values_list("bot_version_id", "n")
+    )
+    queued = dict(
+        Participant.objects.filter(waiting)
+        .values("bot_version_id")
+        .annotate(n=Count("pk"))
+        .values_list("bot_version_id", "n")
+    )
+    candidates = []
+    for version_id, is_house in versions:
+        rating, rated_matches = rated.get(version_id, (INITIAL_RATING, 0))
+        candidates.append(
+            MatchmakingCandidate(
+                version_id=version_id,
+                rating=rating,
+                games=rated_matches + pending_here.get(version_id, 0),
+                queued=queued.get(version_id, 0),
+                is_house=bool(is_house),
+            )
+        )
+    return candidates

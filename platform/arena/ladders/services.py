@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections import defaultdict
 from collections.abc import Mapping
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -14,9 +16,12 @@ import vegas_engine
 from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
+from arena.matches.services import match_create
 
 from .elo import INITIAL_RATING, SeatRating, k_factor, seat_changes
+from .matchmaking import pick_seating
 from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
+from .selectors import matchmaking_candidates
 
 log = logging.getLogger(__name__)
 
@@ -221,3 +226,48 @@ def ratings_apply(*, match: Match) -> list[int]:
             rated.append(pending_match.pk)
     log.info("ladder %s: rated matches %s", match.ladder_id, rated)
     return rated
+
+
+# --------------------------------------------------------------------------- matchmaking
+
+
+def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
+    """Queue matches on an open ladder up to ARENA_LADDER_QUEUE_TARGET (the beat's job).
+
+    Seats are picked by arena.ladders.matchmaking; a ladder where only house
+    bots would play stays idle. The ladder row lock
+    serialises fills (and rating) of one ladder, so two fills never both
+    count the same free places.
+    """
+    rng = rng or random.Random()
+    created: list[Match] = []
+    with transaction.atomic():
+        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if not locked.is_open:
+            return created
+        queued = Match.objects.filter(ladder=locked, status=MatchStatus.QUEUED).count()
+        candidates = matchmaking_candidates(ladder=locked)
+        if all(c.is_house for c in candidates):
+            return created  # house bots alone would only burn CPU rating each other
+        for _ in range(settings.ARENA_LADDER_QUEUE_TARGET - queued):
+            seating = pick_seating(
+                candidates, seats=locked.seats, max_queued=settings.ARENA_BOT_MAX_QUEUED, rng=rng
+            )
+            if seating is None:
+                break
+            versions = BotVersion.objects.in_bulk([c.version_id for c in seating])
+            created.append(
+                match_create(ladder=locked, versions=[versions[c.version_id] for c in seating])
+            )
+            for candidate in seating:
+                candidate.games += 1
+                candidate.queued += 1
+    if created:
+        log.info("ladder %s: queued matches %s", ladder.slug, [m.pk for m in created])
+    return created
+
+
+def ladders_fill_queues() -> int:
+    """Fill the queue of every open ladder; returns how many matches were queued."""
+    ladders = Ladder.objects.filter(is_open=True)
+    return sum(len(ladder_fill_queue(ladder=ladder)) for ladder in ladders)

@@ -50,6 +50,10 @@ class Match(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Who plays the current attempt ("host:pid:start-time") and when it last said so:
+    # a running match whose runner died or fell silent is played again.
+    runner = models.CharField(max_length=128, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # Set in the same transaction as the rating changes: the exactly-once mark.
     rated_at = models.DateTimeField(null=True, blank=True)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import gzip
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 import vegas_engine
@@ -21,6 +23,7 @@ from arena.errors import ArenaError
 from arena.ladders.models import Ladder
 
 from .models import ForfeitCause, Match, MatchStatus, Participant
+from .runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +91,15 @@ def match_create(
             Participant(match=match, seat=seat, bot_version=version)
             for seat, version in enumerate(versions)
         )
+        _queue_run(match)
     return match
+
+
+def _queue_run(match: Match, *, countdown: float = 0) -> None:
+    from .tasks import match_run
+
+    match_id = match.pk
+    transaction.on_commit(lambda: match_run.apply_async((match_id,), countdown=countdown))
 
 
 def _lock(match_id: int) -> Match:
@@ -106,15 +117,25 @@ def _move(locked: Match, to: MatchStatus) -> None:
     locked.status = to
 
 
-def match_start(*, match: Match) -> Match:
-    """A worker takes a queued match: one more attempt."""
+def match_start(*, match: Match, runner: str | None = None) -> Match:
+    """A worker (``runner``, default this process) takes a queued match: one more attempt."""
     with transaction.atomic():
         locked = _lock(match.pk)
         _move(locked, MatchStatus.RUNNING)
         locked.attempts += 1
-        locked.started_at = timezone.now()
-        locked.save(update_fields=["status", "attempts", "started_at"])
+        locked.started_at = locked.heartbeat_at = timezone.now()
+        locked.runner = current_runner() if runner is None else runner
+        locked.save(update_fields=["status", "attempts", "started_at", "heartbeat_at", "runner"])
     return locked
+
+
+def _check_attempt(locked: Match, attempt: int | None) -> None:
+    """A late result of an attempt given up on (its worker seemed lost) must not count."""
+    if attempt is not None and (locked.status != MatchStatus.RUNNING or locked.attempts != attempt):
+        raise MatchTransitionError(
+            f"match {locked.pk}: attempt {attempt} was given up on (now {locked.status}, "
+            f"attempt {locked.attempts})."
+        )
 
 
 def log_storage_name(match_id: int) -> str:
@@ -135,8 +156,17 @@ def _check_outcomes(match: Match, outcomes: Sequence[SeatOutcome]) -> None:
             )
 
 
-def match_finish(*, match: Match, outcomes: Sequence[SeatOutcome], game_log: bytes) -> Match:
-    """Record a played match: results, compressed log; rating is queued after commit."""
+def match_finish(
+    *,
+    match: Match,
+    outcomes: Sequence[SeatOutcome],
+    game_log: bytes,
+    attempt: int | None = None,
+) -> Match:
+    """Record a played match: results, compressed log; rating is queued after commit.
+
+    ``attempt``: the attempt that played it; refused if the match moved on since.
+    """
     _check_outcomes(match, outcomes)
     name = log_storage_name(match.pk)
     # mtime=0: the same log always compresses to the same bytes.
@@ -145,6 +175,7 @@ def match_finish(*, match: Match, outcomes: Sequence[SeatOutcome], game_log: byt
     try:
         with transaction.atomic():
             locked = _lock(match.pk)
+            _check_attempt(locked, attempt)
             _move(locked, MatchStatus.FINISHED)
             # A previous attempt may have stored a log before its transaction failed.
             if default_storage.exists(name):
@@ -178,14 +209,24 @@ def _queue_rating(match: Match) -> None:
     transaction.on_commit(lambda: ratings_apply_match.delay(match_id))
 
 
-def match_fail(*, match: Match, error: str) -> Match:
-    """An attempt failed for a reason that is not a bot's fault: retry, or give up."""
+def match_fail(
+    *, match: Match, error: str, attempt: int | None = None, retry_in: float = 0
+) -> Match:
+    """An attempt failed for a reason that is not a bot's fault: retry, or give up.
+
+    Nothing of the attempt is kept and no rating changes. The retry is queued
+    ``retry_in`` seconds after the commit; after ARENA_MATCH_MAX_ATTEMPTS the
+    match is failed_infra.
+    """
     with transaction.atomic():
         locked = _lock(match.pk)
+        _check_attempt(locked, attempt)
         retry = locked.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS
         _move(locked, MatchStatus.QUEUED if retry else MatchStatus.FAILED_INFRA)
         locked.error = error
         locked.save(update_fields=["status", "error"])
+        if retry:
+            _queue_run(locked, countdown=retry_in)
     log.warning("match %s attempt %s failed: %s", locked.pk, locked.attempts, error)
     return locked
 
@@ -198,15 +239,122 @@ def match_cancel(*, match: Match) -> Match:
     return locked
 
 
+def _lost_because(match: Match, now: datetime) -> str | None:
+    """Why the running ``match``'s worker is presumed lost, or None while it seems alive."""
+    if match.runner and runner_is_dead(match.runner):
+        return f"its worker {match.runner} is gone (killed or restarted)"
+    lease = timedelta(seconds=settings.ARENA_MATCH_LEASE_SECONDS)
+    last_sign = match.heartbeat_at or match.started_at
+    if last_sign is None or last_sign < now - lease:
+        return f"no heartbeat from its worker {match.runner or '?'} for {lease}"
+    stale = timedelta(seconds=settings.ARENA_MATCH_STALE_SECONDS)
+    if match.started_at is not None and match.started_at < now - stale:
+        return f"no result within {stale} (ARENA_MATCH_STALE_SECONDS)"
+    return None
+
+
+def match_recover(*, match: Match) -> Match | None:
+    """Fail the running attempt of ``match`` if its worker is lost (it is queued again).
+
+    Returns the match when it was recovered, None when it was not lost.
+    """
+    reason = _lost_because(match, timezone.now())
+    if reason is None:
+        return None
+    try:
+        return match_fail(match=match, error=f"attempt lost: {reason}", attempt=match.attempts)
+    except MatchTransitionError:
+        return None  # finished or recovered meanwhile
+
+
 def matches_requeue_stale() -> int:
-    """Running matches older than ARENA_MATCH_STALE_SECONDS lost their worker: fail the attempt."""
-    cutoff = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_STALE_SECONDS)
-    stale = Match.objects.filter(status=MatchStatus.RUNNING, started_at__lt=cutoff)
-    count = 0
-    for match in stale.only("pk"):
+    """Running matches whose worker died, fell silent or overran: fail the attempt (beat sweep)."""
+    running = Match.objects.filter(status=MatchStatus.RUNNING).only(
+        "pk", "status", "attempts", "runner", "started_at", "heartbeat_at"
+    )
+    return sum(match_recover(match=match) is not None for match in running)
+
+
+def match_heartbeat(*, match_id: int, attempt: int) -> bool:
+    """The runner of ``attempt`` is alive; False once the match moved on without it."""
+    return bool(
+        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, attempts=attempt).update(
+            heartbeat_at=timezone.now()
+        )
+    )
+
+
+@contextmanager
+def _heartbeat(match_id: int, attempt: int) -> Iterator[None]:
+    """Beat for ``attempt`` from a thread (the game holds this one) while the block runs."""
+    stop = threading.Event()
+    interval = settings.ARENA_MATCH_LEASE_SECONDS / 4
+
+    def beat() -> None:
         try:
-            match_fail(match=match, error="no result before the stale deadline (worker lost?)")
+            while not stop.wait(interval):
+                try:
+                    if not match_heartbeat(match_id=match_id, attempt=attempt):
+                        return
+                except DatabaseError as error:
+                    log.warning("match %s: heartbeat failed: %s", match_id, error)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"match-{match_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _retry_delay(attempt: int) -> float:
+    # Give a passing fault (a full disk, a restarting service) time to clear.
+    return float(min(300, 10 * 2 ** (attempt - 1)))
+
+
+def match_run(*, match: Match) -> Match:
+    """Play a queued match to the end and record it (a task may deliver it more than once).
+
+    A finished, cancelled or failed match is left alone; a running one is
+    left to its worker unless that worker is lost, in which case the attempt
+    fails and the match is queued again. The seated versions play even if
+    retired since (they were active when it was made; leagues freeze them).
+    A failure of ours fails the attempt: the match is retried and nothing
+    counts against a bot.
+    """
+    from .play import play_match
+
+    current = Match.objects.select_related("ladder").get(pk=match.pk)
+    if current.status == MatchStatus.RUNNING:
+        return match_recover(match=current) or current
+    if current.status != MatchStatus.QUEUED:
+        return current
+    try:
+        started = match_start(match=current)
+    except MatchTransitionError:
+        return current  # another worker took it
+    attempt = started.attempts
+    try:
+        with _heartbeat(started.pk, attempt):
+            played = play_match(started)
+            return match_finish(
+                match=started, outcomes=played.seats, game_log=played.game_log, attempt=attempt
+            )
+    except MatchTransitionError:
+        log.warning("match %s: attempt %s was given up on before it ended", started.pk, attempt)
+        return Match.objects.get(pk=started.pk)
+    except Exception as error:
+        # Ours by construction: bot faults are results, never exceptions.
+        log.exception("match %s: attempt %s failed", started.pk, attempt)
+        try:
+            return match_fail(
+                match=started,
+                error=f"{type(error).__name__}: {error}",
+                attempt=attempt,
+                retry_in=_retry_delay(attempt),
+            )
         except MatchTransitionError:
-            continue  # finished meanwhile
-        count += 1
-    return count
+            return Match.objects.get(pk=started.pk)

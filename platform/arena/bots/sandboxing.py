@@ -1,0 +1,211 @@
+"""Running stored bot versions: their code on disk for one run, and whether we may isolate them.
+
+Uploaded code lives in the default storage, never on a worker's disk: each
+run (a validation, a match) writes the version's files into a private
+temporary folder, readable by the sandbox's bot user only through its group,
+and removes it afterwards. House bots are the platform's own code and run
+trusted (bare); every other version runs in the bots SDK's sandbox, and a
+worker that cannot isolate refuses to run it.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import pwd
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.core.files.storage import default_storage
+
+from arena.players.models import Profile
+from bots_sdk import sandbox
+from bots_sdk.launcher import (
+    BotSpec,
+    launch_bot,
+    sandbox_config,
+    sandbox_limits,
+    sandbox_problem,
+)
+from bots_sdk.protocol import Limits
+from bots_sdk.sandbox import BotProcess
+
+from .models import BotVersion, CodeFormat
+from .uploads import MAIN_MODULE
+from .uploads import _member_name as member_name
+
+log = logging.getLogger(__name__)
+
+
+class InfrastructureError(Exception):
+    """A run failed for a reason of ours (sandbox, storage, launch), never the bot's."""
+
+
+class IsolationUnavailableError(InfrastructureError):
+    """This worker cannot isolate untrusted bots; the message names what is missing."""
+
+
+# None: not self-tested in this process (eager tasks, the web): fall back to the host check.
+_self_test_problem: str | None = None
+_self_tested = False
+
+
+def worker_self_test() -> str | None:
+    """Run the sandbox self-test (a probe bot end to end); the problem, or None when it works.
+
+    Called once when a worker starts; the answer holds for the worker's life
+    (prefork children inherit it).
+    """
+    global _self_test_problem, _self_tested
+    try:
+        report = sandbox.self_test(sandbox_config())
+    except sandbox.SandboxError as error:
+        _self_test_problem = str(error)
+        log.error("this worker will not run untrusted bots: %s", error)
+    else:
+        _self_test_problem = None
+        log.info("bot sandbox self-test passed:\n%s", report)
+    _self_tested = True
+    return _self_test_problem
+
+
+def isolation_problem() -> str | None:
+    """Why untrusted bots cannot run in this process, or None when they can."""
+    if _self_tested:
+        return _self_test_problem
+    return sandbox_problem()
+
+
+def is_trusted(version: BotVersion) -> bool:
+    """House bots are the platform's own code: they may run bare."""
+    return Profile.objects.filter(user_id=version.bot.owner_id, is_house=True).exists()
+
+
+def require_isolation(versions: list[BotVersion]) -> None:
+    """Refuse, naming what is missing, to run untrusted versions without the sandbox."""
+    if all(is_trusted(v) for v in versions):
+        return
+    problem = isolation_problem()
+    if problem is not None:
+        raise IsolationUnavailableError(f"this worker cannot isolate untrusted bots: {problem}")
+
+
+def _bot_gid() -> int | None:
+    """The bot user's group, when this process may hand files to it (root, as the sandbox)."""
+    if os.geteuid() != 0:
+        return None  # no sandbox without root: only trusted bots run, as this user
+    try:
+        return pwd.getpwnam(sandbox_config().user).pw_gid
+    except KeyError:
+        return None
+
+
+def _private(path: Path, gid: int | None, *, directory: bool) -> None:
+    # The worker and the bot user's group only: other host users read nothing,
+    # and a sandboxed bot sees no folder but its own (bound at /bot).
+    if gid is not None:
+        os.chown(path, -1, gid)
+    os.chmod(path, (0o750 if directory else 0o640) if gid is not None else 0o700)
+
+
+def _write_files(version: BotVersion, content: bytes | None, root: Path, gid: int | None) -> None:
+    if content is None:
+        with default_storage.open(version.code.name, "rb") as handle:
+            content = handle.read()
+    if version.code_format == CodeFormat.PY:
+        files = {MAIN_MODULE: content}
+    else:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            files = {
+                member_name(info).replace("\\", "/").removeprefix("./"): archive.read(info)
+                for info in archive.infolist()
+                if not info.is_dir()
+            }
+    for name, data in files.items():
+        target = (root / name).resolve()
+        # Uploads were checked for absolute paths and '..'; check again before writing.
+        if not target.is_relative_to(root):
+            raise InfrastructureError(f"{version}: archive member {name!r} escapes the bot folder")
+        for folder in reversed(target.relative_to(root).parents[:-1]):
+            if not (root / folder).exists():
+                (root / folder).mkdir()
+                _private(root / folder, gid, directory=True)
+        target.write_bytes(data)
+        _private(target, gid, directory=False)
+
+
+@contextmanager
+def materialised(version: BotVersion, *, content: bytes | None = None) -> Iterator[Path]:
+    """The version's files (``content``, else read from the storage) in a fresh
+    private folder, removed when the block ends."""
+    gid = _bot_gid()
+    # A non-telling name: the bind-mounted host path shows in the bot's mountinfo.
+    root = Path(tempfile.mkdtemp(prefix="b")).resolve()
+    try:
+        try:
+            _private(root, gid, directory=True)
+            _write_files(version, content, root, gid)
+        except (OSError, zipfile.BadZipFile) as error:
+            raise InfrastructureError(f"cannot write the code of {version}: {error}") from error
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def bot_spec(version: BotVersion, bot_dir: Path) -> BotSpec:
+    return BotSpec(
+        name=f"{version.bot.name} v{version.number}",
+        bot_dir=bot_dir,
+        main=MAIN_MODULE,
+        trusted=is_trusted(version),
+    )
+
+
+# `python -I` (the sandbox runtime) leaves the script's folder off sys.path, so
+# main.py could not import the other modules of its upload; put /bot first, as
+# `python main.py` does on the author's machine (and for trusted bots).
+_RUN_MAIN = (
+    "import runpy, sys; sys.argv.pop(0); sys.path.insert(0, sys.argv[0].rpartition('/')[0]); "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def _launch(spec: BotSpec, limits: Limits) -> BotProcess:
+    if spec.trusted or spec.main is None:
+        return launch_bot(spec, limits)
+    config = sandbox_config()
+    command = [config.runtime.python, "-I", "-c", _RUN_MAIN, f"{sandbox.BOT_MOUNT}/{spec.main}"]
+    return sandbox.launch(
+        command,
+        bot_dir=spec.bot_dir,
+        limits=sandbox_limits(limits),
+        env=dict(spec.env),
+        config=config,
+    )
+
+
+class RecordingLauncher:
+    """The SDK's launcher, remembering launch errors: those are ours, not the bot's.
+
+    The referee turns a launch error into the seat's ``launch_failed`` fault;
+    the platform must instead retry the run and never blame the bot.
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def __call__(self, spec: BotSpec, limits: Limits) -> BotProcess:
+        try:
+            return _launch(spec, limits)
+        except (sandbox.SandboxError, OSError, ValueError) as error:
+            self.errors.append(f"cannot start {spec.name}: {error}")
+            raise
+
+    def check(self) -> None:
+        if self.errors:
+            raise InfrastructureError("; ".join(self.errors))

@@ -1,0 +1,63 @@
+"""Who plays the next match of a ladder: the scheduler's policy, pure (no database).
+
+- The seed is the candidate with the fewest games on the ladder: everyone
+  keeps up, new versions first (they start provisional).
+- Each opponent is drawn with a weight that falls with the rating distance to
+  the seed, 1 / (1 + (distance / RATING_SCALE)^2), except that about
+  UNIFORM_SHARE of the draws are uniform, so distant bots still meet.
+- Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
+  games ahead sit out: rating-weighted draws favour the middle of the ladder,
+  and this keeps the most-played within about 1.2 times the least-played.
+- A candidate with ``max_queued`` matches queued or running is not drawn.
+- The seed's seat rotates with its games, so it plays every seat in turn;
+  the opponents take the other seats in random order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from .selectors import MatchmakingCandidate
+
+RATING_SCALE = 200.0
+UNIFORM_SHARE = 0.1
+BALANCE_RATIO = 1.1
+BALANCE_SLACK = 2
+
+
+def opponent_weight(seed_rating: float, rating: float) -> float:
+    return 1.0 / (1.0 + ((rating - seed_rating) / RATING_SCALE) ** 2)
+
+
+def pick_seating(
+    candidates: Sequence[MatchmakingCandidate],
+    *,
+    seats: int,
+    max_queued: int,
+    rng: random.Random,
+) -> list[MatchmakingCandidate] | None:
+    """The candidates of the next match in seat order, or None if too few may play."""
+    eligible = [c for c in candidates if c.queued < max_queued]
+    if len(eligible) < seats:
+        return None
+    # Ties broken at random: equal bots take turns instead of the lowest id first.
+    seed = min(eligible, key=lambda c: (c.games, rng.random()))
+    others = [c for c in eligible if c is not seed]
+    limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
+    pool = [c for c in others if c.games <= limit]
+    if len(pool) < seats - 1:
+        pool = sorted(others, key=lambda c: c.games)[: seats - 1]
+    opponents = []
+    for _ in range(seats - 1):
+        if rng.random() < UNIFORM_SHARE:
+            chosen = rng.choice(pool)
+        else:
+            weights = [opponent_weight(seed.rating, c.rating) for c in pool]
+            chosen = rng.choices(pool, weights=weights)[0]
+        pool.remove(chosen)
+        opponents.append(chosen)
+    # Opponents take the other seats at random (the nearest-rated must not always sit first).
+    rng.shuffle(opponents)
+    seat = seed.games % seats
+    return [*opponents[:seat], seed, *opponents[seat:]]

@@ -1,0 +1,187 @@
+"""Matchmaking: who seeds, who is drawn, seats, caps, and fairness over a simulated day.
+
+The day is simulated on the real database without playing games: the
+scheduler queues matches, the test finishes them through the service with
+results following hidden strengths, and ratings are applied as the rating
+task would.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from django.conf import settings as django_settings
+
+from arena.bots.models import VersionStatus, Visibility
+from arena.ladders.matchmaking import opponent_weight, pick_seating
+from arena.ladders.models import Ladder
+from arena.ladders.selectors import MatchmakingCandidate
+from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
+from arena.ladders.tasks import ladders_fill_queues
+from arena.matches.models import Match, MatchStatus, Participant
+from arena.matches.services import SeatOutcome, match_finish, match_start
+
+from .factories import BotFactory, BotVersionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Queued matches are not played here (tasks are eager in tests)."""
+    from arena.matches import tasks
+
+    monkeypatch.setattr(tasks.match_run, "apply_async", lambda *args, **kwargs: None)
+
+
+def candidate(version_id: int, rating: float = 1500, games: int = 0, queued: int = 0) -> Any:
+    return MatchmakingCandidate(version_id=version_id, rating=rating, games=games, queued=queued)
+
+
+def classic(seats: int) -> Ladder:
+    return ladder_create(
+        slug=f"classic-{seats}", name=f"Classic {seats}", rules="classic", seats=seats
+    )
+
+
+def bots(count: int) -> list[Any]:
+    return [BotVersionFactory(bot=BotFactory(name=f"bot{i:02d}")) for i in range(count)]
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+def test_the_candidate_with_the_fewest_games_seeds() -> None:
+    pool = [candidate(1, games=9), candidate(2, games=3), candidate(3, games=8)]
+    for _ in range(20):
+        seating = pick_seating(pool, seats=2, max_queued=2, rng=random.Random())
+        assert seating is not None and 2 in {c.version_id for c in seating}
+
+
+def test_opponents_are_drawn_by_rating_distance_plus_a_uniform_tenth() -> None:
+    seed = candidate(0, rating=1500, games=0)
+    near, middle, far = (
+        candidate(i, rating=r, games=1) for i, r in ((1, 1550), (2, 1800), (3, 9000))
+    )
+    rng = random.Random(7)
+    drawn: Counter[int] = Counter()
+    for _ in range(20_000):
+        seating = pick_seating([seed, near, middle, far], seats=2, max_queued=2, rng=rng)
+        assert seating is not None
+        drawn.update(c.version_id for c in seating if c is not seed)
+    share = {i: drawn[i] / 20_000 for i in (1, 2, 3)}
+    weights = [opponent_weight(1500, c.rating) for c in (near, middle, far)]
+    expected = [0.9 * w / sum(weights) + 0.1 / 3 for w in weights]
+    assert share[1] > share[2] > share[3]
+    for i, want in zip((1, 2, 3), expected, strict=True):
+        assert share[i] == pytest.approx(want, abs=0.015)
+    # Only the uniform tenth reaches a bot thousands of points away.
+    assert share[3] == pytest.approx(0.1 / 3, abs=0.01)
+
+
+def test_the_seed_s_seat_rotates_with_its_games() -> None:
+    seats = []
+    for games in range(8):
+        pool = [candidate(0, games=games), *(candidate(i, games=games + 1) for i in (1, 2, 3))]
+        seating = pick_seating(pool, seats=4, max_queued=2, rng=random.Random(games))
+        assert seating is not None
+        seats.append([c.version_id for c in seating].index(0))
+    assert seats == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def test_bots_with_enough_queued_matches_sit_out() -> None:
+    pool = [candidate(1, queued=2), candidate(2), candidate(3, queued=1)]
+    seating = pick_seating(pool, seats=2, max_queued=2, rng=random.Random())
+    assert seating is not None and {c.version_id for c in seating} == {2, 3}
+    assert pick_seating(pool, seats=3, max_queued=2, rng=random.Random()) is None
+
+
+# --------------------------------------------------------------------------- on the database
+
+
+def test_the_queue_is_filled_to_its_target_within_the_per_bot_cap(settings: Any) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 5
+    settings.ARENA_BOT_MAX_QUEUED = 2
+    ladder = classic(2)
+    bots(6)
+
+    assert len(ladder_fill_queue(ladder=ladder)) == 5
+    assert ladder_fill_queue(ladder=ladder) == []  # full
+    per_version = Counter(Participant.objects.values_list("bot_version_id", flat=True))
+    assert max(per_version.values()) <= 2 and sum(per_version.values()) == 10
+
+
+def test_only_active_versions_of_public_bots_are_scheduled(settings: Any) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 10
+    ladder = classic(2)
+    playing = bots(3)
+    BotVersionFactory(bot=BotFactory(name="secret", visibility=Visibility.PRIVATE))
+    for status in (VersionStatus.PENDING, VersionStatus.RETIRED, VersionStatus.FAILED):
+        BotVersionFactory(bot=BotFactory(name=f"not-{status}"), status=status)
+
+    ladder_fill_queue(ladder=ladder)
+
+    scheduled = set(Participant.objects.values_list("bot_version_id", flat=True))
+    assert scheduled == {v.pk for v in playing}
+
+
+def test_a_ladder_of_house_bots_alone_stays_idle(house: Any, alice: Any) -> None:
+    ladder = classic(2)
+    for name in ("greedy", "random", "montecarlo"):
+        BotVersionFactory(bot=BotFactory(owner=house, name=name))
+    assert ladder_fill_queue(ladder=ladder) == []
+
+    BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    assert ladder_fill_queue(ladder=ladder) != []
+
+
+def test_beat_fills_every_open_ladder(settings: Any) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 2
+    open_ladder, closed = classic(2), classic(4)
+    Ladder.objects.filter(pk=closed.pk).update(is_open=False)
+    bots(8)
+
+    assert ladders_fill_queues() == 2
+    assert set(Match.objects.values_list("ladder_id", flat=True)) == {open_ladder.pk}
+    schedule = django_settings.CELERY_BEAT_SCHEDULE["fill-ladder-queues"]
+    assert schedule["task"] == ladders_fill_queues.name
+
+
+def test_a_simulated_day_keeps_every_bot_within_1_2_times_the_games_of_the_others(
+    settings: Any,
+) -> None:
+    """10 bots of spread strengths on a 4-seat ladder, 50 rounds of fill-and-finish."""
+    settings.ARENA_LADDER_QUEUE_TARGET = 3
+    settings.ARENA_BOT_MAX_QUEUED = 2
+    ladder = classic(4)
+    versions = bots(10)
+    strength = {v.pk: i * 80.0 for i, v in enumerate(versions)}  # ratings spread ~700 points
+    rng = random.Random(2024)
+    ratios = []
+    for _ in range(50):
+        for match in ladder_fill_queue(ladder=ladder, rng=rng):
+            seated = list(
+                match.participants.order_by("seat").values_list("bot_version_id", flat=True)
+            )
+            score = [strength[v] + rng.gauss(0, 150) for v in seated]
+            order = sorted(range(len(seated)), key=lambda s: -score[s])
+            outcomes = [SeatOutcome(seat=s, money=0, rank=order.index(s) + 1) for s in range(4)]
+            match_finish(match=match_start(match=match), outcomes=outcomes, game_log=b"{}")
+            ratings_apply(match=match)  # as the rating task would
+        games = Counter(Participant.objects.values_list("bot_version_id", flat=True))
+        if min(games.values(), default=0) >= 40:  # a day's worth: the first hours are noisy
+            ratios.append(max(games.values()) / min(games.values()))
+
+    assert len(games) == 10 and min(games.values()) >= 50 and ratios
+    assert max(ratios) <= 1.2, (max(ratios), sorted(games.values()))
+    assert not Match.objects.exclude(status=MatchStatus.FINISHED).exists()
+    # Ratings spread out with strength, and the weakest bot played every seat.
+    ratings = dict(ladder.ratings.values_list("bot_version_id", "rating"))
+    assert ratings[versions[-1].pk] - ratings[versions[0].pk] > 300
+    seats = Counter(
+        Participant.objects.filter(bot_version=versions[0]).values_list("seat", flat=True)
+    )
+    assert len(seats) == 4 and min(seats.values()) >= 0.15 * sum(seats.values())
