@@ -14,13 +14,19 @@ import socket
 
 
 def _start_time(pid: int) -> str | None:
+    """The start time of a running process ``pid``; None if none runs (or only its zombie)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             stat = handle.read()
     except OSError:
         return None
-    # Fields after the command name (which may hold spaces); starttime is field 22.
-    return stat[stat.rfind(b")") + 2 :].split()[19].decode()
+    # Fields after the command name (which may hold spaces): state is field 3,
+    # starttime field 22. A killed worker's process can linger as a zombie
+    # until its new parent reaps it; it runs nothing any more.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    if fields[0] in (b"Z", b"X"):
+        return None
+    return fields[19].decode()
 
 
 def _pid_namespace() -> str:
