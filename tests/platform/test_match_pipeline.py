@@ -20,7 +20,11 @@ from typing import Any
 
 import pytest
 from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
@@ -275,7 +279,16 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
     house_bot(house, "random")
     with redis_worker(tmp_path, media_root) as (worker, _):
         assert "bot sandbox self-test passed" in worker.log()
-        shark = bot_upload(owner=alice, name="shark", filename="shark.py", content=SANDBOXED_BOT)
+        # Alice uploads over the REST API with her token, as a bot author would.
+        api = APIClient()
+        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
+        sent = api.post(
+            "/api/bots/",
+            {"name": "shark", "file": SimpleUploadedFile("shark.py", SANDBOXED_BOT)},
+            format="multipart",
+        )
+        assert sent.status_code == 201, sent.content
+        shark = BotVersion.objects.get(pk=sent.json()["id"])
         wreck = bot_upload(owner=bob, name="wreck", filename="wreck.py", content=CHEAT_BOT)
 
         def validated() -> bool:
@@ -302,14 +315,20 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
             lambda: finished_and_rated(ladder, 3), timeout=90, what="3 matches played and rated"
         )
 
+    anonymous = APIClient()
     for match in matches:
         assert match.attempts == 1
         assert RatingChange.objects.filter(match=match).count() == 2
         assert all(p.rank is not None for p in match.participants.all())
-        assert "replay ok" in replay(stored_log(match), tmp_path)
+        # Anyone downloads the log of a public match, and the engine replays it.
+        downloaded = anonymous.get(f"/api/matches/{match.pk}/log/")
+        assert downloaded.status_code == 200
+        assert "replay ok" in replay(downloaded.content, tmp_path)
     rating = Rating.objects.get(bot_version=shark)
     assert rating.rated_matches >= 1 and rating.rating != 1500
     assert rating.rated_matches == shark.participations.count()
+    ladder_page = Client().get(f"/ladders/{ladder.slug}/")
+    assert ladder_page.status_code == 200 and b"shark" in ladder_page.content
 
 
 EMBEDDED_UPLOAD = f"""
