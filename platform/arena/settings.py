@@ -237,6 +237,8 @@ ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
 # Matchmaking (beat): matches kept queued per open ladder, and per bot at most.
 ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 8)
 ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
+# House bots alone on a ladder play until each has this many games, then rest.
+ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
 
 # --------------------------------------------------------------------------- api
 

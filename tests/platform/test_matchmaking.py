@@ -128,10 +128,21 @@ def test_only_active_versions_of_public_bots_are_scheduled(settings: Any) -> Non
     assert scheduled == {v.pk for v in playing}
 
 
-def test_a_ladder_of_house_bots_alone_stays_idle(house: Any, alice: Any) -> None:
+def test_house_bots_alone_play_until_calibrated_then_rest(
+    house: Any, alice: Any, settings: Any
+) -> None:
+    settings.ARENA_HOUSE_ONLY_GAMES = 2
+    settings.ARENA_BOT_MAX_QUEUED = 10
+    settings.ARENA_LADDER_QUEUE_TARGET = 10
     ladder = classic(2)
     for name in ("greedy", "random", "montecarlo"):
         BotVersionFactory(bot=BotFactory(owner=house, name=name))
+    queued = ladder_fill_queue(ladder=ladder)
+    # A fresh platform's house bots play at once, each until it has 2 games.
+    assert queued
+    seats = Counter(Participant.objects.values_list("bot_version_id", flat=True))
+    assert len(seats) == 3 and min(seats.values()) >= 2
+    assert len(queued) <= 3  # 3 bots x 2 games / 2 seats, give or take one
     assert ladder_fill_queue(ladder=ladder) == []
 
     BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))

@@ -234,8 +234,10 @@ def ratings_apply(*, match: Match) -> list[int]:
 def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
     """Queue matches on an open ladder up to ARENA_LADDER_QUEUE_TARGET (the beat's job).
 
-    Seats are picked by arena.ladders.matchmaking; a ladder where only house
-    bots would play stays idle. The ladder row lock
+    Seats are picked by arena.ladders.matchmaking. House bots alone play until
+    each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at once and
+    its house bots leave the provisional range), then rest until an uploaded
+    bot joins. The ladder row lock
     serialises fills (and rating) of one ladder, so two fills never both
     count the same free places.
     """
@@ -247,9 +249,12 @@ def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> li
             return created
         queued = Match.objects.filter(ladder=locked, status=MatchStatus.QUEUED).count()
         candidates = matchmaking_candidates(ladder=locked)
-        if all(c.is_house for c in candidates):
-            return created  # house bots alone would only burn CPU rating each other
+        house_only = all(c.is_house for c in candidates)
+        # Games played or queued so far (the loop below bumps games and queued alike).
+        planned = {c.version_id: c.games + c.queued for c in candidates}
         for _ in range(settings.ARENA_LADDER_QUEUE_TARGET - queued):
+            if house_only and min(planned.values(), default=0) >= settings.ARENA_HOUSE_ONLY_GAMES:
+                break  # calibrated: more would only burn CPU rating each other
             seating = pick_seating(
                 candidates, seats=locked.seats, max_queued=settings.ARENA_BOT_MAX_QUEUED, rng=rng
             )
@@ -262,6 +267,7 @@ def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> li
             for candidate in seating:
                 candidate.games += 1
                 candidate.queued += 1
+                planned[candidate.version_id] += 1
     if created:
         log.info("ladder %s: queued matches %s", ladder.slug, [m.pk for m in created])
     return created
