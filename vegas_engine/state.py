@@ -202,3 +202,65 @@ class State(ABC):
         if seat is None:
             return movers[0] if len(movers) == 1 else None
         return seat if seat in movers else None
+
+
+class OneSeatState(State):
+    """A game where one seat decides at a time: every rule system but the card game.
+
+    Subclasses keep the seat deciding in ``_current``, what it decides in
+    ``_decision``, its legal actions in ``_legal`` and the event list (or
+    None) in ``_log``; they implement :meth:`_do` and :meth:`_standings`.
+    """
+
+    __slots__ = ()
+
+    _current: int
+    _decision: Decision
+    _legal: tuple[Action, ...]
+    _log: list[JsonDict] | None
+
+    @abstractmethod
+    def _do(self, action: Action, forced: bool) -> None:
+        """Apply a legal action of the seat deciding; logs it as forced or chosen."""
+
+    @abstractmethod
+    def _standings(self) -> list[SeatResult]:
+        """The standings now (final once the game is over)."""
+
+    def to_move(self) -> tuple[int, ...]:
+        return () if self._decision is Decision.NONE else (self._current,)
+
+    def decision(self) -> Decision:
+        return self._decision
+
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
+        if seat is None or (seat == self._current and self._decision is not Decision.NONE):
+            return self._legal
+        return ()
+
+    def apply_action(self, action: Action, seat: int | None = None) -> None:
+        # The hot path of random playouts: the checks of State.apply_action in one test.
+        if (
+            self._decision is not Decision.NONE
+            and (seat is None or (seat == self._current and type(seat) is int))
+            and action in self._legal
+        ):
+            self._do(action, forced=False)
+            self._settle()
+            return
+        super().apply_action(action, seat)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        self._do(action, forced=False)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Apply forced decisions (exactly one legal action) until a real choice."""
+        while len(self._legal) == 1 and self._decision is not Decision.NONE:
+            self._do(self._legal[0], forced=True)
+
+    def result(self) -> list[SeatResult] | None:
+        return None if self._decision is not Decision.NONE else self._standings()
+
+    def events(self) -> list[JsonDict] | None:
+        return self._log

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..description import GameDescription
-from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from .chips import ChipRules
 
 #: The rainbow card, kept among the notes as value 0.
@@ -166,7 +166,7 @@ def owner_name(owner: int, seats: int) -> int | str:
     return "neutral" if owner >= seats else owner
 
 
-class DiceGame(State):
+class DiceGame(OneSeatState):
     """A game of a dice rule system (`classic`, `boulevard`)."""
 
     __slots__ = (
@@ -247,43 +247,6 @@ class DiceGame(State):
 
     # ----------------------------------------------------------------- API
 
-    def to_move(self) -> tuple[int, ...]:
-        if self._decision is Decision.NONE:
-            return ()
-        return (self._current,)
-
-    def decision(self) -> Decision:
-        return self._decision
-
-    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
-        if seat is None or (seat == self._current and self._decision is not Decision.NONE):
-            return self._legal
-        return ()
-
-    def apply_action(self, action: Action, seat: int | None = None) -> None:
-        # Fast path of State.apply_action for the single-seat decisions of dice games.
-        if (
-            self._decision is not Decision.NONE
-            and (seat is None or (seat == self._current and type(seat) is int))
-            and action in self._legal
-        ):
-            self._do(action, forced=False)
-            self._settle()
-            return
-        super().apply_action(action, seat)
-
-    def _apply(self, seat: int, action: Action) -> None:
-        self._do(action, forced=False)
-        self._settle()
-
-    def result(self) -> list[SeatResult] | None:
-        if self._decision is not Decision.NONE:
-            return None
-        return self._standings()
-
-    def events(self) -> list[JsonDict] | None:
-        return self._log
-
     def clone(self) -> DiceGame:
         other = DiceGame.__new__(DiceGame)
         other.description = self.description
@@ -320,11 +283,6 @@ class DiceGame(State):
         return other
 
     # ------------------------------------------------------------ the flow
-
-    def _settle(self) -> None:
-        """Apply forced decisions (exactly one legal action) until a real choice."""
-        while len(self._legal) == 1 and self._decision is not Decision.NONE:
-            self._do(self._legal[0], forced=True)
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ...description import GameDescription
-from ...state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import rank_casino
 from .tiles import (
     ACTIVATE,
@@ -236,12 +236,11 @@ class _ScriptedRandom(random.Random):
         return super().random()
 
 
-class RoyaleGame(State):
+class RoyaleGame(OneSeatState):
     """A game of `royale`."""
 
     __slots__ = (
         "_arena",
-        "_ask",
         "_bad_luck",
         "_bank_cards",
         "_bar",
@@ -255,6 +254,7 @@ class RoyaleGame(State):
         "_credit",
         "_ctx",
         "_current",
+        "_decision",
         "_fifty_step",
         "_fifty_sum",
         "_gold",
@@ -321,7 +321,7 @@ class RoyaleGame(State):
         self._round = 0
         self._start = 0
         self._current = 0
-        self._ask = D.NONE
+        self._decision = D.NONE
         self._legal: tuple[Action, ...] = ()
         self._ctx: tuple[int, ...] = ()
         self._stack: list[Frame] = []
@@ -353,43 +353,6 @@ class RoyaleGame(State):
 
     # ----------------------------------------------------------------- API
 
-    def to_move(self) -> tuple[int, ...]:
-        if self._ask is D.NONE:
-            return ()
-        return (self._current,)
-
-    def decision(self) -> Decision:
-        # Returns the royale decision kinds until state.Decision gains them.
-        return self._ask
-
-    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
-        if seat is None or (seat == self._current and self._ask is not D.NONE):
-            return self._legal
-        return ()
-
-    def apply_action(self, action: Action, seat: int | None = None) -> None:
-        if (
-            self._ask is not D.NONE
-            and (seat is None or seat == self._current)
-            and action in self._legal
-        ):
-            self._do(action, forced=False)
-            self._settle()
-            return
-        super().apply_action(action, seat)
-
-    def _apply(self, seat: int, action: Action) -> None:
-        self._do(action, forced=False)
-        self._settle()
-
-    def result(self) -> list[SeatResult] | None:
-        if self._ask is not D.NONE:
-            return None
-        return self._standings()
-
-    def events(self) -> list[JsonDict] | None:
-        return self._log
-
     def clone(self) -> RoyaleGame:
         other = RoyaleGame.__new__(RoyaleGame)
         other.description = self.description
@@ -415,7 +378,7 @@ class RoyaleGame(State):
         other._round = self._round
         other._start = self._start
         other._current = self._current
-        other._ask = self._ask
+        other._decision = self._decision
         other._legal = self._legal
         other._ctx = self._ctx
         other._stack = self._stack[:]
@@ -458,19 +421,14 @@ class RoyaleGame(State):
 
     # ------------------------------------------------------------ the flow
 
-    def _settle(self) -> None:
-        """Apply forced decisions (exactly one legal action) until a real choice."""
-        while len(self._legal) == 1 and self._ask is not D.NONE:
-            self._do(self._legal[0], forced=True)
-
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
         if log is not None:
             log.append(
                 {"type": "decision", "seat": self._current, "action": action, "forced": forced}
             )
-        handler = _HANDLERS[self._ask]
-        self._ask = D.NONE
+        handler = _HANDLERS[self._decision]
+        self._decision = D.NONE
         self._legal = ()
         handler(self, action)
         self._run()
@@ -478,12 +436,12 @@ class RoyaleGame(State):
     def _run(self) -> None:
         """Carry out pending frames until a seat must decide or the game is over."""
         stack = self._stack
-        while self._ask is D.NONE and stack:
+        while self._decision is D.NONE and stack:
             frame = stack.pop()
             _OPS[frame[0]](self, frame)
 
     def _offer(self, ask: Decision, seat: int, ctx: tuple[int, ...]) -> None:
-        self._ask = ask
+        self._decision = ask
         self._current = seat
         self._ctx = ctx
         self._legal = _LEGAL[ask](self)
@@ -767,7 +725,7 @@ class RoyaleGame(State):
             self._tiles = [-1] * CASINOS
             self._tile_at = [-1] * 16
             self._reset_tiles()
-            self._ask = D.NONE
+            self._decision = D.NONE
             self._legal = ()
             if self._log is not None:
                 self._log.append(
@@ -1001,7 +959,7 @@ class RoyaleGame(State):
     def _nice_dice(self, casino: int, seat: int) -> None:
         self._offer(D.NICE, seat, (casino,))
         if len(self._legal) == 1:  # no die can go on the tile: nothing to ask
-            self._ask = D.NONE
+            self._decision = D.NONE
             self._legal = ()
 
     def _my_choice(self, casino: int, seat: int) -> None:
@@ -1508,7 +1466,7 @@ class RoyaleGame(State):
         n = self._n
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-        over = self._ask is D.NONE
+        over = self._decision is D.NONE
         rounds = self._setup.rules.rounds
         casinos: list[JsonDict] = []
         for casino in range(CASINOS):
@@ -1525,14 +1483,14 @@ class RoyaleGame(State):
                 }
             )
         lucky_punch = None
-        if self._ask is D.GUESS:
+        if self._decision is D.GUESS:
             hider = self._ctx[0]
             lucky_punch = {
                 "hider": hider,
                 "tokens": self._lp_tokens if seat == hider else None,
             }
         black_box = None
-        if self._ask is D.PILE:
+        if self._decision is D.PILE:
             casino, splitter = self._ctx
             split = self._setup.splits[self._bb_split]
             black_box = {
@@ -1551,10 +1509,10 @@ class RoyaleGame(State):
             "rounds": rounds,
             "start_player": self._start,
             "to_move": list(self.to_move()),
-            "decision": self._ask.value,
+            "decision": self._decision.value,
             "current_player": None if over else self._current,
             # A finished game keeps its last frame internally; it has no decision to explain.
-            "context": {} if over else _named(_context_fields(self._ask), self._ctx),
+            "context": {} if over else _named(_context_fields(self._decision), self._ctx),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "pending": [
                 {"step": OP_NAMES[frame[0]], **_named(FRAME_FIELDS[frame[0]], frame[1:])}
@@ -1631,9 +1589,9 @@ class RoyaleGame(State):
         state._rng = rng
         state._round = observation["round"] - 1
         state._start = observation["start_player"]
-        state._ask = D(observation["decision"])
+        state._decision = D(observation["decision"])
         state._current = observation["current_player"] or 0
-        state._ctx = _unnamed(_context_fields(state._ask), observation["context"])
+        state._ctx = _unnamed(_context_fields(state._decision), observation["context"])
         state._stack = []
         for frame in observation["pending"]:
             op = OP_NAMES.index(frame["step"])
@@ -1714,8 +1672,8 @@ class RoyaleGame(State):
                     if (len(split[0]), len(split[1])) == sizes
                 ]
                 state._bb_split = rng.choice(candidates)
-        state._legal = _LEGAL[state._ask](state) if state._ask is not D.NONE else ()
-        if state._ask is D.NONE:
+        state._legal = _LEGAL[state._decision](state) if state._decision is not D.NONE else ()
+        if state._decision is D.NONE:
             state._round = rules.rounds
         return state
 
@@ -1748,7 +1706,7 @@ class RoyaleGame(State):
 
         A chip pass costs the chip's value; tile decisions count 0.
         """
-        if self._ask is not D.PLACE or seat != self._current:
+        if self._decision is not D.PLACE or seat != self._current:
             return 0.0
         if action == PASS:
             return -float(self._setup.rules.chip_value)
@@ -1764,7 +1722,7 @@ class RoyaleGame(State):
 
     def dice_placed_by(self, action: Action, seat: int) -> int:
         face = PLACE_FACE.get(action)
-        if face is None or self._ask is not D.PLACE or seat != self._current:
+        if face is None or self._decision is not D.PLACE or seat != self._current:
             return 0
         return self._arena[face * 2] + self._arena[face * 2 + 1]
 
