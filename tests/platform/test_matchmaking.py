@@ -142,7 +142,6 @@ def test_house_bots_alone_play_until_calibrated_then_rest(
     assert queued
     seats = Counter(Participant.objects.values_list("bot_version_id", flat=True))
     assert len(seats) == 3 and min(seats.values()) >= 2
-    assert len(queued) <= 3  # 3 bots x 2 games / 2 seats, give or take one
     assert ladder_fill_queue(ladder=ladder) == []
 
     BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
