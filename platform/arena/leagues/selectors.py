@@ -307,3 +307,24 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
                 member.write(_json(game_log))
             yield sink.take()
     yield sink.take()
+
+
+# --------------------------------------------------------------------------- web pages
+
+
+def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
+    """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version."""
+    seats = LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version").order_by(
+        "seat"
+    )
+    games = (
+        LeagueGame.objects.select_related("match")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+        .order_by("number")
+    )
+    return (
+        LeagueFixture.objects.filter(round__league=league)
+        .select_related("round")
+        .prefetch_related(Prefetch("games", queryset=games))
+        .order_by("round__number", "table")
+    )

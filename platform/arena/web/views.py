@@ -29,6 +29,13 @@ from arena.ladders.selectors import (
     ladder_list_with_counts,
     rating_changes_recent,
 )
+from arena.leagues.selectors import (
+    league_get_visible,
+    league_list,
+    league_page_fixtures,
+    league_rounds,
+    league_standings,
+)
 from arena.matches.selectors import (
     bot_opponent_records,
     bot_recent_seats,
@@ -51,6 +58,7 @@ BOT_RECENT_MATCHES = 20
 BOT_OPPONENTS = 50
 # The record against each opponent covers this many of the bot's latest matches.
 BOT_RECORD_MATCHES = 1000
+LEAGUES_PAGE_SIZE = 50
 
 
 @require_GET
@@ -198,3 +206,25 @@ def signup(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
             return redirect("web:upload")
     return render(request, "web/signup.html", {"form": form})
+
+
+@require_GET
+def league_list_page(request: HttpRequest) -> HttpResponse:
+    page = Paginator(league_list(user=request.user), LEAGUES_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    return render(request, "web/leagues.html", {"page": page, "leagues": page.object_list})
+
+
+@require_GET
+def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    league = league_get_visible(slug=slug, user=request.user)
+    if league is None:
+        raise Http404("No such league.")
+    context = {
+        "league": league,
+        "rounds": league_rounds(league=league),
+        "fixtures": league_page_fixtures(league=league),
+        "standings": league_standings(league=league),
+    }
+    return render(request, "web/league.html", context)
