@@ -23,7 +23,7 @@ from ..description import GameDescription
 from ..registry import OptionSpec, RuleSystem
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
 from .chips import CHIPS, ChipRules
-from .dice import CASINOS, rank_casino
+from .dice import CASINOS, payout_event, rank_casino
 
 Card = int  # face * 2 + 1 for a double card, face * 2 for a single
 
@@ -418,16 +418,9 @@ class CardGame(State):
             returned = notes[len(awards) :]
             if log is not None:
                 log.append(
-                    {
-                        "type": "payout",
-                        "casino": casino + 1,
-                        "notes": notes,
-                        "counts": {str(seat): count for seat, count in enumerate(counts) if count},
-                        "cancelled": cancelled,
-                        "awards": [{"owner": seat, "note": note} for seat, note in awards],
-                        "returned": returned,
-                        "returned_to": "box",
-                    }
+                    payout_event(
+                        casino, notes, counts, cancelled, awards, returned, "box", lambda seat: seat
+                    )
                 )
         if log is not None:
             log.append(
@@ -627,18 +620,7 @@ class CardGame(State):
         state._chip_offers = []
         if chips is not None:
             seen_chips = seen["chips"]
-            state._chips_at = [
-                [chips.colours.index(c) for c in at] for at in seen_chips["at_casinos"]
-            ]
-            state._chips_held = [
-                [chips.colours.index(name) for name, count in held.items() for _ in range(count)]
-                for held in seen_chips["held"]
-            ]
-            deck = chips.deck()
-            for chip in [c for at in state._chips_at + state._chips_held for c in at]:
-                deck.remove(chip)
-            rng.shuffle(deck)
-            state._chip_deck = deck
+            state._chips_at, state._chips_held, state._chip_deck = chips.restore(seen_chips, rng)
             if seen_chips["casino"] is not None:
                 state._chip_offers = [(state._current, seen_chips["casino"] - 1)]
         state._resolving = []

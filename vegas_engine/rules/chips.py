@@ -8,8 +8,10 @@ colour a seat holds scores by how many cards of it the seat has.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..state import Action
 
@@ -42,6 +44,22 @@ class ChipRules:
         return sum(
             self.scores[min(held.count(colour), len(self.scores)) - 1] for colour in set(held)
         )
+
+    def restore(
+        self, seen: Mapping[str, Any], rng: random.Random
+    ) -> tuple[list[list[int]], list[list[int]], list[int]]:
+        """Chip cards at the casinos and held by seats, from an observation's ``chips``,
+        and the face-down deck of the rest, shuffled with ``rng`` (its order is hidden)."""
+        at_casinos = [[self.colours.index(c) for c in at] for at in seen["at_casinos"]]
+        held = [
+            [self.colours.index(name) for name, count in cards.items() for _ in range(count)]
+            for cards in seen["held"]
+        ]
+        deck = self.deck()
+        for chip in [c for cards in at_casinos + held for c in cards]:
+            deck.remove(chip)
+        rng.shuffle(deck)
+        return at_casinos, held, deck
 
     def named(self, held: Sequence[int]) -> dict[str, int]:
         return {self.colours[colour]: held.count(colour) for colour in sorted(set(held))}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import random
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -657,22 +657,16 @@ class DiceGame(OneSeatState):
             self._discarded.extend(returned)
         if self._log is not None:
             self._log.append(
-                {
-                    "type": "payout",
-                    "casino": casino + 1,
-                    "notes": notes,
-                    "counts": {
-                        str(owner_name(owner, n)): count
-                        for owner, count in enumerate(counts)
-                        if count
-                    },
-                    "cancelled": [[owner_name(o, n) for o in group] for group in cancelled],
-                    "awards": [
-                        {"owner": owner_name(owner, n), "note": note} for owner, note in awards
-                    ],
-                    "returned": returned,
-                    "returned_to": self._setup.unwon_to.value,
-                }
+                payout_event(
+                    casino,
+                    notes,
+                    counts,
+                    cancelled,
+                    awards,
+                    returned,
+                    self._setup.unwon_to.value,
+                    lambda owner: owner_name(owner, n),
+                )
             )
 
     def _standings(self) -> list[SeatResult]:
@@ -808,18 +802,9 @@ class DiceGame(OneSeatState):
         chips = setup.chips
         if chips is not None:
             seen_chips = observation["chips"]
-            state._chips_at = [
-                [chips.colours.index(c) for c in at] for at in seen_chips["at_casinos"]
-            ]
-            state._chips_held = [
-                [chips.colours.index(name) for name, count in held.items() for _ in range(count)]
-                for held in seen_chips["held"]
-            ]
-            deck = chips.deck()
-            for chip in [c for at in state._chips_at + state._chips_held for c in at]:
-                deck.remove(chip)
-            state._rng.shuffle(deck)
-            state._chip_deck = deck
+            state._chips_at, state._chips_held, state._chip_deck = chips.restore(
+                seen_chips, state._rng
+            )
             if seen_chips["casino"] is not None:
                 state._chip_casino = seen_chips["casino"] - 1
         state._hands = [[hand[name] for name in KIND_NAMES] for hand in observation["hands"]]
@@ -960,6 +945,29 @@ def rank_slot(dice: Sequence[tuple[int, int, int]]) -> tuple[list[int], list[lis
     for owner in sorted(keys):
         groups.setdefault(keys[owner], []).append(owner)
     return _split_groups(groups)
+
+
+def payout_event(
+    casino: int,
+    notes: list[int],
+    counts: Sequence[int],
+    cancelled: list[list[int]],
+    awards: list[tuple[int, int]],
+    returned: list[int],
+    returned_to: str,
+    name: Callable[[int], int | str],
+) -> JsonDict:
+    """The log event of one casino's payout, owners shown by ``name`` (seat or imaginary)."""
+    return {
+        "type": "payout",
+        "casino": casino + 1,
+        "notes": notes,
+        "counts": {str(name(owner)): count for owner, count in enumerate(counts) if count},
+        "cancelled": [[name(owner) for owner in group] for group in cancelled],
+        "awards": [{"owner": name(owner), "note": note} for owner, note in awards],
+        "returned": returned,
+        "returned_to": returned_to,
+    }
 
 
 def _split_groups(groups: Mapping[Any, list[int]]) -> tuple[list[int], list[list[int]]]:

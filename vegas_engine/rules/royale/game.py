@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from ...description import GameDescription
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
-from ..dice import rank_casino
+from ..dice import payout_event, rank_casino
 from .tiles import (
     ACTIVATE,
     GOLD,
@@ -643,22 +643,16 @@ class RoyaleGame(OneSeatState):
         self._under.extend(returned)
         if self._log is not None:
             self._log.append(
-                {
-                    "type": "payout",
-                    "casino": casino + 1,
-                    "notes": cards,
-                    "counts": {
-                        str(owner_name(owner, n)): count
-                        for owner, count in enumerate(counts)
-                        if count
-                    },
-                    "cancelled": [[owner_name(o, n) for o in group] for group in cancelled],
-                    "awards": [
-                        {"owner": owner_name(owner, n), "note": card} for owner, card in awards
-                    ],
-                    "returned": returned,
-                    "returned_to": "pile",
-                }
+                payout_event(
+                    casino,
+                    cards,
+                    counts,
+                    cancelled,
+                    awards,
+                    returned,
+                    "pile",
+                    lambda owner: owner_name(owner, n),
+                )
             )
         tile = self._tiles[casino]
         data = self._setup.rules.tiles
