@@ -909,6 +909,9 @@ class DiceGame(OneSeatState):
         notes = self._notes[casino]
         if place >= len(notes):
             return 0.0
+        if RAINBOW not in notes:
+            return float(sorted(notes, reverse=True)[place])
+        # A rainbow card is worth its expected replacement: the mean note left in the pile.
         pile = [note for note in self._pile if note != RAINBOW]
         rainbow = sum(pile) / len(pile) if pile else 0.0
         values = sorted(
