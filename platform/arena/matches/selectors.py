@@ -51,20 +51,26 @@ def _is_staff(user: User | AnonymousUser) -> bool:
     return bool(user.is_authenticated and user.is_staff)
 
 
+def _hidden_match(match_id: OuterRef, *, user: User | AnonymousUser) -> Exists | None:
+    """Whether the outer match seats another player's private bot; None for staff."""
+    if _is_staff(user):
+        return None
+    private = Participant.objects.filter(
+        match_id=match_id, bot_version__bot__visibility=Visibility.PRIVATE
+    )
+    if user.is_authenticated:
+        private = private.exclude(bot_version__bot__owner_id=user.pk)
+    return Exists(private)
+
+
 def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> QuerySet[Match]:
     """Hide the matches of other players' private bots (a private bot plays test matches).
 
     A match is visible when every private bot in it belongs to ``user``;
     staff see every match.
     """
-    if _is_staff(user):
-        return matches
-    hidden = Participant.objects.filter(
-        match=OuterRef("pk"), bot_version__bot__visibility=Visibility.PRIVATE
-    )
-    if user.is_authenticated:
-        hidden = hidden.exclude(bot_version__bot__owner_id=user.pk)
-    return matches.exclude(Exists(hidden))
+    hidden = _hidden_match(OuterRef("pk"), user=user)
+    return matches if hidden is None else matches.exclude(hidden)
 
 
 def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | None:
@@ -194,14 +200,8 @@ def _seats_in_visible_matches(
     seats: QuerySet[Participant], *, user: User | AnonymousUser
 ) -> QuerySet[Participant]:
     """``seats`` of matches ``user`` may see: the seat-level twin of :func:`matches_visible`."""
-    if _is_staff(user):
-        return seats
-    hidden = Participant.objects.filter(
-        match_id=OuterRef("match_id"), bot_version__bot__visibility=Visibility.PRIVATE
-    )
-    if user.is_authenticated:
-        hidden = hidden.exclude(bot_version__bot__owner_id=user.pk)
-    return seats.exclude(Exists(hidden))
+    hidden = _hidden_match(OuterRef("match_id"), user=user)
+    return seats if hidden is None else seats.exclude(hidden)
 
 
 def _latest_seats(
