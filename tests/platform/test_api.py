@@ -116,6 +116,7 @@ def test_ladder_list_and_matches(alice: Any, bob: Any) -> None:
     assert [m["id"] for m in page["results"]] == [match.pk]
     detail = api.get(f"/api/matches/{match.pk}/").json()
     assert detail["rated"] is True
+    assert detail["rated_at"] is not None
     assert [(p["bot"], p["rank"], p["rating_after"]) for p in detail["participants"]] == [
         ("shark", 2, 1476.0),
         ("turtle", 1, 1524.0),

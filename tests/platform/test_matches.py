@@ -80,6 +80,18 @@ def test_create_refuses_a_bad_setup(
         match_create(ladder=ladder, versions=versions)
 
 
+def test_a_league_may_seat_a_retired_version_but_never_a_failed_one(
+    ladder: Any, versions: list[Any]
+) -> None:
+    versions[1].status = VersionStatus.RETIRED
+    match = match_create(ladder=ladder, versions=versions, rated=False, allow_retired=True)
+    assert (match.status, match.rated) == (MatchStatus.QUEUED, False)
+
+    versions[1].status = VersionStatus.FAILED
+    with pytest.raises(MatchSetupError, match=r"only active or retired versions play.*\(failed\)"):
+        match_create(ladder=ladder, versions=versions, allow_retired=True)
+
+
 def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     ladder: Any, versions: list[Any], django_capture_on_commit_callbacks: Any
 ) -> None:

@@ -64,6 +64,21 @@ def test_first_match_creates_ratings_history_and_participant_ratings(
     assert match.rated_at is not None
 
 
+def test_an_unrated_match_changes_no_rating_and_holds_up_no_later_one(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    unrated = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2], rated=False)
+    later = finished_match(ladder, [alice_bot, bob_bot], ranks=[2, 1])
+
+    assert ratings_apply(match=unrated) == []
+    assert ratings_apply(match=later) == [later.pk]
+
+    assert (rating_of(alice_bot, ladder).rating, rating_of(bob_bot, ladder).rating) == (1476, 1524)
+    assert not RatingChange.objects.filter(match=unrated).exists()
+    unrated.refresh_from_db()
+    assert unrated.rated_at is None
+
+
 def test_k_drops_from_48_to_16_at_the_30th_rated_match(
     ladder: Any, alice_bot: Any, bob_bot: Any
 ) -> None:

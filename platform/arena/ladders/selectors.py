@@ -44,9 +44,9 @@ def rating_history(*, rating: Rating) -> QuerySet[RatingChange]:
 def unrated_finished_matches(limit: int = 500) -> list[Match]:
     """The latest-finished unrated match of each ladder (rating it rates the earlier ones)."""
     latest: dict[int, Match] = {}
-    rows = Match.objects.filter(status=MatchStatus.FINISHED, rated_at__isnull=True).order_by(
-        "finished_at", "id"
-    )[:limit]
+    rows = Match.objects.filter(
+        status=MatchStatus.FINISHED, rated=True, rated_at__isnull=True
+    ).order_by("finished_at", "id")[:limit]
     for match in rows:
         latest[match.ladder_id] = match
     return list(latest.values())
@@ -174,7 +174,7 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
         ).values_list("bot_version_id", "rating", "rated_matches")
     }
     waiting = Q(match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
-    unrated = Q(match__status=MatchStatus.FINISHED, match__rated_at__isnull=True)
+    unrated = Q(match__status=MatchStatus.FINISHED, match__rated=True, match__rated_at__isnull=True)
     pending_here = dict(
         Participant.objects.filter(waiting | unrated, match__ladder=ladder)
         .values("bot_version_id")

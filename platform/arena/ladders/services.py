@@ -208,12 +208,17 @@ def ratings_apply(*, match: Match) -> list[int]:
     with transaction.atomic():
         Ladder.objects.select_for_update().get(pk=match.ladder_id)
         target = Match.objects.get(pk=match.pk)
-        if target.status != MatchStatus.FINISHED or target.rated_at is not None:
+        if not target.rated or target.status != MatchStatus.FINISHED or target.rated_at is not None:
             return []
         assert target.finished_at is not None
         pending = (
             Match.objects.select_for_update()
-            .filter(ladder_id=target.ladder_id, status=MatchStatus.FINISHED, rated_at__isnull=True)
+            .filter(
+                ladder_id=target.ladder_id,
+                status=MatchStatus.FINISHED,
+                rated=True,
+                rated_at__isnull=True,
+            )
             .filter(
                 Q(finished_at__lt=target.finished_at)
                 | Q(finished_at=target.finished_at, id__lte=target.pk)

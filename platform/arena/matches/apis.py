@@ -49,12 +49,12 @@ class MatchOutput(serializers.Serializer[Match]):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
-    rated = serializers.SerializerMethodField()
+    rated = serializers.BooleanField(help_text="Whether it counts on the ladder's Elo.")
+    rated_at = serializers.DateTimeField(
+        allow_null=True, help_text="When its rating changes were applied."
+    )
     has_log = serializers.SerializerMethodField()
     participants = ParticipantOutput(many=True)
-
-    def get_rated(self, match: Match) -> bool:
-        return match.rated_at is not None
 
     def get_has_log(self, match: Match) -> bool:
         return bool(match.log)

@@ -55,6 +55,8 @@ class Match(models.Model):
     runner = models.CharField(max_length=128, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # False: played and logged, but not on the ladder's Elo (a league that opts out).
+    rated = models.BooleanField(default=True)
     # Set in the same transaction as the rating changes: the exactly-once mark.
     rated_at = models.DateTimeField(null=True, blank=True)
     # The engine's game log, gzip-compressed, in the default storage.
@@ -76,7 +78,7 @@ class Match(models.Model):
             # Finished matches still to rate, in finish order (a small partial index).
             models.Index(
                 fields=["ladder", "finished_at", "id"],
-                condition=models.Q(status=MatchStatus.FINISHED, rated_at__isnull=True),
+                condition=models.Q(status=MatchStatus.FINISHED, rated=True, rated_at__isnull=True),
                 name="match_unrated",
             ),
         )

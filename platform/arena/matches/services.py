@@ -69,16 +69,31 @@ class SeatOutcome:
 
 
 def match_create(
-    *, ladder: Ladder, versions: Sequence[BotVersion], seed: int | None = None
+    *,
+    ladder: Ladder,
+    versions: Sequence[BotVersion],
+    seed: int | None = None,
+    rated: bool = True,
+    allow_retired: bool = False,
 ) -> Match:
-    """A queued match with ``versions`` at seats 0.. in order."""
+    """A queued match with ``versions`` at seats 0.. in order.
+
+    ``allow_retired``: a league plays the versions frozen at its start even
+    after their authors upload newer ones (retired versions passed validation).
+    """
     if not ladder.is_open:
         raise MatchSetupError(f"{ladder} is closed: it takes no new matches.")
     if len(versions) != ladder.seats:
         raise MatchSetupError(f"{ladder} plays {ladder.seats} seats, got {len(versions)} bots.")
-    inactive = [str(v) for v in versions if v.status != VersionStatus.ACTIVE]
-    if inactive:
-        raise MatchSetupError(f"only active versions play; not active: {', '.join(inactive)}.")
+    playable = (
+        {VersionStatus.ACTIVE, VersionStatus.RETIRED} if allow_retired else {VersionStatus.ACTIVE}
+    )
+    unplayable = [f"{v} ({v.status})" for v in versions if v.status not in playable]
+    if unplayable:
+        allowed = " or ".join(sorted(playable))
+        raise MatchSetupError(
+            f"only {allowed} versions play; cannot play: {', '.join(unplayable)}."
+        )
     if seed is None:
         seed = secrets.randbelow(MAX_SEED + 1)
     try:
@@ -86,7 +101,7 @@ def match_create(
     except vegas_engine.InvalidDescriptionError as error:
         raise MatchSetupError(f"the engine cannot play this match: {error}") from None
     with transaction.atomic():
-        match = Match.objects.create(ladder=ladder, seed=seed)
+        match = Match.objects.create(ladder=ladder, seed=seed, rated=rated)
         Participant.objects.bulk_create(
             Participant(match=match, seat=seat, bot_version=version)
             for seat, version in enumerate(versions)
