@@ -40,6 +40,12 @@ MINIMUM = 50_000
 
 Choice = Callable[[Sequence[int]], int]
 
+# Dice as the engine draws them (vegas_engine/rules/rolls.py): at each round's
+# start a tape of ROWS rolls of DICE faces per seat; a byte below 252 is a face.
+ROWS = 2 * DICE
+FACE_OF_BYTE = bytes(byte % 6 for byte in range(256))
+DROPPED = bytes(range(252, 256))
+
 
 def play_game(seed: int, choice: Choice) -> tuple[list[int], int]:
     """Play one game; ``choice`` picks a face among those rolled (a real choice only).
@@ -49,7 +55,6 @@ def play_game(seed: int, choice: Choice) -> tuple[list[int], int]:
     with a single face is forced and asks nobody.
     """
     rng = random.Random(seed)
-    rand = rng.random
     notes = list(NOTES)
     rng.shuffle(notes)
     pile = deque(notes)
@@ -77,11 +82,19 @@ def play_game(seed: int, choice: Choice) -> tuple[list[int], int]:
         ]
         hands = [DICE, DICE, DICE, DICE]
         left = DICE * SEATS
+        rng.getrandbits(64)  # the tape's key (only rolls past the tape use it)
+        tape = b""
+        while len(tape) < SEATS * ROWS * DICE:
+            missing = SEATS * ROWS * DICE - len(tape)
+            tape += rng.randbytes(missing + 4).translate(FACE_OF_BYTE, DROPPED)
+        next_row = [0, 0, 0, 0]
         seat = start
         while left:
             hand = hands[seat]
             if hand:
-                rolled = [int(rand() * 6) for _ in range(hand)]
+                start_of_row = (seat * ROWS + next_row[seat]) * DICE
+                next_row[seat] += 1
+                rolled = list(tape[start_of_row : start_of_row + hand])
                 # A set of the ints 0..5 iterates in ascending order in CPython,
                 # so this is the sorted list of faces, and cheaper than sorted().
                 faces = list(set(rolled))

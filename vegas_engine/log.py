@@ -79,7 +79,8 @@ def loads(text: str | bytes) -> JsonDict:
     except UnicodeDecodeError as error:
         raise CorruptLogError("byte " + str(error.start), "not UTF-8 text") from None
     except json.JSONDecodeError as error:
-        at_end = error.pos >= len(text.rstrip())
+        # A string cut off is reported where it starts, but it too runs to the end.
+        at_end = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
         what = "truncated: the JSON ends early" if at_end else f"not JSON ({error.msg})"
         raise CorruptLogError(f"line {error.lineno} column {error.colno}", what) from None
     return check(document)

@@ -159,7 +159,8 @@ def _first_free_decision(log: dict[str, Any]) -> int:
 
 def test_truncated_log_is_reported(played: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     text = played[0].read_text()
-    for cut in (len(text) // 2, len(text) - 5, 1):
+    inside_a_string = text.index('"type"') + 3
+    for cut in (len(text) // 2, len(text) - 5, 1, inside_a_string):
         message = assert_clean_error(_corrupt(tmp_path, text[:cut]), 1, "truncated")
         assert message.count("\n") == 0
 

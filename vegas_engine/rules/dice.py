@@ -23,6 +23,7 @@ from typing import Any
 from ..description import GameDescription
 from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from .chips import ChipRules
+from .rolls import RollTape
 
 #: The rainbow card, kept among the notes as value 0.
 RAINBOW = 0
@@ -193,11 +194,13 @@ class DiceGame(OneSeatState):
         "_notes",
         "_pile",
         "_rng",
+        "_rolls",
         "_round",
         "_setup",
         "_slot",
         "_slot_from",
         "_start",
+        "_tape",
         "_won",
         "description",
     )
@@ -242,6 +245,7 @@ class DiceGame(OneSeatState):
         self._kicks_left = 0
         self._kick_casino = 0
         self._log: list[JsonDict] | None = [] if log else None
+        self._rolls = [0] * n  # each seat's rolls this round: the row of its tape
         self._start_round()
         self._settle()
 
@@ -254,6 +258,8 @@ class DiceGame(OneSeatState):
         other._n = self._n
         other._rng = random.Random(0)
         other._rng.setstate(self._rng.getstate())
+        other._tape = self._tape
+        other._rolls = self._rolls[:]
         other._pile = self._pile.copy()
         other._chip_deck = self._chip_deck[:]
         other._chips_at = [chips[:] for chips in self._chips_at]
@@ -329,7 +335,14 @@ class DiceGame(OneSeatState):
                 self._counts[face - 1][n] += 1
             if log is not None:
                 log.append({"type": "neutral_roll", "seat": self._start, "dice": sorted(faces)})
+        self._new_tape()
         self._next_turn(self._start)
+
+    def _new_tape(self) -> None:
+        # Twice as many rows as dice: kicked dice come back and are rolled again.
+        width = sum(self._setup.hand)
+        self._tape = RollTape(self._rng, self._n, width, 2 * width)
+        self._rolls = [0] * self._n
 
     def _stock(self, casino: int) -> None:
         setup = self._setup
@@ -379,17 +392,20 @@ class DiceGame(OneSeatState):
         self._last_roller = seat
         self._decision = Decision.PLACE
         hand = self._hands[seat]
+        row = self._rolls[seat]
+        self._rolls[seat] = row + 1
+        faces = self._tape.roll(seat, row, hand[0] + hand[1] + hand[2] + hand[3])
         by_face = [0] * 28
-        rand = self._rng.random
         mask = 0
+        first = 0
         for kind in range(4):
             count = hand[kind]
             if count:
                 offset = 4 + kind
-                for _ in range(count):
-                    face = int(rand() * 6)
+                for face in faces[first : first + count]:
                     by_face[face * 4 + offset] += 1
                     mask |= 2 << face
+                first += count
         self._by_face = by_face
         self._offer_places(mask)
         if self._log is not None:
@@ -795,6 +811,7 @@ class DiceGame(OneSeatState):
             unseen.remove(note)
         state._rng.shuffle(unseen)
         state._pile = deque(unseen)
+        state._new_tape()
         state._chips_at = [[] for _ in range(CASINOS)]
         state._chips_held = [[] for _ in range(n)]
         state._chip_deck = []

@@ -50,12 +50,13 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...description import GameDescription
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino
+from ..rolls import RollTape
 from .tiles import (
     ACTIVATE,
     GOLD,
@@ -222,20 +223,6 @@ def _owner_value(name: int | str, seats: int) -> int:
     return int(name)
 
 
-class _ScriptedRandom(random.Random):
-    """A generator whose next ``random()`` calls give scripted die faces (tests)."""
-
-    def __init__(self, state: object, faces: Iterable[int]) -> None:
-        super().__init__(0)
-        self.setstate(state)  # type: ignore[arg-type]
-        self.faces: deque[int] = deque(faces)
-
-    def random(self) -> float:
-        if self.faces:
-            return (self.faces.popleft() - 1) / 6 + 1e-9
-        return super().random()
-
-
 class RoyaleGame(OneSeatState):
     """A game of `royale`."""
 
@@ -275,12 +262,15 @@ class RoyaleGame(OneSeatState):
         "_power_casino",
         "_power_ready",
         "_rng",
+        "_rolls",
         "_round",
         "_round_winners",
+        "_script",
         "_setup",
         "_side",
         "_stack",
         "_start",
+        "_tape",
         "_tile_at",
         "_tiles",
         "_under",
@@ -307,6 +297,9 @@ class RoyaleGame(OneSeatState):
         self._setup = setup
         self._n = n
         self._rng = random.Random(0)
+        # Rolls made this round per stream: seats' rolls, then their black dice, then neutral dice.
+        self._rolls = [0] * (2 * n + 1)
+        self._script: deque[int] = deque()  # faces 1-6 the next dice show (tests)
         self._log = None
         self._pile = deque()
         self._under: list[int] = []
@@ -358,12 +351,11 @@ class RoyaleGame(OneSeatState):
         other.description = self.description
         other._setup = self._setup
         other._n = self._n
-        rng = self._rng
-        if isinstance(rng, _ScriptedRandom):
-            other._rng = _ScriptedRandom(rng.getstate(), rng.faces)
-        else:
-            other._rng = random.Random(0)
-            other._rng.setstate(rng.getstate())
+        other._rng = random.Random(0)
+        other._rng.setstate(self._rng.getstate())
+        other._tape = self._tape
+        other._rolls = self._rolls[:]
+        other._script = self._script.copy()
         other._log = None if self._log is None else self._log[:]
         other._pile = self._pile.copy()
         other._under = self._under[:]
@@ -411,13 +403,27 @@ class RoyaleGame(OneSeatState):
     def script_dice(self, faces: Iterable[int]) -> None:
         """Test helper: the next dice rolled (seats' dice in hand order: regular
         dice then the Biggie; neutral dice; black dice) show ``faces`` in order;
-        then the seeded generator goes on. Shuffles and tile draws are unaffected.
+        then the round's tape goes on. Shuffles and tile draws are unaffected.
         """
-        rng = self._rng
-        if isinstance(rng, _ScriptedRandom):
-            rng.faces.extend(faces)
-        else:
-            self._rng = _ScriptedRandom(rng.getstate(), faces)
+        self._script.extend(faces)
+
+    def _new_tape(self) -> None:
+        rules = self._setup.rules
+        width = rules.dice_per_seat + rules.biggies_per_seat
+        # Twice as many rows as dice: knocked-out and taken-back dice are rolled again.
+        self._tape = RollTape(self._rng, self._n, width, 2 * width)
+        self._rolls = [0] * (2 * self._n + 1)
+
+    def _dice(self, stream: int, count: int) -> Sequence[int]:
+        """Faces 0-5 of the next roll of ``stream`` (see ``_rolls``), scripted ones first."""
+        row = self._rolls[stream]
+        self._rolls[stream] = row + 1
+        faces = self._tape.roll(stream, row, count)
+        script = self._script
+        if script:
+            scripted = [script.popleft() - 1 for _ in range(min(count, len(script)))]
+            return scripted + list(faces[len(scripted) :])
+        return faces
 
     # ------------------------------------------------------------ the flow
 
@@ -513,9 +519,9 @@ class RoyaleGame(OneSeatState):
                 if count:
                     self._counts[casino][grey] += count
                     self._emit_move(grey, "grey", count, "tile", f"casino {casino + 1}")
+        self._new_tape()
         if setup.neutral_dice:
-            rand = rng.random
-            faces = sorted(int(rand() * 6) + 1 for _ in range(setup.neutral_dice))
+            faces = sorted(face + 1 for face in self._dice(2 * n, setup.neutral_dice))
             for face in faces:
                 self._counts[face - 1][n] += 1
             if log is not None:
@@ -582,11 +588,12 @@ class RoyaleGame(OneSeatState):
     def _roll(self, seat: int) -> None:
         hand = self._hands[seat]
         arena = [0] * 14
-        rand = self._rng.random
-        for _ in range(hand[0]):
-            arena[int(rand() * 6) * 2 + 2] += 1
-        for _ in range(hand[1]):
-            arena[int(rand() * 6) * 2 + 3] += 1
+        dice = hand[0]
+        faces = self._dice(seat, dice + hand[1])
+        for face in faces[:dice]:
+            arena[face * 2 + 2] += 1
+        for face in faces[dice:]:
+            arena[face * 2 + 3] += 1
         self._arena = arena
         if self._log is not None:
             self._log.append({"type": "roll", "seat": seat, "dice": _roll_json(arena)})
@@ -961,8 +968,8 @@ class RoyaleGame(OneSeatState):
         self._offer(D.CHOOSE, seat, (casino,))
 
     def _roll_black(self, seat: int, tile: Tile) -> list[int]:
-        rand = self._rng.random
-        dice = [int(rand() * 6) + 1 for _ in range(self._setup.rules.tiles.black_dice)]
+        faces = self._dice(self._n + seat, self._setup.rules.tiles.black_dice)
+        dice = [face + 1 for face in faces]
         self._black = dice
         self._emit({"type": "black_dice", "seat": seat, "tile": TILE_CODES[tile], "dice": dice})
         return dice
@@ -1581,6 +1588,7 @@ class RoyaleGame(OneSeatState):
         state._init_empty(description, setup)
         rng = random.Random(description.seed)
         state._rng = rng
+        state._new_tape()
         state._round = observation["round"] - 1
         state._start = observation["start_player"]
         state._decision = D(observation["decision"])
