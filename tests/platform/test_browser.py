@@ -214,7 +214,8 @@ def test_step_through_a_match_replay(page: Any, screenshot: Any, alice: Any, bob
     place = events[place_index]
     assert replay.get_attribute("data-event-index") == str(place_index)
     assert position.inner_text().startswith("Step 3 / ")
-    assert f"decision: “place {place['face']}”" in caption.inner_text()
+    decision = next(e for e in reversed(events[:place_index]) if e["type"] == "decision")
+    assert f"decision: “{decision['action']}”" in caption.inner_text()
     placed = place["dice"].get("die", 0) + 2 * place["dice"].get("biggie", 0)
     assert casino_dice(page, place["casino"], place["seat"]) == placed
     assert "active" in (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -223,13 +224,13 @@ def _in_threads(*calls: Any) -> list[Any]:
 @pytest.fixture
 def slow_rating(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hold the lock a little longer, so the two threads really overlap."""
-    real = ladder_services._rate_one
+    real = ladder_services._rate_unit
 
-    def slow(match: Match) -> None:
+    def slow(unit: Sequence[Match]) -> None:
         time.sleep(0.2)
-        real(match)
+        real(unit)
 
-    monkeypatch.setattr(ladder_services, "_rate_one", slow)
+    monkeypatch.setattr(ladder_services, "_rate_unit", slow)
 
 
 @needs_postgres

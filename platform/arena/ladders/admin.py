@@ -40,16 +40,16 @@ class LadderForm(forms.ModelForm):
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
     form = LadderForm
-    list_display = ("name", "slug", "rules", "seats", "is_open", "created_at")
-    list_filter = ("rules", "seats", "is_open")
+    list_display = ("name", "slug", "rules", "seats", "duplicate_deals", "is_open", "created_at")
+    list_filter = ("rules", "seats", "duplicate_deals", "is_open")
     prepopulated_fields: ClassVar[dict[str, tuple[str, ...]]] = {"slug": ("name",)}
 
     def get_readonly_fields(
         self, request: HttpRequest, obj: Ladder | None = None
     ) -> tuple[str, ...]:
-        # Changing the game under existing ratings would mix two games.
+        # Changing the game (or single games for deals) under existing ratings would mix two.
         if obj is not None and obj.matches.exists():
-            return ("rules", "seats", "options")
+            return ("rules", "seats", "options", "duplicate_deals")
         return ()
 
 

@@ -27,6 +27,10 @@ class LadderOutput(serializers.Serializer[Ladder]):
     time_per_decision_ms = serializers.IntegerField()
     time_bank_ms = serializers.IntegerField()
     memory_mb = serializers.IntegerField()
+    duplicate_deals = serializers.BooleanField(
+        help_text="Each deal's seed is played once per seat rotation by the same bots; "
+        "ratings change once per deal, on the bots' money over its games."
+    )
     is_open = serializers.BooleanField(help_text="Closed ladders get no new matches.")
     created_at = serializers.DateTimeField()
 

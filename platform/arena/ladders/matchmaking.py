@@ -11,6 +11,9 @@
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
+- On a duplicate ladder a pick is a whole deal (one game per seat rotation):
+  it is queued only if all its games fit under the queue target, and counts
+  as one game (and one queued match) of each of its bots, as it is rated once.
 """
 
 from __future__ import annotations
@@ -28,6 +31,21 @@ BALANCE_SLACK = 2
 
 def opponent_weight(seed_rating: float, rating: float) -> float:
     return 1.0 / (1.0 + ((rating - seed_rating) / RATING_SCALE) ** 2)
+
+
+def queue_picks(*, target: int, queued: int, size: int) -> int:
+    """How many picks of ``size`` matches each (a deal's games, else 1) to queue now.
+
+    Only whole picks that fit under ``target`` with the ``queued`` matches;
+    a deal larger than the whole target still goes when nothing is queued,
+    or a ladder with more seats than the target would never play.
+    """
+    room = target - queued
+    if room <= 0:
+        return 0
+    if queued == 0:
+        return max(1, room // size)
+    return room // size
 
 
 def pick_seating(

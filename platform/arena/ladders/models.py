@@ -31,6 +31,11 @@ class Ladder(models.Model):
         default=10_000, help_text="Extra time a bot may spend over the game, in ms."
     )
     memory_mb = models.PositiveIntegerField(default=256)
+    duplicate_deals = models.BooleanField(
+        default=False,
+        help_text="Play duplicate deals: each seed once per seat rotation by the same bots, "
+        "rated once on their money over the deal. Fixed once the ladder has matches.",
+    )
     # Closed ladders keep their ratings and history but get no new matches.
     is_open = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)

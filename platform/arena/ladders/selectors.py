@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
@@ -148,9 +149,10 @@ class MatchmakingCandidate:
 
     version_id: int
     rating: float
-    #: Matches on this ladder: rated, finished awaiting rating, queued or running.
+    #: Games on this ladder: rated, finished awaiting rating, queued or running. A
+    #: duplicate deal counts as one, like its rating (``Rating.rated_matches``).
     games: int
-    #: Matches queued or running, on every ladder.
+    #: Matches queued or running, on every ladder (a duplicate deal counts as one).
     queued: int
     #: A house bot (the platform's own).
     is_house: bool = False
@@ -162,7 +164,8 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     Four flat reads whatever the history: the rated count is kept on the
     rating row, so only the few matches not rated yet are counted (served by
     match_unrated and match_status_created). A version not rated there yet
-    counts INITIAL_RATING.
+    counts INITIAL_RATING. Counts are in rated units: a match, or a whole
+    duplicate deal (its games share ``deal``), matching ``rated_matches``.
     """
     versions = BotVersion.objects.filter(
         status=VersionStatus.ACTIVE, bot__visibility=Visibility.PUBLIC
@@ -175,16 +178,17 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     }
     waiting = Q(match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
     unrated = Q(match__status=MatchStatus.FINISHED, match__rated=True, match__rated_at__isnull=True)
+    unit = Count(Coalesce("match__deal_id", "match_id"), distinct=True)
     pending_here = dict(
         Participant.objects.filter(waiting | unrated, match__ladder=ladder)
         .values("bot_version_id")
-        .annotate(n=Count("pk"))
+        .annotate(n=unit)
         .values_list("bot_version_id", "n")
     )
     queued = dict(
         Participant.objects.filter(waiting)
         .values("bot_version_id")
-        .annotate(n=Count("pk"))
+        .annotate(n=unit)
         .values_list("bot_version_id", "n")
     )
     candidates = []

@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import random
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -16,10 +18,11 @@ import vegas_engine
 from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.services import match_create
+from arena.matches.services import match_create, match_create_deal
 
+from .deals import DealSeat, deal_ranks, deal_totals
 from .elo import INITIAL_RATING, SeatRating, k_factor, seat_changes
-from .matchmaking import pick_seating
+from .matchmaking import pick_seating, queue_picks
 from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
 from .selectors import matchmaking_candidates
 
@@ -73,7 +76,9 @@ def ladder_create(
     time_per_decision_ms: int = 1000,
     time_bank_ms: int = 10_000,
     memory_mb: int = 256,
+    duplicate_deals: bool = False,
 ) -> Ladder:
+    """A new ladder; ``duplicate_deals``: each pick plays one seed once per seat rotation."""
     resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
     ladder_validate_limits(
         time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
@@ -89,6 +94,7 @@ def ladder_create(
                 time_per_decision_ms=time_per_decision_ms,
                 time_bank_ms=time_bank_ms,
                 memory_mb=memory_mb,
+                duplicate_deals=duplicate_deals,
             )
     except IntegrityError:
         raise LadderConfigError(f"a ladder with the slug {slug!r} already exists.") from None
@@ -107,6 +113,26 @@ def ladder_change_game(
             )
         locked.rules, locked.seats, locked.options = rules, seats, resolved
         locked.save(update_fields=["rules", "seats", "options"])
+    return locked
+
+
+def ladder_change_duplicate_deals(*, ladder: Ladder, duplicate_deals: bool) -> Ladder:
+    """Switch duplicate deals on or off on a ladder that has no match yet.
+
+    Its ratings would otherwise mix results of single games and of deals.
+    """
+    with transaction.atomic():
+        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if locked.duplicate_deals == duplicate_deals:
+            return locked
+        if locked.matches.exists():
+            wanted = "duplicate deals" if duplicate_deals else "single games"
+            raise LadderInUseError(
+                f"{locked} already has matches: its ratings cannot mix single games and "
+                f"duplicate deals; create a new ladder to play {wanted}."
+            )
+        locked.duplicate_deals = duplicate_deals
+        locked.save(update_fields=["duplicate_deals"])
     return locked
 
 
@@ -152,35 +178,81 @@ def _locked_ratings(ladder_id: int, versions: list[BotVersion]) -> dict[int, Rat
     return {row.bot_version_id: row for row in rows.order_by("id")}
 
 
-def _rate_one(match: Match) -> None:
-    participants = list(match.participants.select_related("bot_version").order_by("seat"))
-    unranked = [p.seat for p in participants if p.rank is None]
-    if unranked:
-        raise UnratableMatchError(f"match {match.pk}: seats {unranked} have no rank.")
+@dataclass(frozen=True)
+class Standing:
+    """A version's rank in a rated unit."""
+
+    version_id: int
+    rank: int
+
+
+#: Where a rated unit sits in the rating order: its (last) match's finish time, then id.
+UnitKey = tuple[datetime, int]
+
+
+def _unit_standings(unit: Sequence[Match], participants: Sequence[Participant]) -> list[Standing]:
+    """Who Elo compares in ``unit``, with their ranks.
+
+    A single match: seat by seat, as ranked by the referee (two seats of one
+    version are not rated against each other). A duplicate deal: each
+    version once, ranked on its money over the deal's games.
+    """
+    if unit[0].deal_id is None:
+        return [Standing(p.bot_version_id, p.rank or 0) for p in participants]  # ranks checked
+    totals = deal_totals(
+        DealSeat(p.bot_version_id, p.money or 0, bool(p.forfeit)) for p in participants
+    )
+    return [
+        Standing(total.player, rank) for total, rank in zip(totals, deal_ranks(totals), strict=True)
+    ]
+
+
+def _rate_unit(unit: Sequence[Match]) -> None:
+    """Rate one unit, once: a match, or every game of a duplicate deal (on their totals).
+
+    The rating changes refer to the unit's first match (a deal's first game),
+    so the unique (rating, match) pair keeps a deal rated once too; every
+    match of the unit gets ``rated_at`` in this transaction.
+    """
+    reference = unit[0]
+    participants = list(
+        Participant.objects.filter(match__in=unit)
+        .select_related("bot_version")
+        .order_by("match_id", "seat")
+    )
+    # A deal ranks on money totals, a single match on the referee's ranks.
+    deal = reference.deal_id is not None
+    missing = [
+        (p.match_id, p.seat) for p in participants if p.rank is None or (deal and p.money is None)
+    ]
+    if missing:
+        raise UnratableMatchError(f"match {reference.pk}: (match, seat) {missing} have no result.")
     versions = list({p.bot_version_id: p.bot_version for p in participants}.values())
-    ratings = _locked_ratings(match.ladder_id, versions)
+    ratings = _locked_ratings(reference.ladder_id, versions)
+    standings = _unit_standings(unit, participants)
     seats = [
         SeatRating(
-            player=p.bot_version_id,
-            rating=ratings[p.bot_version_id].rating,
-            rank=p.rank or 0,  # checked above
-            k=k_factor(ratings[p.bot_version_id].rated_matches),
+            player=standing.version_id,
+            rating=ratings[standing.version_id].rating,
+            rank=standing.rank,
+            k=k_factor(ratings[standing.version_id].rated_matches),
         )
-        for p in participants
+        for standing in standings
     ]
     changes = seat_changes(seats)
     # A version at two seats gets the sum of both seats' changes, once.
     delta: dict[int, float] = defaultdict(float)
-    for participant, change in zip(participants, changes, strict=True):
-        delta[participant.bot_version_id] += change
+    for standing, change in zip(standings, changes, strict=True):
+        delta[standing.version_id] += change
+    before: dict[int, float] = {}
     after: dict[int, float] = {}
     for version_id, rating in ratings.items():
-        before = rating.rating
-        after[version_id] = before + delta[version_id]
+        before[version_id] = rating.rating
+        after[version_id] = rating.rating + delta[version_id]
         RatingChange.objects.create(
             rating=rating,
-            match=match,
-            rating_before=before,
+            match=reference,
+            rating_before=before[version_id],
             rating_after=after[version_id],
             k=k_factor(rating.rated_matches),
             matches_before=rating.rated_matches,
@@ -188,30 +260,71 @@ def _rate_one(match: Match) -> None:
         rating.rating = after[version_id]
         rating.rated_matches += 1
         rating.save(update_fields=["rating", "rated_matches", "updated_at"])
-    for participant, seat in zip(participants, seats, strict=True):
-        participant.rating_before = seat.rating
+    for participant in participants:
+        participant.rating_before = before[participant.bot_version_id]
         participant.rating_after = after[participant.bot_version_id]
     Participant.objects.bulk_update(participants, ["rating_before", "rating_after"])
-    match.rated_at = timezone.now()
-    match.save(update_fields=["rated_at"])
+    Match.objects.filter(pk__in=[m.pk for m in unit]).update(rated_at=timezone.now())
+
+
+def _match_key(match: Match) -> UnitKey:
+    assert match.finished_at is not None  # finished matches only
+    return (match.finished_at, match.pk)
+
+
+def _ratable_units(ladder_id: int, pending: Sequence[Match], until: UnitKey) -> list[list[Match]]:
+    """The units of ``pending`` to rate now, in rating order.
+
+    ``pending``: the ladder's finished, rated, unrated matches up to ``until``.
+    A match outside a deal is its own unit. A deal is one unit once all its
+    games finished, placed at its last game's finish: rated now if that is no
+    later than ``until`` (its games are all in ``pending`` then). A deal with
+    a game that ended failed or cancelled is void: its games are marked
+    unrated here, so they never hold up later ratings (nor wait for one).
+    """
+    units: list[tuple[UnitKey, list[Match]]] = [
+        (_match_key(m), [m]) for m in pending if m.deal_id is None
+    ]
+    deal_ids = {m.deal_id for m in pending if m.deal_id is not None}
+    games_of: dict[int, list[Match]] = defaultdict(list)
+    # Not locked: a deal rated below has all its games in ``pending``, locked already.
+    for game in Match.objects.filter(deal_id__in=deal_ids).order_by("deal_id", "deal_game"):
+        assert game.deal_id is not None
+        games_of[game.deal_id].append(game)
+    void = []
+    for deal_id, games in games_of.items():
+        statuses = {MatchStatus(g.status) for g in games}
+        if statuses & {MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED}:
+            void.append(deal_id)
+        elif statuses == {MatchStatus.FINISHED} and all(g.rated for g in games):
+            last = max(_match_key(g) for g in games)
+            if last <= until:
+                units.append((last, games))
+        # else: still playing; rated when its last game finishes.
+    if void:
+        Match.objects.filter(deal_id__in=void).update(rated=False)
+        log.info("ladder %s: void deals %s (a game failed or was cancelled)", ladder_id, void)
+    units.sort(key=lambda unit: unit[0])
+    return [games for _, games in units]
 
 
 def ratings_apply(*, match: Match) -> list[int]:
-    """Apply the ratings of a finished match, exactly once; returns the ids rated.
+    """Apply the ratings of a finished match, exactly once; returns the match ids rated.
 
     The ladder row lock serialises rating per ladder. Under it, every finished
-    and unrated match of the ladder that finished no later than this one is
-    rated, oldest first: ratings follow the finish order even when the tasks
-    run out of order, and a match already rated (a task delivered twice) is
-    simply not pending any more.
+    and unrated unit of the ladder (a match, or a complete duplicate deal at
+    its last game's finish) that finished no later than this match is rated,
+    oldest first: ratings follow the finish order even when the tasks run out
+    of order, and a unit already rated (a task delivered twice) is simply not
+    pending any more. A deal's earlier games wait for its last one.
     """
     with transaction.atomic():
         Ladder.objects.select_for_update().get(pk=match.ladder_id)
         target = Match.objects.get(pk=match.pk)
         if not target.rated or target.status != MatchStatus.FINISHED or target.rated_at is not None:
             return []
-        assert target.finished_at is not None
-        pending = (
+        until = _match_key(target)
+        pending = list(
             Match.objects.select_for_update()
             .filter(
                 ladder_id=target.ladder_id,
@@ -219,16 +332,13 @@ def ratings_apply(*, match: Match) -> list[int]:
                 rated=True,
                 rated_at__isnull=True,
             )
-            .filter(
-                Q(finished_at__lt=target.finished_at)
-                | Q(finished_at=target.finished_at, id__lte=target.pk)
-            )
+            .filter(Q(finished_at__lt=until[0]) | Q(finished_at=until[0], id__lte=until[1]))
             .order_by("finished_at", "id")
         )
         rated = []
-        for pending_match in pending:
-            _rate_one(pending_match)
-            rated.append(pending_match.pk)
+        for unit in _ratable_units(target.ladder_id, pending, until):
+            _rate_unit(unit)
+            rated.extend(m.pk for m in unit)
     log.info("ladder %s: rated matches %s", match.ladder_id, rated)
     return rated
 
@@ -239,12 +349,13 @@ def ratings_apply(*, match: Match) -> list[int]:
 def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
     """Queue matches on an open ladder up to ARENA_LADDER_QUEUE_TARGET (the beat's job).
 
-    Seats are picked by arena.ladders.matchmaking. House bots alone play until
-    each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at once and
-    its house bots leave the provisional range), then rest until an uploaded
-    bot joins. The ladder row lock
-    serialises fills (and rating) of one ladder, so two fills never both
-    count the same free places.
+    Seats are picked by arena.ladders.matchmaking. On a duplicate ladder each
+    pick is a whole deal (``seats`` matches, never half of one) and counts
+    as one game of its bots, as it is rated once. House bots alone play
+    until each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at
+    once and its house bots leave the provisional range), then rest until an
+    uploaded bot joins. The ladder row lock serialises fills (and rating) of
+    one ladder, so two fills never both count the same free places.
     """
     rng = rng or random.Random()
     created: list[Match] = []
@@ -257,7 +368,12 @@ def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> li
         house_only = all(c.is_house for c in candidates)
         # Games played or queued so far (the loop below bumps games and queued alike).
         planned = {c.version_id: c.games + c.queued for c in candidates}
-        for _ in range(settings.ARENA_LADDER_QUEUE_TARGET - queued):
+        picks = queue_picks(
+            target=settings.ARENA_LADDER_QUEUE_TARGET,
+            queued=queued,
+            size=locked.seats if locked.duplicate_deals else 1,
+        )
+        for _ in range(picks):
             if house_only and min(planned.values(), default=0) >= settings.ARENA_HOUSE_ONLY_GAMES:
                 break  # calibrated: more would only burn CPU rating each other
             seating = pick_seating(
@@ -265,10 +381,12 @@ def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> li
             )
             if seating is None:
                 break
-            versions = BotVersion.objects.in_bulk([c.version_id for c in seating])
-            created.append(
-                match_create(ladder=locked, versions=[versions[c.version_id] for c in seating])
-            )
+            found = BotVersion.objects.in_bulk([c.version_id for c in seating])
+            versions = [found[c.version_id] for c in seating]
+            if locked.duplicate_deals:
+                created.extend(match_create_deal(ladder=locked, versions=versions))
+            else:
+                created.append(match_create(ladder=locked, versions=versions))
             for candidate in seating:
                 candidate.games += 1
                 candidate.queued += 1

@@ -30,7 +30,16 @@ class ParticipantInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("id", "ladder", "status", "attempts", "created_at", "finished_at", "rated_at")
+    list_display = (
+        "id",
+        "ladder",
+        "status",
+        "deal_of",
+        "attempts",
+        "created_at",
+        "finished_at",
+        "rated_at",
+    )
     list_filter = ("status", "ladder")
     list_select_related = ("ladder",)
     ordering = ("-id",)
@@ -39,6 +48,8 @@ class MatchAdmin(admin.ModelAdmin):
     readonly_fields = (
         "ladder",
         "seed",
+        "deal",
+        "deal_game",
         "status",
         "attempts",
         "created_at",
@@ -54,6 +65,11 @@ class MatchAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # matches are created by the services (scheduler, organisers' tools)
+
+    @admin.display(description="deal")
+    def deal_of(self, match: Match) -> str:
+        # Ids only: the deal's first match is not loaded for every row.
+        return "" if match.deal_id is None else f"game {match.deal_game} of {match.deal_id}"
 
     @admin.action(description="Cancel the selected matches")
     def cancel(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:

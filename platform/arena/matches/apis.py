@@ -53,6 +53,15 @@ class MatchOutput(serializers.Serializer[Match]):
     rated_at = serializers.DateTimeField(
         allow_null=True, help_text="When its rating changes were applied."
     )
+    deal = serializers.IntegerField(
+        source="deal_id",
+        allow_null=True,
+        help_text="Id of the first match of this game's duplicate deal (rated together, on "
+        "money totals); null when not a deal.",
+    )
+    deal_game = serializers.IntegerField(
+        allow_null=True, help_text="This game's number in its deal, from 1; null when not a deal."
+    )
     has_log = serializers.SerializerMethodField()
     participants = ParticipantOutput(many=True)
 

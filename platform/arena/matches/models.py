@@ -55,7 +55,8 @@ class Match(models.Model):
     runner = models.CharField(max_length=128, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # False: played and logged, but not on the ladder's Elo (a league that opts out).
+    # False: played and logged, but not on the ladder's Elo (a league that opts out, or a
+    # duplicate deal made void by a game that failed or was cancelled).
     rated = models.BooleanField(default=True)
     # Set in the same transaction as the rating changes: the exactly-once mark.
     rated_at = models.DateTimeField(null=True, blank=True)
@@ -63,10 +64,41 @@ class Match(models.Model):
     log = models.FileField(max_length=255, blank=True)
     log_size = models.PositiveIntegerField(null=True, blank=True, help_text="Compressed bytes.")
     error = models.TextField(blank=True, help_text="Why the last attempt failed, for operators.")
+    # A game of a duplicate deal (a ladder option): the deal's first match (itself for
+    # game 1) and this game's number. Indexed by match_deal_game_once, which starts with it.
+    deal = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="deal_games",
+        db_index=False,
+        help_text="The first match of this game's duplicate deal; empty when not a deal.",
+    )
+    deal_game = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="This game's number in its deal, from 1."
+    )
 
     class Meta:
         constraints = (
             models.CheckConstraint(condition=models.Q(seed__gte=0), name="match_seed_gte_0"),
+            # Not a deal, or game 1 (the deal's first match, itself), or a later game
+            # (created after the first, so with a larger id). The IS NOT NULL terms keep a
+            # half-set pair from passing as NULL (a CHECK only refuses FALSE).
+            models.CheckConstraint(
+                condition=models.Q(deal__isnull=True, deal_game__isnull=True)
+                | models.Q(
+                    deal__isnull=False, deal_game__isnull=False, deal_game=1, deal=models.F("id")
+                )
+                | models.Q(
+                    deal__isnull=False,
+                    deal_game__isnull=False,
+                    deal_game__gt=1,
+                    deal__lt=models.F("id"),
+                ),
+                name="match_deal_game",
+            ),
+            models.UniqueConstraint(fields=["deal", "deal_game"], name="match_deal_game_once"),
         )
         indexes = (
             # A ladder's latest results.

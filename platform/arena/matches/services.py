@@ -21,6 +21,7 @@ import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
 from arena.ladders.models import Ladder
+from bots_sdk import referee
 
 from .models import ForfeitCause, Match, MatchStatus, Participant
 from .runners import current_runner, runner_is_dead
@@ -68,19 +69,10 @@ class SeatOutcome:
     forfeit: ForfeitCause | None = None
 
 
-def match_create(
-    *,
-    ladder: Ladder,
-    versions: Sequence[BotVersion],
-    seed: int | None = None,
-    rated: bool = True,
-    allow_retired: bool = False,
-) -> Match:
-    """A queued match with ``versions`` at seats 0.. in order.
-
-    ``allow_retired``: a league plays the versions frozen at its start even
-    after their authors upload newer ones (retired versions passed validation).
-    """
+def _checked_seed(
+    ladder: Ladder, versions: Sequence[BotVersion], seed: int | None, allow_retired: bool
+) -> int:
+    """Check that ``versions`` may play a match of ``ladder``; returns the seed (drawn if None)."""
     if not ladder.is_open:
         raise MatchSetupError(f"{ladder} is closed: it takes no new matches.")
     if len(versions) != ladder.seats:
@@ -100,14 +92,85 @@ def match_create(
         vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options)
     except vegas_engine.InvalidDescriptionError as error:
         raise MatchSetupError(f"the engine cannot play this match: {error}") from None
-    with transaction.atomic():
-        match = Match.objects.create(ladder=ladder, seed=seed, rated=rated)
-        Participant.objects.bulk_create(
-            Participant(match=match, seat=seat, bot_version=version)
-            for seat, version in enumerate(versions)
-        )
-        _queue_run(match)
+    return seed
+
+
+def _insert(
+    *,
+    ladder: Ladder,
+    versions: Sequence[BotVersion],
+    seed: int,
+    rated: bool,
+    deal: Match | None = None,
+    deal_game: int | None = None,
+) -> Match:
+    """The match row and its seats, queued to run once the caller's transaction commits."""
+    match = Match.objects.create(
+        ladder=ladder, seed=seed, rated=rated, deal=deal, deal_game=deal_game
+    )
+    Participant.objects.bulk_create(
+        Participant(match=match, seat=seat, bot_version=version)
+        for seat, version in enumerate(versions)
+    )
+    _queue_run(match)
     return match
+
+
+def match_create(
+    *,
+    ladder: Ladder,
+    versions: Sequence[BotVersion],
+    seed: int | None = None,
+    rated: bool = True,
+    allow_retired: bool = False,
+) -> Match:
+    """A queued match with ``versions`` at seats 0.. in order.
+
+    ``allow_retired``: a league plays the versions frozen at its start even
+    after their authors upload newer ones (retired versions passed validation).
+    """
+    seed = _checked_seed(ladder, versions, seed, allow_retired)
+    with transaction.atomic():
+        return _insert(ladder=ladder, versions=versions, seed=seed, rated=rated)
+
+
+def match_create_deal(
+    *,
+    ladder: Ladder,
+    versions: Sequence[BotVersion],
+    seed: int | None = None,
+    rated: bool = True,
+) -> list[Match]:
+    """A duplicate deal: one queued match per seat rotation, all with one seed.
+
+    Game k (from 1) seats ``versions[i]`` at seat (i + k - 1) mod seats
+    (``bots_sdk.referee.rotations``), so every version plays the deal's dice
+    from every seat once. The games are created together (never half a deal);
+    each points at the first (``deal``) with its number (``deal_game``).
+    """
+    seed = _checked_seed(ladder, versions, seed, allow_retired=False)
+    seatings = list(referee.rotations(len(versions), len(versions)))
+    games: list[Match] = []
+    with transaction.atomic():
+        first = _insert(
+            ladder=ladder, versions=[versions[i] for i in seatings[0]], seed=seed, rated=rated
+        )
+        # Game 1 refers to itself, which only its own id allows: set after the insert.
+        Match.objects.filter(pk=first.pk).update(deal=first, deal_game=1)
+        first.deal, first.deal_game = first, 1
+        games.append(first)
+        for number, seating in enumerate(seatings[1:], start=2):
+            games.append(
+                _insert(
+                    ladder=ladder,
+                    versions=[versions[i] for i in seating],
+                    seed=seed,
+                    rated=rated,
+                    deal=first,
+                    deal_game=number,
+                )
+            )
+    return games
 
 
 def _queue_run(match: Match, *, countdown: float = 0) -> None:

@@ -1,0 +1,54 @@
+"""Duplicate deals as Elo sees them: each bot's total over the deal, and its rank.
+
+A duplicate ladder plays one seed once per seat rotation by the same bots
+(``matches.services.match_create_deal``) and rates the deal once, on the
+money each bot won over all its games. Pure functions: the rating service
+loads the seats, this module only computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DealSeat:
+    """One seat of one game of a deal."""
+
+    #: Who played it (the bot version's id).
+    player: int
+    money: int
+    forfeited: bool
+
+
+@dataclass(frozen=True)
+class DealTotal:
+    """A player's result over a whole deal."""
+
+    player: int
+    money: int
+    #: Forfeited at least one of the deal's games.
+    forfeited: bool
+
+
+def deal_totals(seats: Iterable[DealSeat]) -> list[DealTotal]:
+    """Each player's money over the deal and whether it forfeited a game, in first-seen order."""
+    money: dict[int, int] = {}
+    forfeited: dict[int, bool] = {}
+    for seat in seats:
+        money[seat.player] = money.get(seat.player, 0) + seat.money
+        forfeited[seat.player] = forfeited.get(seat.player, False) or seat.forfeited
+    return [DealTotal(player, total, forfeited[player]) for player, total in money.items()]
+
+
+def deal_ranks(totals: Sequence[DealTotal]) -> list[int]:
+    """The rank of each total (1 is best), in the order given.
+
+    More money ranks better; equal money shares the better rank. A forfeit
+    in any game ranks below everyone who played the deal clean, as a forfeit
+    ranks last in a single game (its seat's money was won by the random
+    policy that finished the game for it).
+    """
+    keys = [(not total.forfeited, total.money) for total in totals]
+    return [1 + sum(other > key for other in keys) for key in keys]
