@@ -18,8 +18,10 @@ import pytest
 from django_celery_beat.models import PeriodicTask
 
 import vegas_engine
-from arena.bots.models import Bot, VersionStatus, Visibility
-from arena.ladders.models import Ladder
+from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.bots.services import bot_version_transition
+from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.services import ratings_apply
 from arena.leagues import formats
 from arena.leagues.models import (
     EntryStatus,
@@ -277,20 +279,54 @@ def test_a_scheduled_round_starts_at_its_time(ladder: Ladder, carol: User) -> No
     assert len(queued_games(league, 2)) == 1
 
 
-def test_a_new_upload_does_not_change_the_frozen_version(ladder: Ladder, carol: User) -> None:
-    bots = make_bots(carol, 4)
+def test_the_tick_task_runs_at_the_time_it_is_given(ladder: Ladder, carol: User) -> None:
+    """Beat sends no time (the worker's clock); a test drives a worker's clock with one."""
+    league = create(carol, ladder, make_bots(carol, 4))
+    league_tick.delay(league.pk, (T0 - timedelta(seconds=1)).isoformat())
+    league.refresh_from_db()
+    assert league.status == LeagueStatus.SCHEDULED
+    league_tick.delay(league.pk, T0.isoformat())
+    league.refresh_from_db()
+    assert (league.status, league.started_at) == (LeagueStatus.RUNNING, T0)
+    with pytest.raises(ValueError, match="has no UTC offset; send an aware time"):
+        league_tick.delay(league.pk, "2031-03-02T18:00:00")
+
+
+def test_a_frozen_version_retired_by_a_newer_upload_keeps_playing(
+    ladder: Ladder, carol: User
+) -> None:
+    bots = make_bots(carol, 5)
     league = advance(create(carol, ladder, bots), T0)
     entry = league.entries.get(bot=bots[0])
     first = entry.bot_version
     assert first is not None
-    first.status = VersionStatus.RETIRED
-    first.save()
-    BotVersionFactory(bot=bots[0], number=2, parent=first)
+    play_round(league, 1)
+
+    # Mid-league, the author uploads an improvement: it passes validation, which
+    # retires the frozen version (bots.services), as any upload does.
+    newer = BotVersionFactory(bot=bots[0], number=2, parent=first, status=VersionStatus.PENDING)
+    bot_version_transition(version=newer, to=VersionStatus.VALIDATING)
+    bot_version_transition(version=newer, to=VersionStatus.ACTIVE)
+    first.refresh_from_db()
+    assert first.status == VersionStatus.RETIRED
+
+    league = play_out(league)
+    assert league.status == LeagueStatus.FINISHED
     entry.refresh_from_db()
-    assert entry.bot_version == first
-    (game,) = queued_games(league, 1)
-    assert game.match is not None
-    assert first.pk in game.match.participants.values_list("bot_version_id", flat=True)
+    assert (entry.status, entry.reason, entry.bot_version) == (EntryStatus.PLAYING, "", first)
+    # Bot 0 sits at 4 of the 5 tables, all played (no walkover): each match seats exactly
+    # the frozen version, never the newer one.
+    games = LeagueGame.objects.filter(fixture__round__league=league).select_related("match")
+    assert {g.status for g in games} == {GameStatus.FINISHED}
+    seats = LeagueGameSeat.objects.filter(game__in=games, entry=entry).select_related("game")
+    assert seats.count() == 4
+    for seat in seats:
+        assert seat.game.match is not None
+        played = seat.game.match.participants.get(seat=seat.seat).bot_version_id
+        assert played == first.pk
+    assert not newer.participations.exists()
+    line = league_standings(league=league).get(entry=entry)
+    assert (line.games, line.forfeits, line.entry.bot_version) == (4, 0, first)
 
 
 # --------------------------------------------------------------------------- formats
@@ -453,6 +489,47 @@ def test_a_duplicate_deal_gives_every_seat_the_same_dice(ladder: Ladder, carol: 
     assert [s.points for s in standings] == expected
 
 
+# --------------------------------------------------------------------------- ladder Elo
+
+
+def test_league_games_count_on_the_ladder_elo_only_when_rated(pairs: Ladder, carol: User) -> None:
+    rated = create(carol, pairs, make_bots(carol, 3, "r"), slug="rated")
+    unrated = create(carol, pairs, make_bots(carol, 3, "u"), slug="unrated", rated=False)
+    assert (rated.rated, unrated.rated) == (True, False)
+    for league in (rated, unrated):
+        league = play_out(league)
+        assert league.status == LeagueStatus.FINISHED
+        # As the worker's ratings task does after each match (in finish order).
+        for match in Match.objects.filter(league_game__fixture__round__league=league).order_by(
+            "finished_at", "id"
+        ):
+            ratings_apply(match=match)
+
+    # Three tables of two seats: each bot plays two games.
+    played = Match.objects.filter(league_game__fixture__round__league=rated)
+    assert played.count() == 3
+    assert all(m.rated and m.rated_at is not None for m in played)
+    assert RatingChange.objects.filter(match__in=played).count() == 6
+    ladder_games = dict(
+        Rating.objects.filter(ladder=pairs).values_list("bot__name", "rated_matches")
+    )
+    assert ladder_games == {"r0": 2, "r1": 2, "r2": 2}
+
+    skipped = Match.objects.filter(league_game__fixture__round__league=unrated)
+    assert skipped.count() == 3
+    assert all(not m.rated and m.rated_at is None for m in skipped)
+    assert not RatingChange.objects.filter(match__in=skipped).exists()
+
+    # The league's own rating (standings) counts its games either way.
+    for league in (rated, unrated):
+        lines = list(league_standings(league=league))
+        assert [line.rated_results for line in lines] == [2, 2, 2]
+        assert sum(line.rating for line in lines) == pytest.approx(3 * 1500)
+        ranks = LeagueGameSeat.objects.filter(game__fixture__round__league=league)
+        decisive = ranks.filter(rank=2).exists()  # else every game was a tie
+        assert any(line.rating != 1500 for line in lines) == decisive
+
+
 # --------------------------------------------------------------------------- forfeits
 
 
@@ -465,11 +542,11 @@ def test_a_failing_bot_forfeits_its_games_and_the_league_goes_on(
     (game,) = queued_games(league, 1)
     assert crasher.pk in game.seats.values_list("entry_id", flat=True)
     play_game(game, crash=frozenset({crasher.pk}))
-    # Bot 0's frozen version is withdrawn (failed, retired): it cannot play any more.
+    # Bot 0's frozen version is marked failed (no service fails an active version:
+    # an operator's verdict, e.g. code found to break the rules): it cannot play any more.
     broken = league.entries.get(bot=bots[0])
     assert broken.bot_version is not None
-    broken.bot_version.status = VersionStatus.RETIRED
-    broken.bot_version.save()
+    BotVersion.objects.filter(pk=broken.bot_version.pk).update(status=VersionStatus.FAILED)
     now = T0
     for number in range(2, 6):
         now += DAY
@@ -479,7 +556,10 @@ def test_a_failing_bot_forfeits_its_games_and_the_league_goes_on(
     assert league.status == LeagueStatus.FINISHED
     broken.refresh_from_db()
     assert broken.status == EntryStatus.FORFEITED
-    assert "only active versions play" in broken.reason
+    assert broken.reason == (
+        "its frozen version bot0 v1 is failed: only versions that passed validation "
+        "(active, or retired by a newer upload) play, so its remaining games are lost by forfeit"
+    )
     walkovers = LeagueGame.objects.filter(fixture__round__league=league, status=GameStatus.WALKOVER)
     # Bot 0 sits at 4 of the 5 tables; the first was played before it broke.
     assert walkovers.count() == 3

@@ -66,8 +66,20 @@ def test_create_list_and_read_a_league(ladder: Ladder, carol: User, alice: User)
         "carol",
     )
     assert body["points_per_rank"] == [3, 2, 1, 0]
+    # League games count on the ladder's Elo unless the organiser says otherwise.
+    assert body["rated"] is True
+    unrated = client_for(carol).post(
+        "/api/leagues/", payload(bots, slug="friendly", rated=False), format="json"
+    )
+    assert unrated.status_code == 201, unrated.content
+    assert unrated.json()["rated"] is False
+    assert League.objects.get(slug="friendly").rated is False
     anonymous = client_for()
-    assert [x["slug"] for x in anonymous.get("/api/leagues/").json()["results"]] == ["winter"]
+    listed = anonymous.get("/api/leagues/").json()["results"]
+    assert sorted((x["slug"], x["rated"]) for x in listed) == [
+        ("friendly", False),
+        ("winter", True),
+    ]
     entries = anonymous.get("/api/leagues/winter/entries/").json()
     assert [(e["seed"], e["bot"], e["status"]) for e in entries][:2] == [
         (1, "a0", "accepted"),
@@ -189,7 +201,7 @@ def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: U
         logs = [n for n in names if n.startswith("logs/")]
         assert logs == [f"logs/round-001/table-0001/game-00-match-{played.match_id}.json"]
         summary = json.loads(archive.read("league.json"))
-        assert summary["league"]["format"] == "round_robin"
+        assert (summary["league"]["format"], summary["league"]["rated"]) == ("round_robin", True)
         assert [e["version"] for e in summary["entries"]] == [1] * 5
         assert len(summary["standings"]) == 5
         log = json.loads(archive.read(logs[0]))

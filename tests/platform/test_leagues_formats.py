@@ -75,8 +75,12 @@ def test_balanced_design_above_the_cap(data: st.DataObject, seats: int, seed: in
         assert len(players) == len(set(players))
         assert len(plan.byes) == entrants % seats
         assert set(players) | set(plan.byes) == set(range(entrants))
-    games = _games_per_entrant(tables)
-    assert len(games) == entrants
+    played = _games_per_entrant(tables)
+    games = {e: played[e] for e in range(entrants)}
+    # Everyone plays, unless the cap leaves the whole design fewer seats than entrants
+    # (5 entrants in pairs, 3 tables: one round of two tables); byes still go round.
+    if len(tables) * seats >= entrants:
+        assert min(games.values()) >= 1
     assert max(games.values()) - min(games.values()) <= 1
     if (len(plans) * (entrants % seats)) % entrants == 0:
         assert len(set(games.values())) == 1

@@ -63,6 +63,7 @@ def test_a_finished_league_shows_fixtures_standings_and_winner(
     assert f"Winner: {winner.bot.name} ★" in text
     assert "Round robin" in text and "Classic, 2 seats" in text
     assert "Points per rank" in text
+    assert "rated: league games also count on the ladder's Elo" in text
     # Fixtures by round: one table a round; each game links to its match page.
     games = LeagueGame.objects.filter(fixture__round__league=finished)
     assert {g.status for g in games} == {GameStatus.FINISHED}
@@ -102,6 +103,12 @@ def test_a_running_league_shows_queued_games_and_partial_standings(
     assert "Winner" not in text
     assert "Round 1" in text and "Round 2" in text
     assert "Match #" in text
+
+
+def test_an_unrated_league_says_so(pairs: Ladder, carol: User, alice: User) -> None:
+    create(carol, pairs, make_bots(alice, 2, "f"), name="Friendly", slug="friendly", rated=False)
+    text = text_of(Client().get("/leagues/friendly/"))
+    assert "unrated: the ladder's Elo ignores league games" in text
 
 
 def test_private_leagues_are_hidden_from_others(

@@ -74,6 +74,7 @@ class LeagueOutput(serializers.Serializer[League]):
     status = serializers.CharField()
     games_per_table = serializers.IntegerField()
     duplicate = serializers.BooleanField()
+    rated = serializers.BooleanField(help_text="League games also count on the ladder's Elo.")
     points_per_rank = serializers.ListField(child=serializers.FloatField())
     advance = serializers.IntegerField(allow_null=True)
     rounds_requested = serializers.IntegerField(allow_null=True)
@@ -150,6 +151,11 @@ class LeagueListApi(APIView):
         )
         games_per_table = serializers.IntegerField(default=1)
         duplicate = serializers.BooleanField(default=False)
+        rated = serializers.BooleanField(
+            default=True,
+            help_text="League games also count on the ladder's Elo (the league's own "
+            "standings rating counts them either way).",
+        )
         points_per_rank = serializers.ListField(
             child=serializers.FloatField(), required=False, help_text="Default: N-1 ... 0."
         )

@@ -119,6 +119,10 @@ class League(models.Model):
     duplicate = models.BooleanField(
         default=False, help_text="Each deal's seed is played once per seat rotation."
     )
+    # League games are the ladder's matches; the league's own Elo (standings) counts either way.
+    rated = models.BooleanField(
+        default=True, help_text="League games also count on the ladder's Elo"
+    )
     points_per_rank = models.JSONField(help_text="Points for rank 1, 2, ... of a table.")
     advance = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Knockout: how many of each table go through."

@@ -205,6 +205,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
             "format": league.format,
             "status": league.status,
             "duplicate": league.duplicate,
+            "rated": league.rated,
             "games_per_table": league.games_per_table,
             "points_per_rank": league.points_per_rank,
             "advance": league.advance,

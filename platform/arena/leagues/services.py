@@ -93,6 +93,9 @@ LEAGUE_TRANSITIONS: Mapping[LeagueStatus, frozenset[LeagueStatus]] = {
 
 # Entrants that take part once the league started (forfeited ones still hold their seats).
 IN_PLAY = (EntryStatus.PLAYING, EntryStatus.FORFEITED, EntryStatus.ELIMINATED)
+# Frozen versions that still play: as match_create(allow_retired=True) accepts. A version
+# retired by a newer upload passed validation, and the league plays what it froze.
+PLAYABLE = (VersionStatus.ACTIVE, VersionStatus.RETIRED)
 MATCH_FINAL = (MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED)
 GAME_FINAL = (GameStatus.FINISHED, GameStatus.WALKOVER, GameStatus.VOID)
 
@@ -238,13 +241,18 @@ def league_create(
     visibility: str = LeagueVisibility.PUBLIC,
     games_per_table: int = 1,
     duplicate: bool = False,
+    rated: bool = True,
     points_per_rank: Sequence[float] | None = None,
     advance: int | None = None,
     rounds: int | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     now: datetime | None = None,
 ) -> League:
-    """A scheduled league with ``bots`` entered in seeding order (the first is seed 1)."""
+    """A scheduled league with ``bots`` entered in seeding order (the first is seed 1).
+
+    ``rated``: its games also count on the ladder's Elo (the league's own
+    standings rating counts them either way).
+    """
     now = now or timezone.now()
     points = list(points_per_rank or formats.default_points(ladder.seats))
     if len({bot.pk for bot in bots}) != len(bots):
@@ -277,6 +285,7 @@ def league_create(
                 format=format,
                 games_per_table=games_per_table,
                 duplicate=duplicate,
+                rated=rated,
                 points_per_rank=points,
                 advance=advance,
                 rounds_requested=rounds,
@@ -814,19 +823,34 @@ def _start_due_rounds(locked: League, now: datetime) -> int:
     return started
 
 
+def _unplayable(version: BotVersion | None) -> str | None:
+    """Why a frozen version cannot play any more, or None if it can."""
+    if version is None:
+        return "it has no frozen version"
+    if version.status not in PLAYABLE:
+        return (
+            f"its frozen version {version} is {version.status}: only versions that passed "
+            "validation (active, or retired by a newer upload) play"
+        )
+    return None
+
+
+def _forfeit(entry: LeagueEntry, why: str) -> None:
+    entry.status = EntryStatus.FORFEITED
+    entry.reason = f"{why}, so its remaining games are lost by forfeit"
+    entry.save(update_fields=["status", "reason"])
+
+
 def _forfeit_unplayable(entries: Iterable[LeagueEntry]) -> None:
-    """Entrants whose frozen version may no longer play forfeit the rest of the league."""
+    """Entrants whose frozen version genuinely cannot play forfeit the rest of the league.
+
+    A newer upload retires the frozen version but does not stop it: the
+    league keeps playing exactly the version it froze.
+    """
     for entry in entries:
-        version = entry.bot_version
-        if entry.status != EntryStatus.FORFEITED and (
-            version is None or version.status != VersionStatus.ACTIVE
-        ):
-            entry.status = EntryStatus.FORFEITED
-            entry.reason = (
-                f"its frozen version {version} is {version.status if version else 'missing'}: "
-                "only active versions play, so its remaining games are lost by forfeit"
-            )
-            entry.save(update_fields=["status", "reason"])
+        why = _unplayable(entry.bot_version)
+        if entry.status != EntryStatus.FORFEITED and why is not None:
+            _forfeit(entry, why)
 
 
 def _queue_games(locked: League, rnd: LeagueRound) -> None:
@@ -866,8 +890,12 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
                 ladder=locked.ladder,
                 versions=[v for v in versions if v is not None],
                 seed=game.seed,
+                rated=locked.rated,
+                allow_retired=True,
             )
         except MatchSetupError as error:
+            # Every seat's version passed _forfeit_unplayable: the refusal is the
+            # ladder's or the engine's (closed, options), not an entrant's fault.
             log.warning("league %s game %s not played: %s", locked.pk, game.pk, error)
             game.status = GameStatus.VOID
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from celery import shared_task
 
 from .models import League
@@ -9,8 +11,22 @@ from .services import league_advance
 
 
 @shared_task(name="arena.leagues.tasks.league_tick")
-def league_tick(league_id: int) -> None:
-    """Run by the league's beat jobs (every minute, and at each round's time)."""
+def league_tick(league_id: int, now: str | None = None) -> None:
+    """Run by the league's beat jobs (every minute, and at each round's time).
+
+    Beat leaves out ``now`` (the current time); ``now``, an ISO 8601 time with
+    its offset, drives the clock of the worker that runs it (tests), as the
+    services' ``now`` parameters do in-process.
+    """
     league = League.objects.filter(pk=league_id).first()
     if league is not None:
-        league_advance(league=league)
+        league_advance(league=league, now=_parse_now(now))
+
+
+def _parse_now(now: str | None) -> datetime | None:
+    if now is None:
+        return None
+    moment = datetime.fromisoformat(now)
+    if moment.tzinfo is None:
+        raise ValueError(f"league_tick: now={now!r} has no UTC offset; send an aware time.")
+    return moment
