@@ -42,6 +42,7 @@ from arena.leagues.services import league_create
 from arena.leagues.tasks import league_tick
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 
+from ..dice_checks import compare_seat_dice, rolls_by_seat
 from .test_match_pipeline import CHEAT_BOT, activate, classic_2, house_bot, player_bot, replay
 from .worker import (
     SANDBOXED_BOT,
@@ -243,8 +244,15 @@ def test_a_league_plays_on_the_worker_round_by_round_on_a_driven_clock(
         assert sorted(logs) == sorted(by_match)
         rounds = Counter(name.split("/")[1] for name in logs.values())
         assert rounds == {"round-001": 4, "round-002": 4, "round-003": 4}
+        rolls = {}
         for match_id, name in logs.items():
             log = archive.read(name)
             assert json.loads(log)["seed"] == by_match[match_id].seed
             assert "replay ok" in replay(log, tmp_path)
+            rolls[match_id] = rolls_by_seat(json.loads(log)["events"])
+    # The same dice from each seat in both games of every deal, whoever sat there.
+    compared = Counter[str]()
+    for games in deals.values():
+        compared += compare_seat_dice([rolls[g.match_id] for g in games if g.match_id])
+    assert compared["same size"] >= 6 * 2 * 4  # at least each seat's first roll of each round
     assert BotVersion.objects.get(pk=shark.pk).status == VersionStatus.RETIRED

@@ -8,9 +8,8 @@ when it rolls fewer.
 
 from __future__ import annotations
 
-import itertools
 import random
-from collections import Counter, defaultdict
+from collections import Counter
 
 import pytest
 
@@ -18,31 +17,8 @@ from vegas_engine import describe
 from vegas_engine.log import game_log
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from vegas_engine.rules.rolls import RollTape
-from vegas_engine.state import JsonDict
 
-RollKey = tuple[int, int, int]  # round, seat, k-th roll of that seat in the round
-
-
-def rolls_by_seat(events: list[JsonDict]) -> dict[RollKey, list[int]]:
-    """Every seat roll of a game log: its faces, all kinds together."""
-    rolls: dict[RollKey, list[int]] = {}
-    made: Counter[tuple[int, int]] = Counter()
-    round_number = 0
-    for event in events:
-        if event["type"] == "round_start":
-            round_number = event["round"]
-        elif event["type"] == "roll":
-            seat = event["seat"]
-            k = made[round_number, seat]
-            made[round_number, seat] += 1
-            rolls[round_number, seat, k] = sorted(
-                f for faces in event["dice"].values() for f in faces
-            )
-    return rolls
-
-
-def is_sub_multiset(small: list[int], large: list[int]) -> bool:
-    return not Counter(small) - Counter(large)
+from ..dice_checks import compare_seat_dice, rolls_by_seat
 
 
 @pytest.mark.parametrize(
@@ -62,17 +38,7 @@ def test_a_seat_rolls_the_same_dice_whatever_the_others_play(
     games = [rolls_by_seat(game_log(play(description, lineup))["events"]) for lineup in lineups]
 
     assert games[0] != games[1], "different play must give different games for this to test"
-    compared: defaultdict[str, int] = defaultdict(int)
-    for one, other in itertools.combinations(games, 2):
-        for key in one.keys() & other.keys():
-            a, b = one[key], other[key]
-            if len(a) == len(b):
-                assert a == b, key
-                compared["same size"] += 1
-            else:
-                small, large = sorted((a, b), key=len)
-                assert is_sub_multiset(small, large), key
-                compared["fewer dice"] += 1
+    compared = compare_seat_dice(games)
     # Every first roll of a round is a full hand: always comparable, always equal.
     assert compared["same size"] >= seats * 2
     assert compared["fewer dice"] > 0
