@@ -42,21 +42,25 @@ class MonteCarloBot(Bot):
             return legal[0]
         started = time.monotonic()
         # Stop sampling after the thinking time, once every action has had a
-        # playout; and never go past 80% of the decision's time limit.
+        # playout; and never start a playout that the slowest one so far says
+        # would end past 80% of the time left (counted from when the request
+        # arrived: a busy machine may have delayed this call).
         soft = started + self.thinking_time(observation)
-        hard = started + 0.8 * self.time_left_ms / 1000
+        hard = started + 0.8 * self.seconds_left()
+        slowest = 0.0
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         for sample in range(self.playouts):
             sampled = determinize(observation, self.rng.getrandbits(63))
             for action in legal:
                 now = time.monotonic()
-                if now > hard or (sample and now > soft):
+                if now + slowest > hard or (sample and now > soft):
                     break
                 state = sampled.clone()
                 state.apply_action(action, self.seat)
                 totals[action] += self.playout(state)
                 counts[action] += 1
+                slowest = max(slowest, time.monotonic() - now)
             if time.monotonic() > soft:
                 break
         tried = [action for action in legal if counts[action]] or legal
