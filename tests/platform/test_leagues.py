@@ -27,6 +27,7 @@ from arena.leagues.models import (
     EntryStatus,
     GameStatus,
     League,
+    LeagueBye,
     LeagueEntry,
     LeagueFormat,
     LeagueGame,
@@ -45,6 +46,7 @@ from arena.leagues.services import (
     league_cancel,
     league_create,
     league_entry_add,
+    league_entry_remove,
     league_entry_respond,
     league_pause,
     league_resume,
@@ -53,6 +55,7 @@ from arena.leagues.tasks import league_tick
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 from arena.matches.services import SeatOutcome, match_finish, match_start
 from arena.players.models import User
+from bots_sdk.referee import standings as referee_standings
 from vegas_engine.log import dumps, game_log
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from vegas_engine.state import State
@@ -124,14 +127,17 @@ def play_game(
     state = play(description, [(policies or {}).get(e, greedy_policy) for e in entries])
     result = state.result()
     assert result is not None
+    # Ranked as the referee ranks a game with forfeits: crashed seats last, the rest among
+    # themselves.
+    crashed = {seat for seat, entry in enumerate(entries) if entry in crash}
     outcomes = [
         SeatOutcome(
-            seat=r.seat,
-            money=r.money,
-            rank=ladder.seats if entries[r.seat] in crash else r.rank,
-            forfeit=ForfeitCause.CRASH if entries[r.seat] in crash else None,
+            seat=r["seat"],
+            money=r["money"],
+            rank=r["rank"],
+            forfeit=ForfeitCause.CRASH if r["forfeited"] else None,
         )
-        for r in result
+        for r in referee_standings(result, crashed)
     ]
     match_finish(
         match=match_start(match=match),
@@ -569,6 +575,189 @@ def test_a_failing_bot_forfeits_its_games_and_the_league_goes_on(
     assert lines[broken.pk].position == 5
     seat = LeagueGameSeat.objects.get(game=game, entry=crasher)
     assert (seat.forfeit, seat.rank) == (True, 4)
+
+
+def test_a_bye_counts_in_the_standings_once_its_round_has_begun(
+    ladder: Ladder, carol: User, alice: User
+) -> None:
+    # Five bots, four seats, a balanced design of four rounds: one table and a bye a round,
+    # every bye stored at the start.
+    league = advance(create(carol, ladder, make_bots(alice, 5), max_tables=4, rounds=4), T0)
+    assert LeagueBye.objects.filter(round__league=league).count() == 4
+
+    def byes() -> dict[int, int]:
+        return {s.entry_id: s.byes for s in league_standings(league=league) if s.byes}
+
+    (sitting_out,) = LeagueBye.objects.filter(round__league=league, round__number=1)
+    assert byes() == {sitting_out.entry_id: 1}
+    play_round(league, 1)
+    league = advance(league, T0 + DAY)
+    assert sum(byes().values()) == 2
+    standings = {s.entry_id: s for s in league_standings(league=league)}
+    # A bye is worth a table's average points (3 + 2 + 1 + 0) / 4.
+    assert standings[sitting_out.entry_id].points >= 1.5
+
+
+# --------------------------------------------------------------------------- withdrawals
+
+
+def test_an_owner_withdraws_a_bot_from_a_running_league(
+    ladder: Ladder, carol: User, alice: User
+) -> None:
+    # Carol (staff) runs a public round robin of Alice's five bots, as a balanced design of
+    # four rounds: one table of four a round, and a bye.
+    bots = make_bots(alice, 5)
+    league = advance(create(carol, ladder, bots, max_tables=4, rounds=4), T0)
+    play_round(league, 1)
+    league = advance(league, T0 + DAY)
+    (first,) = LeagueGame.objects.filter(fixture__round__league=league, fixture__round__number=1)
+    (second,) = queued_games(league, 2)
+    # A bot that played round 1, sits at round 2's queued table and has its bye ahead.
+    entry = (
+        league.entries.select_related("bot")
+        .filter(seats__game=first)
+        .filter(seats__game=second)
+        .filter(byes__round__number__gt=2)
+        .order_by("seed")
+        .first()
+    )
+    assert entry is not None
+
+    entry = league_entry_remove(
+        league=league, bot=entry.bot, by=alice, now=T0 + DAY + timedelta(hours=1)
+    )
+    assert (entry.status, entry.reason) == (
+        EntryStatus.FORFEITED,
+        "withdrawn by its owner on 2031-03-02 19:00 UTC, so its remaining games are lost "
+        "by forfeit",
+    )
+    # Its bye still to come is gone (a bye is worth points, and it left), in the table too.
+    assert not LeagueBye.objects.filter(entry=entry).exists()
+    assert league_standings(league=league).get(entry=entry).byes == 0
+    # The game already queued still plays and counts as a real result.
+    second.refresh_from_db()
+    assert second.status == GameStatus.QUEUED
+    assert second.match is not None and second.match.status == MatchStatus.QUEUED
+    with pytest.raises(LeagueEntryError, match=r"has already forfeited Spring cup \(withdrawn"):
+        league_entry_remove(league=league, bot=entry.bot, by=carol)
+
+    league = play_out(league)
+    assert league.status == LeagueStatus.FINISHED
+    second.refresh_from_db()
+    assert second.status == GameStatus.FINISHED
+    played = LeagueGameSeat.objects.get(game=second, entry=entry)
+    assert played.forfeit is False and played.rank is not None
+    # Its table in the round it did not sit out was a walkover: last, no money, no match.
+    (later,) = LeagueGameSeat.objects.filter(
+        entry=entry, game__fixture__round__number__gt=2
+    ).select_related("game")
+    assert (later.game.status, later.game.match_id) == (GameStatus.WALKOVER, None)
+    assert (later.rank, later.money, later.forfeit) == (4, 0, True)
+    others = later.game.seats.exclude(entry=entry)
+    assert {(s.rank, s.forfeit) for s in others} == {(1, False)}
+    # Its results so far stay in the standings, with its status and reason.
+    money = sum(
+        LeagueGameSeat.objects.filter(entry=entry, game__status=GameStatus.FINISHED).values_list(
+            "money", flat=True
+        )
+    )
+    line = league_standings(league=league).get(entry=entry)
+    assert (line.games, line.forfeits, line.byes, line.money) == (3, 1, 0, money)
+    assert line.entry.status == EntryStatus.FORFEITED
+    with pytest.raises(LeagueEntryError, match="Spring cup is finished: its entrants and results"):
+        league_entry_remove(league=league, bot=bots[0], by=alice)
+
+
+def test_a_withdrawn_entrant_never_goes_through_a_knockout(
+    pairs: Ladder, carol: User, alice: User
+) -> None:
+    # Five bots on two seats, the winner of each table through: round 1 gives seed 1 a bye
+    # and seats (2, 5) and (3, 4).
+    bots = make_bots(alice, 5)
+    league = create(carol, pairs, bots, format=LeagueFormat.KNOCKOUT, advance=1)
+    league = advance(league, T0)
+    seeds = {e.seed: e for e in league.entries.all()}
+    assert [sorted(_seeds_at(game)) for game in queued_games(league, 1)] == [[2, 5], [3, 4]]
+    # Seed 1 (on its bye) is withdrawn by its owner, seed 2 (its game queued) by the organiser.
+    league_entry_remove(league=league, bot=bots[0], by=alice, now=T0 + timedelta(hours=1))
+    league_entry_remove(league=league, bot=bots[1], by=carol, now=T0 + timedelta(hours=1))
+    assert LeagueEntry.objects.get(pk=seeds[2].pk).reason.startswith(
+        "withdrawn by the organiser on 2031-03-01 19:00 UTC"
+    )
+    # Seed 2's game still plays, and seed 2 wins it (seed 5 crashes): it still goes out.
+    play_round(league, 1, crash=frozenset({seeds[5].pk}))
+    league = advance(league, T0 + DAY)
+    won = LeagueGameSeat.objects.get(game__fixture__round__number=1, entry=seeds[2])
+    assert (won.rank, won.forfeit) == (1, False)
+    out = {e.seed: (e.status, e.last_round, e.last_place) for e in league.entries.all()}
+    assert out[1] == (EntryStatus.FORFEITED, 1, 3)  # below everyone out in round 1
+    assert out[2] == (EntryStatus.FORFEITED, 1, 2)
+    # Seed 5 goes through in seed 2's stead, and seed 1's bye place goes to a lucky loser,
+    # the loser of (3, 4): round 2 keeps the three entrants its plan gives it.
+    assert {seed: row for seed, row in out.items() if seed > 2} == {
+        seed: (EntryStatus.PLAYING, None, None) for seed in (3, 4, 5)
+    }
+    (game,) = queued_games(league, 2)
+    assert set(_seeds_at(game)) < {3, 4, 5}
+
+    league = play_out(league)
+    assert league.status == LeagueStatus.FINISHED
+    assert league.winner is not None and league.winner.seed in (3, 4, 5)
+    standings = [s.entry.seed for s in league_standings(league=league)]
+    assert standings[-2:] == [2, 1]
+
+
+def _seeds_at(game: LeagueGame) -> list[int]:
+    return list(game.seats.order_by("seat").values_list("entry__seed", flat=True))
+
+
+def test_an_eliminated_entrant_cannot_be_withdrawn(pairs: Ladder, carol: User, alice: User) -> None:
+    bots = make_bots(alice, 4)
+    league = create(carol, pairs, bots, format=LeagueFormat.KNOCKOUT, advance=1)
+    league = advance(league, T0)
+    play_round(league, 1)
+    league = advance(league, T0 + DAY)
+    out = league.entries.select_related("bot").filter(status=EntryStatus.ELIMINATED)
+    assert out.count() == 2
+    with pytest.raises(LeagueEntryError, match=r"is already out of Spring cup \(round 1\)"):
+        league_entry_remove(league=league, bot=out[0].bot, by=alice)
+
+
+def test_swiss_pairs_a_withdrawn_entrant_no_more(pairs: Ladder, carol: User, alice: User) -> None:
+    bots = make_bots(alice, 4)
+    league = create(carol, pairs, bots, format=LeagueFormat.SWISS, rounds=3)
+    league = advance(league, T0)
+    play_round(league, 1)
+    league_entry_remove(league=league, bot=bots[3], by=alice, now=T0 + timedelta(hours=1))
+    league = advance(league, T0 + DAY)
+    gone = league.entries.get(bot=bots[3])
+    # Three left on two seats: one table and a bye, neither for the withdrawn bot.
+    (game,) = queued_games(league, 2)
+    assert gone.pk not in game.seats.values_list("entry_id", flat=True)
+    assert not LeagueBye.objects.filter(round__number=2, entry=gone).exists()
+    assert LeagueBye.objects.filter(round__number=2).count() == 1
+    # Its round 1 game stays in the table.
+    line = league_standings(league=league).get(entry=gone)
+    assert (line.games, line.forfeits) == (1, 0)
+
+
+def test_withdrawing_before_the_start_names_who_did_it(
+    ladder: Ladder, carol: User, alice: User
+) -> None:
+    bots = make_bots(alice, 5)
+    league = create(carol, ladder, bots)
+    entry = league_entry_remove(league=league, bot=bots[4], by=alice)
+    assert (entry.status, entry.reason) == (
+        EntryStatus.WITHDRAWN,
+        "removed before the start by its owner",
+    )
+    with pytest.raises(LeagueEntryError, match="bot4 is not entered in Spring cup"):
+        league_entry_remove(league=league, bot=bots[4], by=alice)
+    with pytest.raises(LeagueEntryError, match="without bot3, 3 entrants cannot fill a table"):
+        league_entry_remove(league=league, bot=bots[3], by=carol)
+    league = league_cancel(league=league, now=CREATED)
+    with pytest.raises(LeagueEntryError, match="Spring cup is cancelled: its entrants and results"):
+        league_entry_remove(league=league, bot=bots[0], by=carol)
 
 
 # --------------------------------------------------------------------------- organiser

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from datetime import timedelta
 from typing import Any
@@ -209,3 +210,52 @@ def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: U
         games = json.loads(archive.read("fixtures.json"))
         assert games[0]["games"][0]["seed"] == played.seed
         assert games[1]["games"][0]["seed"] is None
+
+
+def test_a_bots_owner_withdraws_it_from_a_running_league(
+    ladder: Ladder, carol: User, alice: User, bob: User
+) -> None:
+    # Carol (staff) enters Alice's and Bob's public bots in a public league.
+    mine, theirs = bots_of(alice, 4, "a"), bots_of(bob, 1, "b")[0]
+    client = client_for(carol)
+    assert client.post("/api/leagues/", payload([*mine, theirs]), format="json").status_code == 201
+    league = League.objects.get(slug="winter")
+    league_advance(league=league, now=league.start_at)
+    url = f"/api/leagues/winter/entries/{theirs.pk}/"
+
+    # Neither another player nor a visitor withdraws Bob's bot.
+    assert client_for(alice).delete(url).status_code == 403
+    assert client_for().delete(url).status_code in (401, 403)
+    assert client_for(alice).delete("/api/leagues/winter/entries/999999/").status_code == 403
+
+    withdrawn = client_for(bob).delete(url)
+    assert withdrawn.status_code == 204, withdrawn.content
+    entries = {e["bot"]: e for e in client_for().get("/api/leagues/winter/entries/").json()}
+    assert entries["b0"]["status"] == "forfeited"
+    assert re.fullmatch(
+        r"withdrawn by its owner on \d{4}-\d\d-\d\d \d\d:\d\d UTC, so its remaining games "
+        r"are lost by forfeit",
+        entries["b0"]["reason"],
+    )
+    assert {e["status"] for b, e in entries.items() if b != "b0"} == {"playing"}
+    # Still in the table, with its status.
+    standings = client_for().get("/api/leagues/winter/standings/").json()["results"]
+    assert {s["bot"]: s["status"] for s in standings}["b0"] == "forfeited"
+
+    again = client_for(bob).delete(url)
+    assert again.status_code == 400
+    assert again.json()["code"] == "league_entry"
+    assert "b0 has already forfeited Winter cup" in again.json()["detail"]
+    unknown = client.delete("/api/leagues/winter/entries/999999/")
+    assert unknown.status_code == 400
+    assert "no bot with id 999999 is entered in Winter cup" in unknown.json()["detail"]
+
+    # The organiser withdraws any entrant too; nobody withdraws from a cancelled league.
+    assert client.delete(f"/api/leagues/winter/entries/{mine[0].pk}/").status_code == 204
+    assert client.post("/api/leagues/winter/cancel/", format="json").status_code == 200
+    refused = client_for(alice).delete(f"/api/leagues/winter/entries/{mine[1].pk}/")
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == (
+        "Winter cup is cancelled: its entrants and results are final, there is nothing left "
+        "to withdraw from."
+    )

@@ -7,6 +7,7 @@ worker would); the pages are read as anonymous visitors and as players.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from django.test import Client
 from arena.ladders.models import Ladder
 from arena.leagues.models import GameStatus, League, LeagueGame, LeagueStatus
 from arena.leagues.selectors import league_standings
+from arena.leagues.services import league_entry_remove
 from arena.players.models import User
 
 from .factories import LadderFactory
@@ -135,3 +137,22 @@ def test_private_leagues_are_hidden_from_others(
 
 def test_an_unknown_league_is_not_found() -> None:
     assert Client().get("/leagues/nothing/").status_code == 404
+
+
+def test_a_withdrawn_entrant_stays_in_the_standings_marked_forfeited(
+    pairs: Ladder, carol: User, alice: User, django_assert_max_num_queries: Any
+) -> None:
+    bots = make_bots(alice, 4, "run")
+    league = advance(create(carol, pairs, bots, name="Open", slug="open"), T0)
+    play_round(league, 1)
+    league_entry_remove(league=league, bot=bots[0], by=alice, now=T0 + timedelta(hours=2))
+    with django_assert_max_num_queries(6):
+        response = Client().get("/leagues/open/")
+    html = response.content.decode()
+    table = html.split('class="table standings"')[1].split("</table>")[0]
+    (row,) = (r for r in table.split("<tr>")[2:] if ">run0</a>" in r)
+    assert (
+        '<span class="badge status-failed" title="withdrawn by its owner on 2031-03-01 20:00 UTC, '
+        'so its remaining games are lost by forfeit">forfeited</span>'
+    ) in row
+    assert text_of(response).count("forfeited") == 1

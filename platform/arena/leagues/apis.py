@@ -3,7 +3,8 @@
 Who may do what: anyone reads public leagues; a private league exists for
 its organiser, the owners of entered bots and staff (others get 404). The
 organiser and staff change entrants, pause, resume and cancel (others 403);
-an invited bot's owner accepts or declines.
+an invited bot's owner accepts or declines; a bot's owner withdraws it
+before or after the start (so do the organiser and staff).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from .selectors import (
     league_bundle,
     league_can_manage,
     league_entries,
+    league_entry_can_withdraw,
     league_entry_get,
     league_fixtures,
     league_get_visible,
@@ -258,9 +260,24 @@ class LeagueEntriesApi(APIView):
 class LeagueEntryDetailApi(APIView):
     @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request, slug: str, bot_id: int) -> Response:
-        """Withdraw a bot before the start."""
-        league = _managed_league(request, slug)
-        league_entry_remove(league=league, bot=_bot_or_error(request, bot_id))
+        """Withdraw a bot: by its owner, the organiser or staff.
+
+        Before the start it plays nothing. Once started it forfeits its games not
+        queued yet (walkovers); games queued or running still play and its results
+        so far stay in the standings.
+        """
+        league = _league_or_404(request, slug)
+        entry = league_entry_get(league=league, bot_id=bot_id)
+        if entry is None:
+            if not league_can_manage(league=league, user=request.user):
+                raise PermissionDenied("only the bot's owner, the organiser or staff withdraw it.")
+            raise LeagueEntryError(
+                f"no bot with id {bot_id} is entered in {league}: "
+                f"see GET /api/leagues/{league.slug}/entries/."
+            )
+        if not league_entry_can_withdraw(entry=entry, user=request.user):
+            raise PermissionDenied("only the bot's owner, the organiser or staff withdraw it.")
+        league_entry_remove(league=league, bot=entry.bot, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

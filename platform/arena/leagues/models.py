@@ -61,9 +61,10 @@ class EntryStatus(models.TextChoices):
     ELIMINATED = "eliminated", "Eliminated"
     """Knocked out (knockout format); its results stay in the standings."""
     FORFEITED = "forfeited", "Forfeited"
-    """Its version could not play: its remaining games are lost by forfeit."""
+    """Its version could not play, or it was withdrawn after the start (``reason`` says
+    which): its games not queued yet are lost by walkover; its results so far stay."""
     WITHDRAWN = "withdrawn", "Withdrawn"
-    """Declined, removed, or not ready at the start; plays nothing."""
+    """Declined, removed before the start, or not ready at the start; plays nothing."""
 
 
 class RoundStatus(models.TextChoices):

@@ -1,17 +1,19 @@
 """League standings as pure functions: points per rank, money, head-to-head, league Elo.
 
 A *unit* is what one table rank is given for: one game, or with duplicate
-deals one whole deal (its games' money added up per entrant, then ranked).
+deals one whole deal (its games' money added up per entrant, then ranked by
+``arena.ladders.deals``, the ruling duplicate ladders rate on).
 No Django: the services load rows, this module only computes, so the same
 maths runs in tests and the bench on plain tuples.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.ladders.deals import DealSeat, deal_ranks, deal_totals
 from arena.ladders.elo import INITIAL_RATING, SeatRating, k_factor, seat_changes
 
 from .formats import table_points
@@ -29,6 +31,8 @@ class GameSeat:
 
 @dataclass(frozen=True)
 class UnitSeat:
+    """An entrant's result in one unit: a deal's money added up, and how many games it sat."""
+
     entry: int
     money: int
     rank: int
@@ -51,28 +55,21 @@ def deal_unit(
 ) -> Unit:
     """The unit of a game (``duplicate`` False: one game) or of a deal (its rotations).
 
-    A deal ranks its entrants by the money they won over all its games (the
-    same seed from every seat), a forfeit in any of its games ranking last.
+    A deal ranks its entrants as a duplicate ladder rates a deal
+    (:mod:`arena.ladders.deals`): by the money they won over all its games
+    (the same seed from every seat), a forfeit in any of its games ranking
+    last, equal totals sharing the better rank.
     """
     if not duplicate:
         (game,) = games
         seats = tuple(UnitSeat(s.entry, s.money, s.rank, s.forfeit, 1) for s in game)
         return Unit(fixture, seats, played)
-    money: dict[int, int] = defaultdict(int)
-    forfeit: dict[int, bool] = defaultdict(bool)
-    count: dict[int, int] = defaultdict(int)
-    for game in games:
-        for seat in game:
-            money[seat.entry] += seat.money
-            forfeit[seat.entry] |= seat.forfeit
-            count[seat.entry] += 1
-    entries = list(money)
-    # Forfeits below everyone, then money; equal keys share the better rank.
-    keys = [(not forfeit[e], money[e]) for e in entries]
-    ranks = [1 + sum(other > key for other in keys) for key in keys]
+    deal_seats = [seat for game in games for seat in game]
+    totals = deal_totals(DealSeat(s.entry, s.money, s.forfeit) for s in deal_seats)
+    count = Counter(s.entry for s in deal_seats)
     seats = tuple(
-        UnitSeat(e, money[e], rank, forfeit[e], count[e])
-        for e, rank in zip(entries, ranks, strict=True)
+        UnitSeat(t.player, t.money, rank, t.forfeited, count[t.player])
+        for t, rank in zip(totals, deal_ranks(totals), strict=True)
     )
     return Unit(fixture, seats, played)
 

@@ -77,6 +77,13 @@ def league_can_manage(*, league: League, user: User | AnonymousUser) -> bool:
     return bool(user.is_authenticated and (user.is_staff or league.organiser_id == user.pk))
 
 
+def league_entry_can_withdraw(*, entry: LeagueEntry, user: User | AnonymousUser) -> bool:
+    """The bot's owner takes it out of a league, as do the organiser and staff."""
+    if not user.is_authenticated:
+        return False
+    return entry.bot.owner_id == user.pk or league_can_manage(league=entry.league, user=user)
+
+
 # --------------------------------------------------------------------------- pages
 
 

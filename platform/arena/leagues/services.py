@@ -331,23 +331,69 @@ def league_entry_add(*, league: League, bot: Bot, by: User) -> LeagueEntry:
         return LeagueEntry.objects.create(league=locked, bot=bot, seed=last + 1, status=status)
 
 
-def league_entry_remove(*, league: League, bot: Bot) -> LeagueEntry:
-    """Withdraw ``bot`` before the start; the league must keep a full table."""
+def _remover(entry: LeagueEntry, league: League, by: User) -> str:
+    """Who takes ``entry`` out, as its reason says it."""
+    if entry.bot.owner_id == by.pk:
+        return "its owner"
+    if league.organiser_id == by.pk:
+        return "the organiser"
+    return f"staff ({by.username})"
+
+
+def league_entry_remove(
+    *, league: League, bot: Bot, by: User, now: datetime | None = None
+) -> LeagueEntry:
+    """Take ``bot`` out of ``league``; ``by`` (the bot's owner, the organiser or staff) is named.
+
+    Before the start it is withdrawn and plays nothing; the league must keep a
+    full table. Once started (running or paused) it forfeits as an entrant
+    whose version broke: its games not queued yet become walkovers when their
+    round starts (Swiss no longer pairs it; a knockout never lets it through),
+    games already queued or running still play, and its results so far stay
+    in the standings.
+    """
+    now = now or timezone.now()
     with transaction.atomic():
         locked = _lock(league)
-        if locked.status != LeagueStatus.SCHEDULED:
-            raise LeagueEntryError(f"{locked} has started: its entrants are fixed.")
-        entry = locked.entries.filter(bot=bot).exclude(status=EntryStatus.WITHDRAWN).first()
+        if locked.status in (LeagueStatus.FINISHED, LeagueStatus.CANCELLED):
+            raise LeagueEntryError(
+                f"{locked} is {locked.status}: its entrants and results are final, "
+                "there is nothing left to withdraw from."
+            )
+        # The league's row lock guards its entries.
+        entry = (
+            locked.entries.select_related("bot")
+            .filter(bot=bot)
+            .exclude(status=EntryStatus.WITHDRAWN)
+            .first()
+        )
         if entry is None:
             raise LeagueEntryError(f"{bot.name} is not entered in {locked}.")
-        left = _entries_left(locked) - 1
-        if left < locked.ladder.seats:
+        who = _remover(entry, locked, by)
+        if locked.started_at is None:
+            left = _entries_left(locked) - 1
+            if left < locked.ladder.seats:
+                raise LeagueEntryError(
+                    f"without {bot.name}, {left} entrants cannot fill a table of "
+                    f"{locked.ladder.seats} seats: enter another bot first."
+                )
+            entry.status = EntryStatus.WITHDRAWN
+            entry.reason = f"removed before the start by {who}"
+            entry.save(update_fields=["status", "reason"])
+            return entry
+        if entry.status == EntryStatus.FORFEITED:
             raise LeagueEntryError(
-                f"without {bot.name}, {left} entrants cannot fill a table of "
-                f"{locked.ladder.seats} seats: enter another bot first."
+                f"{bot.name} has already forfeited {locked} ({entry.reason}): "
+                "it plays no more games."
             )
-        entry.status, entry.reason = EntryStatus.WITHDRAWN, "removed before the start"
-        entry.save(update_fields=["status", "reason"])
+        if entry.status == EntryStatus.ELIMINATED or entry.last_round is not None:
+            raise LeagueEntryError(
+                f"{bot.name} is already out of {locked} (round {entry.last_round}): "
+                "it plays no more games."
+            )
+        _forfeit(entry, f"withdrawn by {who} on {now:%Y-%m-%d %H:%M} UTC")
+        # Its byes to come are gone: the table shows that at once.
+        league_standings_recompute(league=locked, now=now)
     return entry
 
 
@@ -722,9 +768,7 @@ def league_round_store_swiss(*, league: League, rnd: LeagueRound) -> None:
     lines = _compute_lines(league)
     active = set(league.entries.filter(status=EntryStatus.PLAYING).values_list("pk", flat=True))
     order = [line.entry for line in lines if line.entry in active]
-    byes = Counter(
-        LeagueBye.objects.filter(round__league=league).values_list("entry_id", flat=True)
-    )
+    byes = _byes_so_far(league)
     players, sitting_out = formats.swiss_byes(order, seats, byes)
     if len(players) < seats:
         _store_round(league, rnd, [], [], byes=sitting_out)
@@ -753,7 +797,10 @@ def _knockout_survivors(league: League, rnd: LeagueRound) -> list[int]:
         .values_list("pk", "seed", "status")
     )
     if rnd.number == 1:
-        return [pk for pk, _, _ in sorted(alive, key=lambda row: row[1])]
+        return [
+            pk
+            for pk, _, _ in sorted(alive, key=lambda row: (row[2] == EntryStatus.FORFEITED, row[1]))
+        ]
     previous = LeagueRound.objects.get(league=league, number=rnd.number - 1)
     place = _previous_places(league, previous)
     # Byes of the last round count as first places; forfeited entrants go last.
@@ -839,6 +886,8 @@ def _forfeit(entry: LeagueEntry, why: str) -> None:
     entry.status = EntryStatus.FORFEITED
     entry.reason = f"{why}, so its remaining games are lost by forfeit"
     entry.save(update_fields=["status", "reason"])
+    # A bye is worth a table's average points: an entrant that left earns none after it.
+    LeagueBye.objects.filter(entry=entry, round__status=RoundStatus.SCHEDULED).delete()
 
 
 def _forfeit_unplayable(entries: Iterable[LeagueEntry]) -> None:
@@ -956,7 +1005,15 @@ def _close_rounds(locked: League, now: datetime) -> int:
 
 
 def _knockout_advance(locked: League, rnd: LeagueRound) -> None:
-    """The top ``advance`` of each table go through; the others are out in this round."""
+    """The top ``advance`` of each table go through; the others are out in this round.
+
+    An entrant that forfeited (its version broke, or it was withdrawn) goes
+    last at its table and never goes through, nor on a bye: its place goes to
+    the best entrant out in this round that did not forfeit (a lucky loser:
+    the best place at its table, then the seed), so the next round keeps the
+    size the plan gives it. Only when no such entrant is left does a forfeited
+    one keep the place, to lose its games there by walkover.
+    """
     by_fixture: dict[int, list[scoring.Unit]] = defaultdict(list)
     for unit in league_units(league=locked, round_number=rnd.number):
         by_fixture[unit.fixture].append(unit)
@@ -971,19 +1028,35 @@ def _knockout_advance(locked: League, rnd: LeagueRound) -> None:
         len(fixtures) == 1
         and not LeagueRound.objects.filter(league=locked, number__gt=rnd.number).exists()
     )
+
+    def forfeited(entry_id: int) -> bool:
+        return entries[entry_id].status == EntryStatus.FORFEITED
+
+    places: dict[int, int] = {}
+    through: list[int] = []
+    out: list[int] = []
     for fixture_id, fixture in fixtures.items():
         ordered = fixture_order(by_fixture.get(fixture_id, []), locked.points_per_rank)
         # Entrants with no unit (every game void) keep their seed order, after the rest.
         ordered += sorted(members[fixture_id] - set(ordered), key=lambda e: entries[e].seed)
-        ordered.sort(key=lambda e: entries[e].status == EntryStatus.FORFEITED)
-        through = 0 if final else fixture.advance or 1
+        ordered.sort(key=forfeited)
+        advancing = 0 if final else fixture.advance or 1
         for place, entry_id in enumerate(ordered, start=1):
-            if place > through:
-                entry = entries[entry_id]
-                entry.last_round, entry.last_place = rnd.number, place
-                if entry.status == EntryStatus.PLAYING and not (final and place == 1):
-                    entry.status = EntryStatus.ELIMINATED
-                entry.save(update_fields=["last_round", "last_place", "status"])
+            places[entry_id] = place
+            (through if place <= advancing else out).append(entry_id)
+    # Byes go through without playing; a forfeited one goes out below everyone out here.
+    byes = [e for e, entry in entries.items() if entry.last_round is None and e not in places]
+    places.update(dict.fromkeys(byes, locked.ladder.seats + 1))
+    quitters = [e for e in [*through, *byes] if forfeited(e)]
+    lucky = sorted((e for e in out if not forfeited(e)), key=lambda e: (places[e], entries[e].seed))
+    out = [e for e in out if e not in lucky[: len(quitters)]]
+    out += quitters[: len(lucky)]
+    for entry_id in out:
+        entry = entries[entry_id]
+        entry.last_round, entry.last_place = rnd.number, places[entry_id]
+        if entry.status == EntryStatus.PLAYING and not (final and places[entry_id] == 1):
+            entry.status = EntryStatus.ELIMINATED
+        entry.save(update_fields=["last_round", "last_place", "status"])
 
 
 def _finish(locked: League, now: datetime) -> None:
@@ -996,6 +1069,18 @@ def _finish(locked: League, now: datetime) -> None:
 
 
 # --------------------------------------------------------------------------- standings
+
+
+def _byes_so_far(league: League) -> Counter[int]:
+    """Rounds each entrant sat out so far.
+
+    A round robin stores every bye at the start; one counts once its round has begun.
+    """
+    return Counter(
+        LeagueBye.objects.filter(
+            round__league=league, round__status__in=(RoundStatus.RUNNING, RoundStatus.FINISHED)
+        ).values_list("entry_id", flat=True)
+    )
 
 
 def _compute_lines(league: League) -> list[scoring.Line]:
@@ -1012,9 +1097,7 @@ def _compute_lines(league: League) -> list[scoring.Line]:
             pk: (MAX_ROUNDS + 1, 0) if last is None else (last, place or 0)
             for pk, _, last, place in entries
         }
-    byes = Counter(
-        LeagueBye.objects.filter(round__league=league).values_list("entry_id", flat=True)
-    )
+    byes = _byes_so_far(league)
     mean_points = sum(league.points_per_rank) / len(league.points_per_rank)
     return scoring.standings(
         seeds,
