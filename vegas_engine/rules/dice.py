@@ -37,6 +37,8 @@ SLOT = 6  # casino index of the slot machine; it is "casino 7" in logs
 MAX_SEATS = 6
 
 PLACE_ACTIONS: tuple[Action, ...] = tuple(f"place {face}" for face in range(7))
+#: Tape faces (bytes 0-5) to the numbers shown (1-6).
+FACE_NUMBERS = bytes((byte + 1) % 256 for byte in range(256))
 SLOT_ACTIONS: tuple[Action, ...] = tuple(f"slot {face}" for face in range(7))
 #: action -> (casino index, face)
 PLACE_TARGETS: dict[Action, tuple[int, int]] = {
@@ -398,18 +400,23 @@ class DiceGame(OneSeatState):
         by_face = [0] * 28
         mask = 0
         first = 0
+        log = self._log
+        dice: JsonDict = {}
         for kind in range(4):
             count = hand[kind]
             if count:
                 offset = 4 + kind
-                for face in faces[first : first + count]:
+                rolled = faces[first : first + count]
+                for face in rolled:
                     by_face[face * 4 + offset] += 1
                     mask |= 2 << face
+                if log is not None:
+                    dice[KIND_NAMES[kind]] = sorted(rolled.translate(FACE_NUMBERS))
                 first += count
         self._by_face = by_face
         self._offer_places(mask)
-        if self._log is not None:
-            self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
+        if log is not None:
+            log.append({"type": "roll", "seat": seat, "dice": dice})
 
     def _offer_places(self, mask: int) -> None:
         """Offer the faces in ``mask`` (bit f: face f was rolled), and the slot machine."""
@@ -421,14 +428,7 @@ class DiceGame(OneSeatState):
         self._legal = places
 
     def _roll_json(self) -> JsonDict:
-        by_face = self._by_face
-        return {
-            KIND_NAMES[kind]: [
-                face for face in range(1, 7) for _ in range(by_face[face * 4 + kind])
-            ]
-            for kind in range(4)
-            if any(by_face[face * 4 + kind] for face in range(1, 7))
-        }
+        return roll_json(self._by_face, 4)
 
     def _place(self, action: Action) -> None:
         seat = self._current
@@ -935,6 +935,24 @@ class DiceGame(OneSeatState):
             (rainbow if note == RAINBOW else float(note) for note in notes), reverse=True
         )
         return values[place]
+
+
+def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:
+    """A roll as logs and observations show it: each kind's faces, ascending.
+
+    ``counts[face * kinds + kind]`` dice of ``kind`` show ``face`` (1-6); the
+    first ``kinds`` names of KIND_NAMES name them. Kinds no die shows are left out.
+    """
+    dice: JsonDict = {}
+    for kind in range(kinds):
+        faces: list[int] = []
+        for face in range(1, 7):
+            count = counts[face * kinds + kind]
+            if count:
+                faces += [face] * count
+        if faces:
+            dice[KIND_NAMES[kind]] = faces
+    return dice
 
 
 def rank_casino(counts: Sequence[int]) -> tuple[list[int], list[list[int]]]:

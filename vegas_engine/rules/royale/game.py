@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from ...description import GameDescription
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
-from ..dice import payout_event, rank_casino
+from ..dice import payout_event, rank_casino, roll_json
 from ..rolls import RollTape
 from .tiles import (
     ACTIVATE,
@@ -1738,11 +1738,7 @@ class RoyaleGame(OneSeatState):
 
 
 def _roll_json(arena: list[int]) -> JsonDict:
-    return {
-        KIND_NAMES[kind]: [face for face in range(1, 7) for _ in range(arena[face * 2 + kind])]
-        for kind in (DIE, BIGGIE)
-        if any(arena[face * 2 + kind] for face in range(1, 7))
-    }
+    return roll_json(arena, 2)  # royale's kinds are the first two: die, biggie
 
 
 Handler = Callable[[RoyaleGame, Action], None]
