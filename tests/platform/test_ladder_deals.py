@@ -57,6 +57,14 @@ from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
 pytestmark = pytest.mark.django_db
 
 
+def shark_and_turtle(alice: Any, bob: Any) -> tuple[Any, Any]:
+    """Alice's shark and Bob's turtle: one version each."""
+    return (
+        BotVersionFactory(bot=BotFactory(owner=alice, name="shark")),
+        BotVersionFactory(bot=BotFactory(owner=bob, name="turtle")),
+    )
+
+
 @pytest.fixture(autouse=True)
 def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Queued matches are not played in this process (tasks are eager in tests)."""
@@ -333,8 +341,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
     alice: Any, bob: Any, house: Any
 ) -> None:
     ladder = duplicate(3)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     c = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
     RatingFactory(ladder=ladder, bot_version=a, rating=1600, rated_matches=40)
     RatingFactory(ladder=ladder, bot_version=c, rating=1450, rated_matches=10)
@@ -391,8 +398,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
 
 def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     tied = match_create_deal(ladder=ladder, versions=[a, b])
     finish(tied[0], {a.pk: 30, b.pk: 10})
     finish(tied[1], {a.pk: 10, b.pk: 30})
@@ -410,8 +416,7 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
 
 def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     early = match_create_deal(ladder=ladder, versions=[a, b])
     late = match_create_deal(ladder=ladder, versions=[b, a])
     t = timezone.now()
@@ -437,8 +442,7 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
 ) -> None:
     settings.ARENA_MATCH_MAX_ATTEMPTS = 1
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     void = match_create_deal(ladder=ladder, versions=[a, b])
     later = match_create_deal(ladder=ladder, versions=[b, a])
     t = timezone.now()
@@ -470,8 +474,7 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
 def test_a_single_match_on_a_duplicate_ladder_is_rated_as_a_match(alice: Any, bob: Any) -> None:
     """A league's games on a duplicate ladder are single matches, rated one by one."""
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     match = finish(match_create(ladder=ladder, versions=[a, b]), {a.pk: 5, b.pk: 9})
 
     assert ratings_apply(match=match) == [match.pk]
@@ -488,8 +491,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     # Committed here: the rating tasks would otherwise run (eagerly) as each game finishes.
     monkeypatch.setattr(tasks.ratings_apply_match, "delay", lambda *args: None)
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     games = match_create_deal(ladder=ladder, versions=[a, b])
     for game in games:
         finish(game, {a.pk: 10, b.pk: 0})
@@ -512,8 +514,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
 def test_the_api_shows_the_option_and_each_game_s_deal(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     games = match_create_deal(ladder=ladder, versions=[a, b])
     single = match_create(ladder=plain, versions=[a, b])
     api = APIClient()
@@ -537,8 +538,7 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     alice: Any, bob: Any
 ) -> None:
     ladder = duplicate(2)
-    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
-    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    a, b = shark_and_turtle(alice, bob)
     games = match_create_deal(ladder=ladder, versions=[a, b])
     finish(games[0], {a.pk: 10, b.pk: 5})
     finish(games[1], {a.pk: 10, b.pk: 5})
