@@ -845,6 +845,24 @@ def test_private_league_of_invited_bots(ladder: Ladder, alice: User, bob: User) 
     assert not PeriodicTask.objects.filter(name__startswith=f"league {league.pk}:").exists()
 
 
+def test_house_bots_enter_a_private_league_at_once(
+    ladder: Ladder, alice: User, house: User
+) -> None:
+    # Nobody answers invitations for the house account: its bots play at once.
+    house_bots = make_bots(house, 2, "house")
+    league = create(
+        alice, ladder, [*make_bots(alice, 2, "a"), *house_bots], visibility=LeagueVisibility.PRIVATE
+    )
+    statuses = dict(league.entries.values_list("bot__name", "status"))
+    assert statuses == {
+        "a0": "accepted",
+        "a1": "accepted",
+        "house0": "accepted",
+        "house1": "accepted",
+    }
+    assert advance(league, T0).status == LeagueStatus.RUNNING
+
+
 def test_entrants_without_an_active_version_are_withdrawn_at_the_start(
     ladder: Ladder, carol: User
 ) -> None:

@@ -39,6 +39,7 @@ from .selectors import (
     league_bundle,
     league_can_manage,
     league_entries,
+    league_entry_can_respond,
     league_entry_can_withdraw,
     league_entry_get,
     league_fixtures,
@@ -295,7 +296,7 @@ class LeagueEntryRespondApi(APIView):
         entry = league_entry_get(league=league, bot_id=bot_id)
         if entry is None:
             raise Http404
-        if entry.bot.owner_id != request.user.pk:
+        if not league_entry_can_respond(entry=entry, user=request.user):
             raise PermissionDenied("only the bot's owner answers its invitation.")
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -6,19 +6,31 @@ import itertools
 import json
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
-from arena.bots.models import Bot
-from arena.ladders.models import Rating
+from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.ladders.models import Ladder, Rating
 from arena.matches.models import Match, Participant
 from arena.matches.selectors import match_log_read
 from arena.players.models import User
 
 from . import scoring
 from .models import (
+    EntryStatus,
     GameStatus,
     League,
     LeagueEntry,
@@ -82,6 +94,85 @@ def league_entry_can_withdraw(*, entry: LeagueEntry, user: User | AnonymousUser)
     if not user.is_authenticated:
         return False
     return entry.bot.owner_id == user.pk or league_can_manage(league=entry.league, user=user)
+
+
+def league_entry_can_respond(*, entry: LeagueEntry, user: User | AnonymousUser) -> bool:
+    """Only the bot's owner answers its invitation (not the organiser, not staff)."""
+    return bool(user.is_authenticated and entry.bot.owner_id == user.pk)
+
+
+def league_entry_is_invitation(*, bot: Bot, organiser: User) -> bool:
+    """Entering another player's bot invites it; staff enter any public bot at once
+    (as the ladders schedule them), a player's own bots and the house bots (the
+    platform's, which nobody answers for) enter at once."""
+    if organiser.is_staff or bot.owner_id == organiser.pk:
+        return False
+    # Accounts made by createsuperuser may have no profile (RelatedObjectDoesNotExist).
+    profile = getattr(bot.owner, "profile", None)
+    return not (profile is not None and profile.is_house)
+
+
+# --------------------------------------------------------------------------- entering bots
+
+
+@dataclass(frozen=True)
+class EntryCandidate:
+    """A bot a player may enter in a league."""
+
+    bot: Bot
+    # The rule systems it is known to play (bot_rule_systems); empty: any, it has not played.
+    rule_systems: frozenset[str]
+    # Another player's bot: it plays only if its owner accepts before the start.
+    invited: bool
+
+    def plays(self, rules: str) -> bool:
+        return not self.rule_systems or rules in self.rule_systems
+
+
+def league_ladders() -> QuerySet[Ladder]:
+    """The ladders a new league may play: the open ones (league_validate refuses the others)."""
+    return Ladder.objects.filter(is_open=True).order_by("name")
+
+
+def league_entry_candidates(
+    *, user: User, rules: str | None = None, league: League | None = None
+) -> list[EntryCandidate]:
+    """The bots ``user`` may enter in a league: their own and other players' public bots,
+    each with an active version, their own first.
+
+    ``rules``: only bots that may play that rule system. ``league``: only bots
+    not entered in it (a withdrawn bot may enter again). The leagues services
+    still check every entrant (a public league takes no private bot).
+    """
+    active = BotVersion.objects.filter(bot=OuterRef("pk"), status=VersionStatus.ACTIVE)
+    bots = (
+        Bot.objects.filter(Q(owner_id=user.pk) | Q(visibility=Visibility.PUBLIC))
+        .filter(Exists(active))
+        .select_related("owner__profile")
+        .annotate(
+            others=Case(
+                When(owner_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
+            )
+        )
+        .order_by("others", "owner__username", "name", "id")
+    )
+    if league is not None:
+        entered = league.entries.exclude(status=EntryStatus.WITHDRAWN).values("bot_id")
+        bots = bots.exclude(pk__in=entered)
+    found = list(bots)
+    systems: dict[int, set[str]] = {}
+    rated = Rating.objects.filter(bot__in=[bot.pk for bot in found])
+    for bot_id, system in rated.values_list("bot_id", "ladder__rules").distinct():
+        systems.setdefault(bot_id, set()).add(system)
+    candidates = [
+        EntryCandidate(
+            bot=bot,
+            rule_systems=frozenset(systems.get(bot.pk, ())),
+            invited=league_entry_is_invitation(bot=bot, organiser=user),
+        )
+        for bot in found
+    ]
+    return [c for c in candidates if rules is None or c.plays(rules)]
 
 
 # --------------------------------------------------------------------------- pages

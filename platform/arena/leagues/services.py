@@ -62,7 +62,7 @@ from .models import (
     LeagueVisibility,
     RoundStatus,
 )
-from .selectors import bot_rule_systems, league_units
+from .selectors import bot_rule_systems, league_entry_is_invitation, league_units
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,8 @@ MAX_ROUNDS = 1000
 # Above this many combinations a round robin becomes a balanced design (about
 # entrants / (seats - 1) rounds): C(16, 4) = 1,820 tables would take 455+ rounds.
 DEFAULT_MAX_TABLES = 500
+# /leagues/new/ is the page that creates leagues: a league of that slug would have no page.
+RESERVED_SLUGS = frozenset({"new"})
 
 LEAGUE_TRANSITIONS: Mapping[LeagueStatus, frozenset[LeagueStatus]] = {
     LeagueStatus.SCHEDULED: frozenset(
@@ -136,10 +138,9 @@ def _check_bot(*, bot: Bot, organiser: User, ladder: Ladder, visibility: str) ->
 
 
 def _entry_status(bot: Bot, organiser: User) -> EntryStatus:
-    # Staff enter any public bot (as ladders schedule them); others invite.
-    if organiser.is_staff or bot.owner_id == organiser.pk:
-        return EntryStatus.ACCEPTED
-    return EntryStatus.INVITED
+    if league_entry_is_invitation(bot=bot, organiser=organiser):
+        return EntryStatus.INVITED
+    return EntryStatus.ACCEPTED
 
 
 def _planned_rounds(
@@ -255,6 +256,10 @@ def league_create(
     """
     now = now or timezone.now()
     points = list(points_per_rank or formats.default_points(ladder.seats))
+    if slug.lower() in RESERVED_SLUGS:
+        raise LeagueConfigError(
+            f"the slug {slug!r} is the address of the new-league page: choose another."
+        )
     if len({bot.pk for bot in bots}) != len(bots):
         raise LeagueEntryError("a bot is entered twice: each bot enters once.")
     league_validate(

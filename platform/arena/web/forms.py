@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django import forms
 from django.contrib.auth import password_validation
+from django.utils import timezone
+from django.utils.dateparse import parse_duration
 
-from arena.bots.models import Visibility
+from arena.bots.models import Bot, Visibility
+from arena.ladders.models import Ladder
+from arena.leagues.models import LeagueFormat, LeagueVisibility
+from arena.leagues.selectors import EntryCandidate
+from arena.leagues.services import DEFAULT_MAX_TABLES
 from arena.players.models import User
 
 
@@ -70,3 +79,277 @@ class UploadForm(forms.Form):
 
     def clean_visibility(self) -> str:
         return self.cleaned_data["visibility"] or Visibility.PUBLIC
+
+
+# --------------------------------------------------------------------------- leagues
+
+_INTERVAL_UNITS = {
+    "w": timedelta(weeks=1),
+    "wk": timedelta(weeks=1),
+    "week": timedelta(weeks=1),
+    "d": timedelta(days=1),
+    "day": timedelta(days=1),
+    "h": timedelta(hours=1),
+    "hr": timedelta(hours=1),
+    "hour": timedelta(hours=1),
+    "m": timedelta(minutes=1),
+    "min": timedelta(minutes=1),
+    "minute": timedelta(minutes=1),
+}
+_INTERVAL_PART = re.compile(r"(\d+)\s*([a-z]+?)s?(?![a-z])")
+_INTERVAL_HINT = 'e.g. "1 day", "6 hours", "1 day 12 hours" or "30 minutes"'
+
+
+class IntervalField(forms.CharField):
+    """A duration in words ("1 day", "6 hours", "1d 12h") or as the API writes it ("1 00:00:00")."""
+
+    def to_python(self, value: Any) -> timedelta | None:  # type: ignore[override]
+        raw = str(value or "").strip()
+        text = raw.lower()
+        if not text:
+            return None
+        # A bare number would be seconds to parse_duration: only clock or ISO forms go there.
+        iso = text.startswith("p")
+        parsed = parse_duration(raw.upper() if iso else raw) if ":" in text or iso else None
+        if parsed is not None:
+            return parsed
+        parts = _INTERVAL_PART.findall(text)
+        leftover = re.sub(r"[\s,]+|\band\b", "", _INTERVAL_PART.sub("", text))
+        if not parts or leftover or any(unit not in _INTERVAL_UNITS for _, unit in parts):
+            raise forms.ValidationError(
+                f"{value!r} is not a duration: write a number and a unit, {_INTERVAL_HINT}."
+            )
+        return sum((int(n) * _INTERVAL_UNITS[unit] for n, unit in parts), timedelta())
+
+
+class PointsField(forms.CharField):
+    """Numbers separated by commas ("3, 2, 1, 0"); the leagues services judge them."""
+
+    def to_python(self, value: Any) -> list[float] | None:  # type: ignore[override]
+        text = str(value or "").strip()
+        if not text:
+            return None
+        try:
+            return [float(part) for part in re.split(r"[\s,;/]+", text) if part]
+        except ValueError:
+            raise forms.ValidationError(
+                f"{text!r} is not a list of numbers: write one per rank separated by commas, "
+                "e.g. 3, 2, 1, 0."
+            ) from None
+
+
+class UTCDateTimeField(forms.DateTimeField):
+    """A date and time read and shown in UTC, whatever time zone is active: the page says UTC."""
+
+    def to_python(self, value: Any) -> datetime | None:
+        with timezone.override(UTC):
+            return super().to_python(value)
+
+    def prepare_value(self, value: Any) -> Any:
+        with timezone.override(UTC):
+            return super().prepare_value(value)
+
+
+class _OptionData:
+    """A choice widget whose options carry extra attributes (data-*) for league-form.js."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.option_data: dict[str, dict[str, str]] = {}
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option: dict[str, Any] = super().create_option(*args, **kwargs)  # type: ignore[misc]
+        option["attrs"] = {**option["attrs"], **self.option_data.get(str(option["value"]), {})}
+        return option
+
+
+class LadderSelect(_OptionData, forms.Select):
+    """Each ladder option carries its rule system (data-rules)."""
+
+
+class EntrantCheckboxes(_OptionData, forms.CheckboxSelectMultiple):
+    """Each bot's box carries the rule systems it has played (data-plays, empty: none yet)."""
+
+
+def entrant_label(candidate: EntryCandidate, *, user: User, games: bool) -> str:
+    """ "shark — yours · classic", "turtle — bob's, invited · classic, boulevard"."""
+    bot = candidate.bot
+    whose = "yours" if bot.owner_id == user.pk else f"{bot.owner.username}'s"
+    if candidate.invited:
+        whose += ", invited"
+    if not games:
+        return f"{bot.name} — {whose}"
+    plays = ", ".join(sorted(candidate.rule_systems)) or "no games yet"
+    return f"{bot.name} — {whose} · {plays}"
+
+
+class LeagueForm(forms.Form):
+    """A new league; league_create checks every setting and entrant and says what to fix."""
+
+    name = forms.CharField(max_length=100, widget=forms.TextInput(attrs={"autofocus": True}))
+    slug = forms.SlugField(
+        max_length=64,
+        help_text="Its address, /leagues/&lt;slug&gt;/: letters, digits, - and _.",
+    )
+    ladder = forms.ChoiceField(
+        widget=LadderSelect,
+        help_text="The game (rule system, seats, options) and limits played, from an open ladder.",
+    )
+    format = forms.ChoiceField(
+        choices=LeagueFormat.choices,
+        initial=LeagueFormat.ROUND_ROBIN,
+        help_text="Round robin: every table of entrants. Swiss: similar scores meet. "
+        "Knockout: the top of each table go through to one final table.",
+    )
+    visibility = forms.ChoiceField(
+        choices=LeagueVisibility.choices,
+        initial=LeagueVisibility.PRIVATE,
+        help_text="Private: seen by you, the entrants' owners and staff. "
+        "Public leagues are listed for everyone and organised by staff.",
+    )
+    start_at = UTCDateTimeField(
+        label="Start (UTC)",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text="The first round starts then. In UTC, not your local time.",
+    )
+    round_interval = IntervalField(
+        label="A round every",
+        initial="1 day",
+        help_text=f"The time between two rounds' starts, {_INTERVAL_HINT}.",
+    )
+    bots = forms.MultipleChoiceField(
+        label="Entrants",
+        required=False,
+        widget=EntrantCheckboxes,
+        help_text="Seeded in list order (the first ticked is seed 1). Your bots enter at "
+        "once; other players' public bots are invited and play only if their owner accepts "
+        "before the start. Each must play the ladder's rule system.",
+    )
+    games_per_table = forms.IntegerField(
+        required=False,
+        initial=1,
+        help_text="Games each table plays; a multiple of the seats plays every seat equally.",
+    )
+    duplicate = forms.BooleanField(
+        required=False,
+        label="Duplicate deals",
+        help_text="Each deal's dice are played once per seat rotation by the same bots.",
+    )
+    rated = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Rated on the ladder",
+        help_text="League games also count on the ladder's Elo (the league's own rating "
+        "counts them either way).",
+    )
+    points_per_rank = PointsField(
+        required=False,
+        help_text="Points for rank 1, 2, ... separated by commas, e.g. 3, 2, 1, 0. "
+        "Empty: N-1 ... 0 for N seats.",
+    )
+    advance = forms.IntegerField(
+        required=False, help_text="Knockout only: how many of each table go through."
+    )
+    rounds = forms.IntegerField(
+        required=False,
+        help_text="Swiss: rounds to play (empty: log2 of the entrants, rounded up). "
+        "Round robin: the rounds of a balanced design, above the table cap.",
+    )
+    max_tables = forms.IntegerField(
+        required=False,
+        initial=DEFAULT_MAX_TABLES,
+        label="Table cap",
+        help_text="Round robin: above this many tables (combinations of entrants), "
+        "a balanced design is played instead.",
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        user: User,
+        ladders: Sequence[Ladder],
+        candidates: Sequence[EntryCandidate],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.ladders = {ladder.slug: ladder for ladder in ladders}
+        self.candidates = {str(c.bot.pk): c for c in candidates}
+        ladder_field = self.fields["ladder"]
+        ladder_field.choices = [
+            (ladder.slug, f"{ladder.name} ({ladder.rules}, {ladder.seats} seats)")
+            for ladder in ladders
+        ]
+        ladder_field.widget.option_data = {
+            ladder.slug: {"data-rules": ladder.rules} for ladder in ladders
+        }
+        bots_field = self.fields["bots"]
+        bots_field.choices = [
+            (str(c.bot.pk), entrant_label(c, user=user, games=True)) for c in candidates
+        ]
+        bots_field.widget.option_data = {
+            str(c.bot.pk): {"data-plays": " ".join(sorted(c.rule_systems))} for c in candidates
+        }
+        if not user.is_staff:
+            # Offered to staff only; a public choice posted anyway reaches the service,
+            # which says why it refuses it.
+            self.fields["visibility"].widget.choices = [
+                (LeagueVisibility.PRIVATE, LeagueVisibility.PRIVATE.label)
+            ]
+
+    def league_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of leagues.services.league_create (after is_valid)."""
+        data = self.cleaned_data
+        return {
+            "ladder": self.ladders[data["ladder"]],
+            "bots": [self.candidates[bot_id].bot for bot_id in data["bots"]],
+            "name": data["name"],
+            "slug": data["slug"],
+            "format": data["format"],
+            "visibility": data["visibility"],
+            "start_at": data["start_at"],
+            "round_interval": data["round_interval"],
+            "games_per_table": 1 if data["games_per_table"] is None else data["games_per_table"],
+            "duplicate": data["duplicate"],
+            "rated": data["rated"],
+            "points_per_rank": data["points_per_rank"],
+            "advance": data["advance"],
+            "rounds": data["rounds"],
+            "max_tables": DEFAULT_MAX_TABLES if data["max_tables"] is None else data["max_tables"],
+        }
+
+
+def _candidate_choices(candidates: Sequence[EntryCandidate], user: User) -> list[tuple[int, str]]:
+    return [(c.bot.pk, entrant_label(c, user=user, games=False)) for c in candidates]
+
+
+class LeagueEntryAddForm(forms.Form):
+    """The organiser enters one more bot before the start."""
+
+    bot = forms.TypedChoiceField(coerce=int, label="Add a bot")
+
+    def __init__(
+        self, *args: Any, user: User, candidates: Sequence[EntryCandidate], **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates = {c.bot.pk: c for c in candidates}
+        self.fields["bot"].choices = _candidate_choices(candidates, user)
+
+    def chosen_bot(self) -> Bot:
+        return self.candidates[self.cleaned_data["bot"]].bot
+
+
+class LeagueCancelForm(forms.Form):
+    reason = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Reason (optional)",
+        help_text="Shown on the league page.",
+    )
+
+
+class LeagueRespondForm(forms.Form):
+    """An invited bot's owner answers: the button pressed names the answer."""
+
+    accept = forms.TypedChoiceField(
+        choices=[("yes", "Accept"), ("no", "Decline")], coerce=lambda answer: answer == "yes"
+    )

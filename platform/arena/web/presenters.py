@@ -16,6 +16,13 @@ from django.contrib.auth.models import AnonymousUser
 
 from arena.bots.models import Bot
 from arena.ladders.models import Rating, RatingChange
+from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
+from arena.leagues.selectors import (
+    league_can_manage,
+    league_entry_can_respond,
+    league_entry_can_withdraw,
+)
+from arena.leagues.services import LEAGUE_TRANSITIONS
 from arena.matches.models import Participant
 from arena.players.models import User
 
@@ -222,3 +229,95 @@ def replay_document(log: dict[str, Any], participants: Sequence[Participant]) ->
             for p in participants
         ],
     }
+
+
+# --------------------------------------------------------------------------- leagues
+
+# Entrants that may still be withdrawn, before and after the start (the services refuse the
+# others with the reason; the page just offers no button).
+WITHDRAWABLE_BEFORE_START = (EntryStatus.INVITED, EntryStatus.ACCEPTED)
+WITHDRAWABLE_STARTED = (EntryStatus.PLAYING,)
+FINAL = (LeagueStatus.FINISHED, LeagueStatus.CANCELLED)
+
+
+@dataclass(frozen=True)
+class LeagueControls:
+    """The organiser's buttons the league's status allows (all False for other viewers)."""
+
+    manage: bool
+    pause: bool
+    resume: bool
+    cancel: bool
+    entrants: bool  # add and remove entrants: before the start only
+
+    @property
+    def any(self) -> bool:
+        return self.pause or self.resume or self.cancel or self.entrants
+
+
+def league_controls(league: League, user: User | AnonymousUser) -> LeagueControls:
+    manage = league_can_manage(league=league, user=user)
+    status = LeagueStatus(league.status)
+    moves = LEAGUE_TRANSITIONS[status]
+    return LeagueControls(
+        manage=manage,
+        pause=manage and LeagueStatus.PAUSED in moves,
+        resume=manage and status == LeagueStatus.PAUSED,
+        cancel=manage and LeagueStatus.CANCELLED in moves,
+        entrants=manage and status == LeagueStatus.SCHEDULED,
+    )
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    entry: LeagueEntry
+    respond: bool  # the viewer owns this invited bot
+    withdraw: str  # the withdraw button's text; empty: no button for this viewer
+
+
+def _withdraw_text(entry: LeagueEntry, league: League, user: User | AnonymousUser) -> str:
+    if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
+        return ""
+    if league.started_at is not None:
+        if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:
+            return ""
+        return f"Withdraw {entry.bot.name}: its remaining games are lost by forfeit"
+    if entry.status not in WITHDRAWABLE_BEFORE_START:
+        return ""
+    verb = "Withdraw" if entry.bot.owner_id == user.pk else "Remove"
+    return f"{verb} {entry.bot.name}"
+
+
+def league_entry_rows(
+    entries: Iterable[LeagueEntry], league: League, user: User | AnonymousUser
+) -> list[EntryRow]:
+    """The entrants with the buttons the viewer may press (the services check again)."""
+    rows = []
+    for entry in entries:
+        entry.league = league  # the permission checks read it: no query per row
+        respond = (
+            league.status == LeagueStatus.SCHEDULED
+            and entry.status == EntryStatus.INVITED
+            and league_entry_can_respond(entry=entry, user=user)
+        )
+        # An invitation's owner answers it: Decline is their withdraw.
+        withdraw = "" if respond else _withdraw_text(entry, league, user)
+        rows.append(EntryRow(entry, respond, withdraw))
+    return rows
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    standing: LeagueStanding
+    withdraw: str  # as EntryRow.withdraw
+
+
+def league_standing_rows(
+    standings: Iterable[LeagueStanding], league: League, user: User | AnonymousUser
+) -> list[StandingRow]:
+    """The table once started, with the withdraw button the viewer may press on each row."""
+    rows = []
+    for standing in standings:
+        standing.entry.league = league  # as in league_entry_rows
+        rows.append(StandingRow(standing, _withdraw_text(standing.entry, league, user)))
+    return rows

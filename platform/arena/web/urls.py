@@ -13,7 +13,23 @@ urlpatterns = [
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("leagues/", views.league_list_page, name="leagues"),
+    # Before leagues/<slug>/: "new" is no league's slug (leagues.services.RESERVED_SLUGS).
+    path("leagues/new/", views.league_new, name="league-new"),
     path("leagues/<slug:slug>/", views.league_detail, name="league"),
+    path("leagues/<slug:slug>/pause/", views.league_pause_view, name="league-pause"),
+    path("leagues/<slug:slug>/resume/", views.league_resume_view, name="league-resume"),
+    path("leagues/<slug:slug>/cancel/", views.league_cancel_view, name="league-cancel"),
+    path("leagues/<slug:slug>/entries/", views.league_entry_add_view, name="league-entry-add"),
+    path(
+        "leagues/<slug:slug>/entries/<int:bot_id>/withdraw/",
+        views.league_entry_withdraw_view,
+        name="league-entry-withdraw",
+    ),
+    path(
+        "leagues/<slug:slug>/entries/<int:bot_id>/respond/",
+        views.league_entry_respond_view,
+        name="league-entry-respond",
+    ),
     path("players/<str:username>/", views.player_detail, name="player"),
     path("upload/", views.upload, name="upload"),
     path("signup/", views.signup, name="signup"),

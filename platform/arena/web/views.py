@@ -4,17 +4,31 @@ Anyone reads the ladders, public bots and the matches they may see (no
 other player's private bot in them); a private bot's page is its owner's
 (and staff's); only the owner uploads versions. Validation reports and
 stderr are shown to the bot's owner only (and staff, for reports).
+
+Leagues follow the leagues API's rules, through the same selectors: a
+league page exists for whom league_get_visible shows it to (others 404);
+its organiser and staff pause, resume, cancel and change entrants (others
+403); an invited bot's owner answers; a bot's owner, the organiser or
+staff withdraw it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timedelta
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from arena.bots.selectors import bot_get_visible, bot_list_visible, bot_versions, player_bots
 from arena.bots.services import BotNameError, BotNameTakenError, bot_upload, upload_limits
@@ -29,12 +43,30 @@ from arena.ladders.selectors import (
     ladder_list_with_counts,
     rating_changes_recent,
 )
+from arena.leagues.models import EntryStatus, League
 from arena.leagues.selectors import (
+    league_can_manage,
+    league_entries,
+    league_entry_can_respond,
+    league_entry_can_withdraw,
+    league_entry_candidates,
+    league_entry_get,
     league_get_visible,
+    league_ladders,
     league_list,
     league_page_fixtures,
     league_rounds,
     league_standings,
+)
+from arena.leagues.services import (
+    LeagueEntryError,
+    league_cancel,
+    league_create,
+    league_entry_add,
+    league_entry_remove,
+    league_entry_respond,
+    league_pause,
+    league_resume,
 )
 from arena.matches.selectors import (
     bot_opponent_records,
@@ -48,7 +80,14 @@ from arena.players.selectors import player_get
 from arena.players.services import player_create
 
 from . import presenters
-from .forms import SignUpForm, UploadForm
+from .forms import (
+    LeagueCancelForm,
+    LeagueEntryAddForm,
+    LeagueForm,
+    LeagueRespondForm,
+    SignUpForm,
+    UploadForm,
+)
 
 LEADERBOARD_PAGE_SIZE = 50
 TREND_POINTS = 12
@@ -221,10 +260,165 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
     league = league_get_visible(slug=slug, user=request.user)
     if league is None:
         raise Http404("No such league.")
+    controls = presenters.league_controls(league, request.user)
+    add_form = None
+    if controls.entrants:
+        candidates = league_entry_candidates(
+            user=request.user, rules=league.ladder.rules, league=league
+        )
+        add_form = LeagueEntryAddForm(user=request.user, candidates=candidates)
+    # Before the start the entrants are the news; after it the standings list them.
+    entries = None
+    if league.started_at is None:
+        entries = presenters.league_entry_rows(league_entries(league=league), league, request.user)
+    standings = presenters.league_standing_rows(
+        league_standings(league=league), league, request.user
+    )
     context = {
         "league": league,
         "rounds": league_rounds(league=league),
         "fixtures": league_page_fixtures(league=league),
-        "standings": league_standings(league=league),
+        "standings": standings,
+        "standings_actions": any(row.withdraw for row in standings),
+        "entries": entries,
+        "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
+        "controls": controls,
+        "add_form": add_form,
+        "cancel_form": LeagueCancelForm() if controls.cancel else None,
     }
     return render(request, "web/league.html", context)
+
+
+@login_required(login_url="web:login")
+@require_http_methods(["GET", "POST"])
+def league_new(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    options = {
+        "user": user,
+        "ladders": list(league_ladders()),
+        "candidates": league_entry_candidates(user=user),
+    }
+    if request.method == "GET":
+        # Tomorrow, on the hour: a start the service accepts, easy to change.
+        start = (timezone.now() + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
+        form = LeagueForm(initial={"start_at": start}, **options)
+    elif (form := LeagueForm(request.POST, **options)).is_valid():
+        try:
+            league = league_create(organiser=user, **form.league_arguments())
+        except LeagueEntryError as error:
+            form.add_error("bots", error.message)
+        except ArenaError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, f"Created {league.name}: it starts by itself on time.")
+            return redirect("web:league", slug=league.slug)
+    return render(request, "web/league_new.html", {"form": form})
+
+
+# A league page's buttons: POST, back to the page with a message.
+LeagueAction = Callable[..., str]
+
+
+def league_action(action: LeagueAction) -> Callable[..., HttpResponse]:
+    """A POST from a league page: a visitor logs in first (then comes back to the page); the
+    action returns what it did, or raises ArenaError, whose message is shown on the page."""
+
+    @require_POST
+    @wraps(action)
+    def view(request: HttpRequest, slug: str, **kwargs: int) -> HttpResponse:
+        page = reverse("web:league", kwargs={"slug": slug})
+        if not request.user.is_authenticated:
+            return redirect_to_login(page, login_url="web:login")
+        league = league_get_visible(slug=slug, user=request.user)
+        if league is None:
+            raise Http404("No such league.")
+        try:
+            done = action(request, league, **kwargs)
+        except ArenaError as error:
+            messages.error(request, error.message)
+        else:
+            messages.success(request, done)
+        return redirect(page)
+
+    return view
+
+
+def _managed(request: HttpRequest, league: League) -> League:
+    if not league_can_manage(league=league, user=request.user):
+        raise PermissionDenied("Only the league's organiser (or staff) may change it.")
+    return league
+
+
+def _form_error(form: LeagueCancelForm | LeagueEntryAddForm | LeagueRespondForm) -> ArenaError:
+    """The first error of a form posted from the league page, to show as its message."""
+    field, errors = next(iter(form.errors.items()))
+    label = form.fields[field].label if field in form.fields else None
+    return ArenaError(f"{label}: {errors[0]}" if label else errors[0])
+
+
+@league_action
+def league_pause_view(request: HttpRequest, league: League) -> str:
+    league = league_pause(league=_managed(request, league))
+    return f"Paused {league.name}: no round starts until you resume it."
+
+
+@league_action
+def league_resume_view(request: HttpRequest, league: League) -> str:
+    league = league_resume(league=_managed(request, league))
+    return f"Resumed {league.name}: it is {league.get_status_display().lower()} again."
+
+
+@league_action
+def league_cancel_view(request: HttpRequest, league: League) -> str:
+    league = _managed(request, league)
+    form = LeagueCancelForm(request.POST)
+    if not form.is_valid():
+        raise _form_error(form)
+    league = league_cancel(league=league, reason=form.cleaned_data["reason"])
+    return f"Cancelled {league.name}: results so far and every log are kept."
+
+
+@league_action
+def league_entry_add_view(request: HttpRequest, league: League) -> str:
+    league = _managed(request, league)
+    candidates = league_entry_candidates(
+        user=request.user, rules=league.ladder.rules, league=league
+    )
+    form = LeagueEntryAddForm(request.POST, user=request.user, candidates=candidates)
+    if not form.is_valid():
+        raise _form_error(form)
+    entry = league_entry_add(league=league, bot=form.chosen_bot(), by=request.user)
+    if entry.status == EntryStatus.INVITED:
+        return f"Invited {entry.bot.name}: it plays if {entry.bot.owner.username} accepts."
+    return f"Entered {entry.bot.name}."
+
+
+@league_action
+def league_entry_withdraw_view(request: HttpRequest, league: League, bot_id: int) -> str:
+    entry = league_entry_get(league=league, bot_id=bot_id)
+    if entry is None:
+        if not league_can_manage(league=league, user=request.user):
+            raise PermissionDenied("Only the bot's owner, the organiser or staff withdraw it.")
+        raise LeagueEntryError(f"no bot with id {bot_id} is entered in {league}.")
+    if not league_entry_can_withdraw(entry=entry, user=request.user):
+        raise PermissionDenied("Only the bot's owner, the organiser or staff withdraw it.")
+    entry = league_entry_remove(league=league, bot=entry.bot, by=request.user)
+    if entry.status == EntryStatus.FORFEITED:
+        return f"Withdrew {entry.bot.name}: its remaining games are lost by forfeit."
+    return f"Withdrew {entry.bot.name}: it plays nothing in {league.name}."
+
+
+@league_action
+def league_entry_respond_view(request: HttpRequest, league: League, bot_id: int) -> str:
+    entry = league_entry_get(league=league, bot_id=bot_id)
+    if entry is None:
+        raise Http404("No such entrant.")
+    if not league_entry_can_respond(entry=entry, user=request.user):
+        raise PermissionDenied("Only the bot's owner answers its invitation.")
+    form = LeagueRespondForm(request.POST)
+    if not form.is_valid():
+        raise _form_error(form)
+    entry = league_entry_respond(entry=entry, accept=form.cleaned_data["accept"])
+    if form.cleaned_data["accept"]:
+        return f"Accepted: {entry.bot.name} plays in {league.name}."
+    return f"Declined: {entry.bot.name} stays out of {league.name}."
