@@ -56,9 +56,9 @@ def rotation(order: Sequence[T], game: int) -> tuple[T, ...]:
 def duplicate_deal(players: Sequence[T]) -> list[tuple[T, ...]]:
     """The seatings of one duplicate deal: the same seed once per seat rotation.
 
-    Every player sits in every seat exactly once, so each meets the deal's
-    notes and opening rolls from every seat. A ladder option can play these
-    seatings with one seed, as leagues do.
+    Every player sits in every seat exactly once, and the engine fixes each
+    seat's dice by the seed (ruling 35), so each meets the deal's dice from
+    every seat. Ladders seat their deals the same way (``bots_sdk.referee.rotations``).
     """
     if len(players) < 2:
         raise FormatError("a duplicate deal needs at least 2 players.")

@@ -42,7 +42,13 @@ from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.errors import ArenaError
 from arena.ladders.models import Ladder
 from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.services import MAX_SEED, MatchSetupError, match_cancel, match_create
+from arena.matches.services import (
+    MAX_SEED,
+    PLAYABLE_FROZEN,
+    MatchSetupError,
+    match_cancel,
+    match_create,
+)
 from arena.players.models import User
 
 from . import formats, scoring
@@ -95,9 +101,6 @@ LEAGUE_TRANSITIONS: Mapping[LeagueStatus, frozenset[LeagueStatus]] = {
 
 # Entrants that take part once the league started (forfeited ones still hold their seats).
 IN_PLAY = (EntryStatus.PLAYING, EntryStatus.FORFEITED, EntryStatus.ELIMINATED)
-# Frozen versions that still play: as match_create(allow_retired=True) accepts. A version
-# retired by a newer upload passed validation, and the league plays what it froze.
-PLAYABLE = (VersionStatus.ACTIVE, VersionStatus.RETIRED)
 MATCH_FINAL = (MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED)
 GAME_FINAL = (GameStatus.FINISHED, GameStatus.WALKOVER, GameStatus.VOID)
 
@@ -879,7 +882,7 @@ def _unplayable(version: BotVersion | None) -> str | None:
     """Why a frozen version cannot play any more, or None if it can."""
     if version is None:
         return "it has no frozen version"
-    if version.status not in PLAYABLE:
+    if version.status not in PLAYABLE_FROZEN:
         return (
             f"its frozen version {version} is {version.status}: only versions that passed "
             "validation (active, or retired by a newer upload) play"

@@ -29,6 +29,10 @@ from .runners import current_runner, runner_is_dead
 log = logging.getLogger(__name__)
 
 MAX_SEED = 2**63 - 1
+#: Who plays a match: active versions; with ``allow_retired`` (a league's versions,
+#: frozen while active, so validated) also those a newer upload has retired since.
+PLAYABLE = frozenset({VersionStatus.ACTIVE})
+PLAYABLE_FROZEN = frozenset({VersionStatus.ACTIVE, VersionStatus.RETIRED})
 
 MATCH_TRANSITIONS: Mapping[MatchStatus, frozenset[MatchStatus]] = {
     MatchStatus.QUEUED: frozenset({MatchStatus.RUNNING, MatchStatus.CANCELLED}),
@@ -77,9 +81,7 @@ def _checked_seed(
         raise MatchSetupError(f"{ladder} is closed: it takes no new matches.")
     if len(versions) != ladder.seats:
         raise MatchSetupError(f"{ladder} plays {ladder.seats} seats, got {len(versions)} bots.")
-    playable = (
-        {VersionStatus.ACTIVE, VersionStatus.RETIRED} if allow_retired else {VersionStatus.ACTIVE}
-    )
+    playable = PLAYABLE_FROZEN if allow_retired else PLAYABLE
     unplayable = [f"{v} ({v.status})" for v in versions if v.status not in playable]
     if unplayable:
         allowed = " or ".join(sorted(playable))
@@ -126,8 +128,9 @@ def match_create(
 ) -> Match:
     """A queued match with ``versions`` at seats 0.. in order.
 
-    ``allow_retired``: a league plays the versions frozen at its start even
-    after their authors upload newer ones (retired versions passed validation).
+    ``allow_retired``: a league plays the versions it froze (active then, so
+    validated) even after their authors upload newer ones, which retires them.
+    Only for such versions: a version retired while pending was never validated.
     """
     seed = _checked_seed(ladder, versions, seed, allow_retired)
     with transaction.atomic():
