@@ -685,7 +685,7 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
         try:
             start = time.perf_counter()
             ids = [
-                match_create(ladder=ladder, versions=seats, seed=seed).pk
+                match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats, seed=seed).pk
                 for seed in range(sizes.pipeline_matches)
             ]
             deadline = time.monotonic() + 300

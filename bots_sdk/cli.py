@@ -2,7 +2,7 @@
 
 Human-readable output by default, JSON with ``--json``. A BOT is a ``.py``
 file, a folder with ``main.py``, an executable, or a house bot name
-(``random``, ``greedy``, ``montecarlo``). Bots run in the sandbox unless
+(``random``, ``greedy``, ``gambler``, ``montecarlo``). Bots run in the sandbox unless
 ``--no-sandbox`` (house bots always run bare: they are the platform's code).
 Bad input exits with status 2; ``validate`` exits with 1 when the bot fails.
 """
@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from vegas_engine import VegasError, describe, rule_system
+from vegas_engine import OptionValue, VegasError, describe, rule_system
 
+from .games import GameSetup
 from .launcher import HOUSE_BOTS, BotNotFoundError, BotSpec, resolve_bot, sandbox_problem
 from .preflight import preflight
 from .protocol import Limits
@@ -96,9 +97,23 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     tournament.set_defaults(run=_tournament)
 
-    validate = commands.add_parser("validate", help="the platform's pre-flight check of a bot")
+    validate = commands.add_parser(
+        "validate",
+        help="the platform's pre-flight check of a bot: one full game of a ladder's setup",
+    )
     validate.add_argument("bot", metavar="BOT")
+    validate.add_argument("--rules", default="classic", help="rule system id (default classic)")
+    validate.add_argument(
+        "--players", type=int, help="seats (default 4, or the rule system's nearest seat count)"
+    )
+    _option_argument(validate)
+    validate.add_argument(
+        "--seed", type=int, help="the game's seed (default: a fresh random one, printed)"
+    )
     _common_arguments(validate)
+    validate.add_argument(
+        "--memory-mb", type=int, default=Limits().memory_bytes // 2**20, help="sandbox memory"
+    )
     validate.set_defaults(run=_validate)
     return parser
 
@@ -122,10 +137,44 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
     _common_arguments(parser)
 
 
+def _option_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a rule system option, e.g. --option tiles=3 --option slot_machine=true "
+        "(python -m vegas_engine rules lists them)",
+    )
+
+
+def _options(pairs: Sequence[str]) -> dict[str, OptionValue]:
+    """``NAME=VALUE`` pairs: true/false for flags, integers for the others."""
+    options: dict[str, OptionValue] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        word = text.strip().lower()
+        if not sep or not name.strip() or not word:
+            raise CliError(f"--option {pair!r}: write NAME=VALUE, e.g. --option tiles=3")
+        if word in ("true", "yes", "on"):
+            options[name.strip()] = True
+        elif word in ("false", "no", "off"):
+            options[name.strip()] = False
+        else:
+            try:
+                options[name.strip()] = int(word)
+            except ValueError:
+                raise CliError(
+                    f"--option {pair!r}: the value must be true, false or an integer"
+                ) from None
+    return options
+
+
 def _limits(args: argparse.Namespace) -> Limits:
+    extra = {"memory_bytes": args.memory_mb * 2**20} if hasattr(args, "memory_mb") else {}
     try:
         return Limits(
-            startup_ms=args.startup_ms, decision_ms=args.decision_ms, bank_ms=args.bank_ms
+            startup_ms=args.startup_ms, decision_ms=args.decision_ms, bank_ms=args.bank_ms, **extra
         )
     except ValueError as error:
         raise CliError(str(error)) from None
@@ -240,12 +289,23 @@ def _validate(args: argparse.Namespace) -> int:
         spec = resolve_bot(args.bot)
     else:
         (spec,) = _bots([args.bot], args.no_sandbox)
-    report = preflight(spec, limits=_limits(args))
+    report = preflight(spec, _setup(args), seed=args.seed)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
         print(report.describe())
     return 0 if report.ok else 1
+
+
+def _setup(args: argparse.Namespace) -> GameSetup:
+    """The game ``validate`` plays, checked by the engine before any bot starts."""
+    system = rule_system(args.rules)
+    players = args.players
+    if players is None:  # four seats, as the default ladders, where the system allows
+        players = min(system.seats, key=lambda seats: (abs(seats - 4), seats))
+    setup = GameSetup(system.id, players, _options(args.option), _limits(args))
+    setup.describe(0)  # raises InvalidDescriptionError, naming the bad seat count or option
+    return setup
 
 
 # ------------------------------------------------------------------ output

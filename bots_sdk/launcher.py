@@ -24,6 +24,7 @@ HOUSE_BOTS: Mapping[str, str] = {
     "random": "random_bot.py",
     "greedy": "greedy_bot.py",
     "montecarlo": "montecarlo_bot.py",
+    "gambler": "gambler_bot.py",
 }
 
 HOUSE_DIR = Path(__file__).resolve().parent / "house"

@@ -1,4 +1,4 @@
-"""The house bots: ``random``, ``greedy`` and ``montecarlo``, each one file.
+"""The house bots: ``random``, ``greedy``, ``gambler`` and ``montecarlo``, each one file.
 
 Each file is a complete bot a newcomer can read and copy. The referee runs
 them as programs (``python random_bot.py``), never imports them.

@@ -201,7 +201,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
     },
     "revalidate-stuck-versions": {
-        "task": "arena.bots.tasks.bot_versions_revalidate_stuck",
+        "task": "arena.ladders.tasks.qualifications_requeue_stuck",
         "schedule": 300.0,
     },
     "rate-finished-matches": {
@@ -233,6 +233,10 @@ ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3)
 # A worker playing a match writes a heartbeat every quarter of this; a running
 # match silent for longer lost its worker and is queued again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
+
+# Tasks queued (by name, with the match id) when a match's result is stored:
+# the matches app knows nothing of who keeps score.
+ARENA_MATCH_FINISHED_TASKS = ("arena.ladders.tasks.ratings_apply_match",)
 
 # Matchmaking (beat): matches kept queued per open ladder, and per bot at most.
 ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 8)

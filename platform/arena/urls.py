@@ -16,6 +16,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 api_patterns = [
     path("auth/", include("arena.players.urls")),
+    # Uploads enter ladders: their routes come from the ladders app, the rest from bots.
+    path("bots/", include("arena.ladders.bot_urls")),
     path("bots/", include("arena.bots.urls")),
     path("ladders/", include("arena.ladders.urls")),
     path("matches/", include("arena.matches.urls")),

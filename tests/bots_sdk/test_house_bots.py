@@ -1,4 +1,4 @@
-"""The house bots: each plays every rule system; montecarlo > greedy > random."""
+"""The house bots: each plays every rule system; montecarlo > greedy > gambler > random."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from vegas_engine import RULE_SYSTEMS, describe
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
 @pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))
 def test_every_house_bot_plays_every_rule_system(rules: str, sandboxed: bool) -> None:
-    system = RULE_SYSTEMS[rules]
-    seats = min(3, system.seats[-1]) if 3 in system.seats else system.seats[0]
-    names = list(HOUSE_BOTS)[:seats]
+    # Every house bot at one table: the default ladders seat four of them together.
+    names = list(HOUSE_BOTS)
+    seats = len(names)
+    assert seats in RULE_SYSTEMS[rules].seats
     # House bots normally run bare (they are the platform's code); sandboxed, they
     # prove the sandbox's runtime carries everything a real bot may import.
     bots = [replace(house_bot(name), trusted=not sandboxed) for name in names]
@@ -52,6 +53,14 @@ def duel(a: BotSpec, b: BotSpec, seeds: range) -> tuple[list[float], list[int]]:
                     if entry["rank"] == 1:
                         wins[player] += 0.5 if shared else 1.0
     return wins, money
+
+
+def test_gambler_sits_between_random_and_greedy() -> None:
+    # 60 games each; greedy wins about 70% against gambler, gambler about 85% against random.
+    wins, _ = duel(house_bot("gambler"), house_bot("random"), range(200, 230))
+    assert wins[0] >= 40, wins
+    wins, _ = duel(house_bot("greedy"), house_bot("gambler"), range(300, 330))
+    assert wins[0] >= 33, wins
 
 
 def test_greedy_beats_random() -> None:

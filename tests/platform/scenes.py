@@ -17,7 +17,7 @@ import vegas_engine
 from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
 from arena.bots.validation import fault_report
-from arena.ladders.models import Ladder
+from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.services import ratings_apply
 from arena.matches.models import Match
 from arena.matches.services import SeatOutcome, match_create, match_finish, match_start
@@ -71,7 +71,7 @@ def play_match(
     # One transaction: the run task match_create queues on commit then finds the
     # match finished and leaves it (the test's versions have no code to run).
     with transaction.atomic():
-        match = match_start(match=match_create(ladder=ladder, versions=versions, seed=seed))
+        match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed))
         match = match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
     ratings_apply(match=match)  # a no-op where the eager task already rated it
     match.refresh_from_db()
@@ -112,7 +112,7 @@ def failed_version(bot: Bot, *, code: bytes = GOOD_BOT) -> BotVersion:
     Made through the services with the report validation writes
     (``fault_report``), without running the sandbox.
     """
-    version = bot_version_upload(bot=bot, filename="main.py", content=code, queue_validation=False)
+    version = bot_version_upload(bot=bot, filename="main.py", content=code)
     version = bot_version_transition(version=version, to=VersionStatus.VALIDATING)
     fault = Fault(
         kind=FaultKind.CRASHED,
@@ -131,3 +131,19 @@ def failed_version(bot: Bot, *, code: bytes = GOOD_BOT) -> BotVersion:
         "fault": fault_report(fault),
     }
     return bot_version_transition(version=version, to=VersionStatus.FAILED, report=report)
+
+
+def on_ladder(ladder: Ladder) -> dict[str, Any]:
+    """``match_create``'s arguments for a match of ``ladder``'s game, counted there."""
+    return {"ladder_id": ladder.pk, "game": ladder.game}
+
+
+def enter(version: BotVersion, ladder: Ladder) -> None:
+    """``version``'s bot entered on ``ladder``, the version qualified there (its pre-flight
+    passed), as an author's entry and a worker's pre-flight would leave them."""
+    Entry.objects.get_or_create(bot_id=version.bot_id, ladder=ladder)
+    Qualification.objects.update_or_create(
+        bot_version=version,
+        ladder=ladder,
+        defaults={"status": QualificationStatus.PASSED, "report": {"passed": True}},
+    )

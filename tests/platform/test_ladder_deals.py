@@ -107,7 +107,7 @@ def finish(
             seat=seat,
             money=money[version],
             rank=1 + sum(other > keys[seat] for other in keys),
-            forfeit=ForfeitCause.CRASH if version in forfeits else None,
+            forfeit=ForfeitCause.CRASHED if version in forfeits else None,
         )
         for seat, version in enumerate(versions)
     ]
@@ -188,7 +188,7 @@ def test_a_deal_is_one_seed_played_once_per_rotation_every_bot_at_every_seat() -
     ladder = duplicate(3)
     a, b, c = bots(3)
 
-    games = match_create_deal(ladder=ladder, versions=[a, b, c], seed=77)
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c], seed=77)
 
     first = games[0]
     assert [(g.deal_id, g.deal_game, g.seed) for g in games] == [
@@ -345,7 +345,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
     c = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
     RatingFactory(ladder=ladder, bot_version=a, rating=1600, rated_matches=40)
     RatingFactory(ladder=ladder, bot_version=c, rating=1450, rated_matches=10)
-    games = match_create_deal(ladder=ladder, versions=[a, b, c])
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c])
     start = timezone.now()
     # By game ranks shark does best (1st, 3rd, 1st), but turtle won the most money.
     money = [
@@ -399,14 +399,14 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
 def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    tied = match_create_deal(ladder=ladder, versions=[a, b])
+    tied = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     finish(tied[0], {a.pk: 30, b.pk: 10})
     finish(tied[1], {a.pk: 10, b.pk: 30})
     ratings_apply(match=tied[1])
     assert (rating_of(a, ladder).rating, rating_of(b, ladder).rating) == (1500.0, 1500.0)
 
     # Shark won more money, but crashed in one game: the deal goes to turtle.
-    crashed = match_create_deal(ladder=ladder, versions=[a, b])
+    crashed = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     finish(crashed[0], {a.pk: 90, b.pk: 10}, forfeits=[a.pk])
     finish(crashed[1], {a.pk: 40, b.pk: 30})
     ratings_apply(match=crashed[1])
@@ -417,8 +417,8 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
 def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    early = match_create_deal(ladder=ladder, versions=[a, b])
-    late = match_create_deal(ladder=ladder, versions=[b, a])
+    early = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    late = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
     t = timezone.now()
     finish(early[0], {a.pk: 20, b.pk: 0}, at=t)  # shark wins the deal created first...
     finish(late[0], {a.pk: 0, b.pk: 20}, at=t + timedelta(seconds=1))
@@ -443,8 +443,8 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
     settings.ARENA_MATCH_MAX_ATTEMPTS = 1
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    void = match_create_deal(ladder=ladder, versions=[a, b])
-    later = match_create_deal(ladder=ladder, versions=[b, a])
+    void = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    later = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
     t = timezone.now()
     finish(void[0], {a.pk: 50, b.pk: 0}, at=t)
     if ending == "failed_infra":
@@ -475,7 +475,7 @@ def test_a_single_match_on_a_duplicate_ladder_is_rated_as_a_match(alice: Any, bo
     """A league's games on a duplicate ladder are single matches, rated one by one."""
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    match = finish(match_create(ladder=ladder, versions=[a, b]), {a.pk: 5, b.pk: 9})
+    match = finish(match_create(ladder_id=ladder.pk, game=ladder.game, versions=[a, b]), {a.pk: 5, b.pk: 9})
 
     assert ratings_apply(match=match) == [match.pk]
     assert rating_of(b, ladder).rating == 1524.0
@@ -492,7 +492,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     monkeypatch.setattr(tasks.ratings_apply_match, "delay", lambda *args: None)
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    games = match_create_deal(ladder=ladder, versions=[a, b])
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     for game in games:
         finish(game, {a.pk: 10, b.pk: 0})
     assert not RatingChange.objects.exists()
@@ -515,8 +515,8 @@ def test_the_api_shows_the_option_and_each_game_s_deal(alice: Any, bob: Any) -> 
     ladder = duplicate(2)
     plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
     a, b = shark_and_turtle(alice, bob)
-    games = match_create_deal(ladder=ladder, versions=[a, b])
-    single = match_create(ladder=plain, versions=[a, b])
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
     api = APIClient()
 
     assert api.get(f"/api/ladders/{ladder.slug}/").json()["duplicate_deals"] is True
@@ -539,7 +539,7 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
 ) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob)
-    games = match_create_deal(ladder=ladder, versions=[a, b])
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     finish(games[0], {a.pk: 10, b.pk: 5})
     finish(games[1], {a.pk: 10, b.pk: 5})
     ratings_apply(match=games[1])
@@ -557,7 +557,7 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     assert "rated on the deal's money totals" in match_page
 
     plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
-    single = match_create(ladder=plain, versions=[a, b])
+    single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
     assert "Duplicate deals" not in client.get("/ladders/classic-2/").content.decode()
     assert " of deal " not in client.get(f"/matches/{single.pk}/").content.decode()
 

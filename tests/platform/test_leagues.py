@@ -135,7 +135,7 @@ def play_game(
             seat=r["seat"],
             money=r["money"],
             rank=r["rank"],
-            forfeit=ForfeitCause.CRASH if r["forfeited"] else None,
+            forfeit=ForfeitCause.CRASHED if r["forfeited"] else None,
         )
         for r in referee_standings(result, crashed)
     ]

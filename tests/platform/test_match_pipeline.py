@@ -50,6 +50,7 @@ from arena.matches.services import (
 from bots_sdk.launcher import HOUSE_DIR
 
 from .factories import BotFactory
+from .scenes import on_ladder
 from .worker import (
     GOOD_BOT,
     REPO_DIR,
@@ -79,14 +80,14 @@ def house_bot(house: Any, name: str) -> BotVersion:
     bot = BotFactory(owner=house, name=name)
     code = (HOUSE_DIR / f"{name}_bot.py").read_bytes()
     return activate(
-        bot_version_upload(bot=bot, filename=f"{name}.py", content=code, queue_validation=False)
+        bot_version_upload(bot=bot, filename=f"{name}.py", content=code)
     )
 
 
 def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
     bot = BotFactory(owner=owner, name=name)
     return activate(
-        bot_version_upload(bot=bot, filename=f"{name}.py", content=code, queue_validation=False)
+        bot_version_upload(bot=bot, filename=f"{name}.py", content=code)
     )
 
 
@@ -122,7 +123,7 @@ def test_a_match_is_played_in_the_sandbox_stored_and_rated(
     alice: Any, house: Any, tmp_path: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
-    match = match_create(ladder=classic_2(), versions=[shark, greedy], seed=42)
+    match = match_create(**on_ladder(classic_2()), versions=[shark, greedy], seed=42)
 
     with django_capture_on_commit_callbacks(execute=True):
         match = match_run(match=match)
@@ -146,7 +147,7 @@ def test_a_faulty_bot_forfeits_its_seat_and_the_cause_is_recorded(
     alice: Any, house: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     cheat, greedy = player_bot(alice, "cheat", CHEAT_BOT), house_bot(house, "greedy")
-    match = match_create(ladder=classic_2(), versions=[greedy, cheat])
+    match = match_create(**on_ladder(classic_2()), versions=[greedy, cheat])
 
     with django_capture_on_commit_callbacks(execute=True):
         match = match_run(match=match)
@@ -178,7 +179,7 @@ def test_an_infrastructure_failure_is_retried_and_never_counts_against_a_bot(
 ) -> None:
     settings.ARENA_MATCH_MAX_ATTEMPTS = 2
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
-    match = match_create(ladder=classic_2(), versions=[shark, greedy])
+    match = match_create(**on_ladder(classic_2()), versions=[shark, greedy])
 
     with django_capture_on_commit_callbacks() as retries:
         match = match_run(match=match)
@@ -196,8 +197,8 @@ def test_an_infrastructure_failure_is_retried_and_never_counts_against_a_bot(
 def test_a_redelivered_task_changes_nothing(alice: Any, house: Any) -> None:
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
     ladder = classic_2()
-    running = match_start(match=match_create(ladder=ladder, versions=[shark, greedy]))
-    finished = match_start(match=match_create(ladder=ladder, versions=[shark, greedy]))
+    running = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
+    finished = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
     finished = match_finish(
         match=finished, outcomes=[SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)], game_log=b"{}"
     )
@@ -211,7 +212,7 @@ def test_a_redelivered_task_changes_nothing(alice: Any, house: Any) -> None:
 @pytest.mark.django_db
 def test_a_late_result_of_an_attempt_given_up_on_is_discarded(alice: Any, house: Any) -> None:
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
-    match = match_start(match=match_create(ladder=classic_2(), versions=[shark, greedy]))
+    match = match_start(match=match_create(**on_ladder(classic_2()), versions=[shark, greedy]))
     match_fail(match=match, error="worker lost", attempt=1)
     match_start(match=match)
     outcomes = [SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)]
@@ -240,7 +241,7 @@ def test_running_matches_of_lost_workers_are_queued_again(
     }
     matches = {}
     for name, (runner, heartbeat) in runners.items():
-        match = match_start(match=match_create(ladder=ladder, versions=[shark, greedy]))
+        match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
         Match.objects.filter(pk=match.pk).update(runner=runner, heartbeat_at=heartbeat)
         matches[name] = match.pk
 

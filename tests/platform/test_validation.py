@@ -1,4 +1,4 @@
-"""Validation of a version: compile checks, then the SDK's pre-flight game in the sandbox.
+"""Validation of a version: compile checks, then the SDK's pre-flight games in the sandbox.
 
 The bots here run for real (bubblewrap, cgroups), in this process: the
 worker path is covered by test_match_pipeline.
@@ -20,10 +20,11 @@ from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.sandboxing import IsolationUnavailableError, materialised
 from arena.bots.services import bot_upload, bot_version_upload, bot_version_validate
-from arena.bots.tasks import bot_version_validate as validate_task
-from arena.ladders.models import Rating
+from arena.ladders.entries import entries_set
+from arena.ladders.models import Qualification, QualificationStatus, Rating
+from arena.ladders.tasks import version_qualify as qualify_task
 from bots_sdk import sandbox
-from bots_sdk.preflight import SEED
+from bots_sdk.games import GameSetup
 
 from .factories import BotFactory, LadderFactory, RatingFactory
 from .worker import GOOD_BOT, protocol_bot
@@ -48,13 +49,35 @@ def test_a_good_bot_plays_the_preflight_in_the_sandbox_and_becomes_active(alice:
 
     assert version.status == VersionStatus.ACTIVE
     report = version.validation_report
-    assert report["passed"] is True and report["errors"] == [] and report["fault"] is None
-    assert report["validator"] == "preflight-1" and report["sandboxed"] is True
-    preflight = report["preflight"]
-    assert (preflight["rules"], preflight["seed"], preflight["seat"]) == ("classic", SEED, 1)
+    assert report["passed"] is True and report["errors"] == []
+    assert report["validator"] == "preflight-2" and report["sandboxed"] is True
+    preflight = report["games"]["default"]
+    assert preflight["passed"] is True and preflight["fault"] is None
+    assert (preflight["game"]["rules"], preflight["game"]["seats"], preflight["seat"]) == (
+        "classic",
+        4,
+        1,
+    )
     assert preflight["decisions"] > 0 and preflight["forfeited"] is False
     # A pids peak is only measured in the sandbox's cgroup.
     assert preflight["resources"]["pids_peak"] is not None
+
+
+def test_each_game_is_checked_with_its_own_setup_on_a_fresh_seed(alice: Any) -> None:
+    games = {
+        "cards": GameSetup("cardgame", 3),
+        "royale": GameSetup("royale", 2, {"tiles": 2}),
+    }
+    version = bot_version_validate(version=upload(alice, GOOD_BOT), games=games)
+
+    played = version.validation_report["games"]
+    assert set(played) == {"cards", "royale"}
+    assert played["cards"]["game"]["rules"] == "cardgame"
+    assert played["cards"]["game"]["seats"] == 3 and len(played["cards"]["result"]) == 3
+    assert played["royale"]["game"]["options"] == {"tiles": 2}
+    assert played["cards"]["seed"] != played["royale"]["seed"]
+    again = bot_version_validate(version=upload(alice, GOOD_BOT + b"# 2\n"), games=games)
+    assert again.validation_report["games"]["cards"]["seed"] != played["cards"]["seed"]
 
 
 def test_an_illegal_action_fails_the_version_with_request_reply_stderr_and_cause(
@@ -64,10 +87,10 @@ def test_an_illegal_action_fails_the_version_with_request_reply_stderr_and_cause
 
     assert version.status == VersionStatus.FAILED
     report = version.validation_report
-    fault = report["fault"]
+    fault = report["games"]["default"]["fault"]
     legal = fault["request"]["observation"]["legal_actions"]
     message = f"'place 9' is not legal; legal: {', '.join(legal)}"
-    assert report["errors"] == [f"illegal_action: {message}"]
+    assert report["errors"] == [f"default: illegal_action: {message}"]
     assert {k: fault["request"][k] for k in ("type", "id", "game_id")} == {
         "type": "request",
         "id": 2,
@@ -81,19 +104,21 @@ def test_an_illegal_action_fails_the_version_with_request_reply_stderr_and_cause
         "exit_code": None,
         "signal": 9,  # killed by the referee after the fault
     }
-    assert report["preflight"]["forfeited"] is True
+    assert report["games"]["default"]["forfeited"] is True
 
 
 def test_a_crash_before_the_handshake_reports_the_exit_and_the_traceback(alice: Any) -> None:
     version = bot_version_validate(version=upload(alice, CRASH_BOT))
 
     assert version.status == VersionStatus.FAILED
-    fault = version.validation_report["fault"]
+    fault = version.validation_report["games"]["default"]["fault"]
     assert (fault["cause"], fault["exit_code"], fault["signal"]) == ("crashed", 1, None)
     assert fault["message"] == "the process exited with status 1"
     assert (fault["request"], fault["reply"]) == (None, None)
     assert fault["stderr_tail"].endswith("ModuleNotFoundError: No module named 'numpyy'\n")
-    assert version.validation_report["errors"] == ["crashed: the process exited with status 1"]
+    assert version.validation_report["errors"] == [
+        "default: crashed: the process exited with status 1"
+    ]
 
 
 def test_a_syntax_error_fails_before_any_game(alice: Any) -> None:
@@ -101,7 +126,7 @@ def test_a_syntax_error_fails_before_any_game(alice: Any) -> None:
 
     assert version.status == VersionStatus.FAILED
     assert version.validation_report["errors"] == ["main.py, line 1: invalid syntax"]
-    assert version.validation_report["preflight"] is None
+    assert version.validation_report["games"] == {}
 
 
 def test_a_zip_bot_with_packages_is_written_out_and_validated(alice: Any) -> None:
@@ -137,7 +162,7 @@ def test_a_house_bot_is_validated_bare(house: Any) -> None:
     bot = BotFactory(owner=house, name="greedy")
     code = (Path(sandbox.__file__).parents[1] / "house" / "greedy_bot.py").read_bytes()
     version = bot_version_upload(
-        bot=bot, filename="greedy_bot.py", content=code, queue_validation=False
+        bot=bot, filename="greedy_bot.py", content=code
     )
     version = bot_version_validate(version=version)
 
@@ -158,7 +183,7 @@ def test_the_newest_version_replaces_the_previous_which_keeps_its_history(alice:
 def test_an_older_version_validated_last_does_not_replace_a_newer_one(alice: Any) -> None:
     bot = BotFactory(owner=alice, name="shark")
     v1, v2 = (
-        bot_version_upload(bot=bot, filename="s.py", content=code, queue_validation=False)
+        bot_version_upload(bot=bot, filename="s.py", content=code)
         for code in (GOOD_BOT, GOOD_BOT + b"# v2\n")
     )
     bot_version_validate(version=v2)
@@ -188,6 +213,8 @@ def test_a_worker_without_the_sandbox_refuses_untrusted_bots_naming_what_is_miss
     alice: Any, no_sandbox: str
 ) -> None:
     version = upload(alice, GOOD_BOT)
+    ladder = LadderFactory()
+    entries_set(bot=version.bot, ladders=[ladder])
     with pytest.raises(IsolationUnavailableError) as refused:
         bot_version_validate(version=version)
 
@@ -197,9 +224,10 @@ def test_a_worker_without_the_sandbox_refuses_untrusted_bots_naming_what_is_miss
     version.refresh_from_db()
     assert version.status == VersionStatus.PENDING
     assert "bubblewrap not installed" in version.validation_report["infra_error"]
-    validate_task(version.pk)  # the task logs it and lets the sweep retry later
+    qualify_task(version.pk)  # the task logs it and lets the sweep retry later
     version.refresh_from_db()
     assert version.status == VersionStatus.PENDING
+    assert Qualification.objects.get(bot_version=version).status == QualificationStatus.PENDING
 
 
 def test_a_worker_without_the_sandbox_still_validates_house_bots(
@@ -207,6 +235,6 @@ def test_a_worker_without_the_sandbox_still_validates_house_bots(
 ) -> None:
     bot = BotFactory(owner=house, name="raw")
     version = bot_version_upload(
-        bot=bot, filename="raw.py", content=GOOD_BOT, queue_validation=False
+        bot=bot, filename="raw.py", content=GOOD_BOT
     )
     assert bot_version_validate(version=version).status == VersionStatus.ACTIVE

@@ -14,7 +14,6 @@ from arena.bots.services import (
     bot_version_transition,
     bot_version_validate,
 )
-from arena.bots.tasks import bot_version_validate as validate_task
 
 pytestmark = pytest.mark.django_db
 
@@ -72,13 +71,23 @@ def test_a_failed_new_version_leaves_the_active_one_playing(alice: Any) -> None:
 
 
 def test_validating_twice_is_harmless(alice: Any) -> None:
+    from arena.ladders.entries import entries_set
+    from arena.ladders.models import Qualification, QualificationStatus
+    from arena.ladders.tasks import version_qualify
+
+    from .factories import LadderFactory
+
     version = upload(alice, GOOD)
-    validate_task(version.pk)
-    validate_task(version.pk)  # a redelivered task
-    validate_task(10**9)  # a deleted version
+    entries_set(bot=version.bot, ladders=[LadderFactory()])
+    version_qualify(version.pk)
+    (first,) = Qualification.objects.filter(bot_version=version)
+    version_qualify(version.pk)  # a redelivered task
+    version_qualify(10**9)  # a deleted version
 
     version.refresh_from_db()
     assert version.status == VersionStatus.ACTIVE
+    (again,) = Qualification.objects.filter(bot_version=version)
+    assert (again.status, again.seed) == (QualificationStatus.PASSED, first.seed)
 
 
 @pytest.mark.parametrize(
@@ -122,20 +131,29 @@ def test_stuck_validations_are_queued_again(
     from django.utils import timezone
 
     from arena.bots.models import BotVersion
-    from arena.bots.services import bot_versions_revalidate_stuck
+    from arena.ladders.entries import bot_submit, qualifications_requeue_stuck
 
-    lost_task = upload(alice, GOOD, name="lost")
-    lost_worker = bot_version_transition(
-        version=upload(alice, GOOD, name="crashed"), to=VersionStatus.VALIDATING
-    )
-    recent = upload(alice, GOOD, name="recent")
+    from .factories import LadderFactory
+
+    ladder = LadderFactory()
+
+    def submit(name: str) -> BotVersion:
+        # Committed with its tasks dropped: as if the broker lost them.
+        with django_capture_on_commit_callbacks(execute=False):
+            return bot_submit(
+                owner=alice, name=name, filename="b.py", content=GOOD, ladders=[ladder]
+            )
+
+    lost_task = submit("lost")
+    lost_worker = bot_version_transition(version=submit("crashed"), to=VersionStatus.VALIDATING)
+    recent = submit("recent")
     long_ago = timezone.now() - timedelta(hours=1)
     BotVersion.objects.filter(pk__in=[lost_task.pk, lost_worker.pk]).update(
         status_changed_at=long_ago
     )
 
     with django_capture_on_commit_callbacks(execute=True) as queued:
-        assert bot_versions_revalidate_stuck() == 2
+        assert qualifications_requeue_stuck() == 2
     assert len(queued) == 2
 
     statuses = dict(BotVersion.objects.values_list("pk", "status"))

@@ -36,7 +36,7 @@ def active_version(owner: Any, name: str, code: bytes) -> Any:
         bot=BotFactory(owner=owner, name=name),
         filename=f"{name}.py",
         content=code,
-        queue_validation=False,
+        
     )
     bot_version_transition(version=version, to=VersionStatus.VALIDATING)
     return bot_version_transition(version=version, to=VersionStatus.ACTIVE)
@@ -52,7 +52,7 @@ def test_a_match_survives_a_killed_worker_and_is_rated_once(
     greedy = active_version(house, "greedy", (HOUSE_DIR / "greedy_bot.py").read_bytes())
 
     with redis_worker(tmp_path, media_root) as (first, restart):
-        match = match_create(ladder=ladder, versions=[sloth, greedy])
+        match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=[sloth, greedy])
 
         def running() -> Match | None:
             current = Match.objects.get(pk=match.pk)

@@ -1,5 +1,9 @@
 """HTTP API of bots: thin views that parse input, call a service or selector, shape output.
 
+Uploads enter a bot on ladders, so their views live with the ladders
+(``arena.ladders.apis``: ``BotSubmitApi``, ``VersionSubmitApi``), built on the
+lists here.
+
 Who may do what: anyone reads public bots; a private bot exists only for its
 owner and staff (others get 404); only the owner changes a bot (uploads,
 visibility, retiring versions), everyone else gets 403 (401 without login).
@@ -12,7 +16,7 @@ from typing import Any
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import permissions, serializers, status
+from rest_framework import permissions, serializers
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,15 +29,13 @@ from .models import Bot, BotVersion, Visibility
 from .selectors import bot_get_visible, bot_list_visible, bot_version_get, bot_versions
 from .services import (
     bot_update,
-    bot_upload,
     bot_version_retire,
-    bot_version_upload,
     upload_limits,
 )
 from .uploads import check_upload_size
 
 
-def _read_upload(upload: UploadedFile) -> bytes:
+def read_upload(upload: UploadedFile) -> bytes:
     # Refuse a huge file before reading it into memory.
     check_upload_size(upload.name or "", upload.size or 0, upload_limits())
     return upload.read()
@@ -50,7 +52,7 @@ class IsOwnerOrReadOnly(permissions.BasePermission):
         return bool(request.user.is_authenticated and obj.owner_id == request.user.pk)
 
 
-def _visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:
+def visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:
     """The bot if the user may see it (else 404), checked against the view's permissions."""
     bot = bot_get_visible(bot_id=bot_id, user=request.user)
     if bot is None:
@@ -59,7 +61,7 @@ def _visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:
     return bot
 
 
-def _may_read_internals(user: User, bot: Bot) -> bool:
+def may_read_internals(user: User, bot: Bot) -> bool:
     # Validation reports may quote the code and its output: owner and staff only.
     return bool(user.is_authenticated and (user.is_staff or user.pk == bot.owner_id))
 
@@ -87,7 +89,6 @@ class VersionOutput(serializers.ModelSerializer[BotVersion]):
 class BotListApi(APIView):
     pagination_class = LimitOffset
     permission_classes = (permissions.IsAuthenticatedOrReadOnly,)
-    parser_classes = (MultiPartParser, FormParser)
 
     class FilterSerializer(serializers.Serializer[None]):
         owner = serializers.CharField(required=False, help_text="Username of the owner.")
@@ -102,14 +103,6 @@ class BotListApi(APIView):
         visibility = serializers.CharField()
         created_at = serializers.DateTimeField()
 
-    class InputSerializer(serializers.Serializer[None]):
-        class Meta:
-            ref_name = "BotUploadInput"
-
-        name = serializers.CharField(max_length=40)
-        visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
-        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
-
     @extend_schema(parameters=[FilterSerializer], responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         """Bots you may see: public ones and your own, by name."""
@@ -122,22 +115,6 @@ class BotListApi(APIView):
             request=request,
             view=self,
         )
-
-    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
-    def post(self, request: Request) -> Response:
-        """Upload code for one of your bots: the bot is created on its first upload, and
-        each later upload under the same name is its next version."""
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        upload = serializer.validated_data["file"]
-        version = bot_upload(
-            owner=request.user,
-            name=serializer.validated_data["name"],
-            filename=upload.name,
-            content=_read_upload(upload),
-            visibility=serializer.validated_data["visibility"],
-        )
-        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
 class BotDetailApi(APIView):
@@ -170,13 +147,13 @@ class BotDetailApi(APIView):
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, bot_id: int) -> Response:
         """A bot and its versions, newest first."""
-        bot = _visible_bot(self, request, bot_id)
+        bot = visible_bot(self, request, bot_id)
         return Response(self.OutputSerializer(bot).data)
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def patch(self, request: Request, bot_id: int) -> Response:
         """Change your bot's visibility or description."""
-        bot = _visible_bot(self, request, bot_id)
+        bot = visible_bot(self, request, bot_id)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bot = bot_update(bot=bot, **serializer.validated_data)
@@ -186,18 +163,11 @@ class BotDetailApi(APIView):
 class BotVersionListApi(APIView):
     pagination_class = LimitOffset
     permission_classes = (permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly)
-    parser_classes = (MultiPartParser, FormParser)
-
-    class InputSerializer(serializers.Serializer[None]):
-        class Meta:
-            ref_name = "BotVersionUploadInput"
-
-        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
 
     @extend_schema(responses=VersionOutput(many=True))
     def get(self, request: Request, bot_id: int) -> Response:
         """The bot's versions, newest first."""
-        bot = _visible_bot(self, request, bot_id)
+        bot = visible_bot(self, request, bot_id)
         return paginated_response(
             pagination_class=self.pagination_class,
             serializer_class=VersionOutput,
@@ -205,16 +175,6 @@ class BotVersionListApi(APIView):
             request=request,
             view=self,
         )
-
-    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
-    def post(self, request: Request, bot_id: int) -> Response:
-        """Upload a new version of your bot."""
-        bot = _visible_bot(self, request, bot_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        upload = serializer.validated_data["file"]
-        version = bot_version_upload(bot=bot, filename=upload.name, content=_read_upload(upload))
-        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
 class BotVersionDetailApi(APIView):
@@ -236,11 +196,11 @@ class BotVersionDetailApi(APIView):
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, bot_id: int, number: int) -> Response:
         """One version: its status and, for its owner, the validation report."""
-        bot = _visible_bot(self, request, bot_id)
+        bot = visible_bot(self, request, bot_id)
         version = bot_version_get(bot=bot, number=number)
         if version is None:
             raise Http404
-        context = {"show_report": _may_read_internals(request.user, bot)}
+        context = {"show_report": may_read_internals(request.user, bot)}
         return Response(self.OutputSerializer(version, context=context).data)
 
 
@@ -250,7 +210,7 @@ class BotVersionRetireApi(APIView):
     @extend_schema(request=None, responses=VersionOutput)
     def post(self, request: Request, bot_id: int, number: int) -> Response:
         """Withdraw a pending or active version of your bot: it plays no more matches."""
-        bot = _visible_bot(self, request, bot_id)
+        bot = visible_bot(self, request, bot_id)
         version = bot_version_get(bot=bot, number=number)
         if version is None:
             raise Http404

@@ -16,9 +16,12 @@ from django.utils import timezone
 
 from arena.errors import ArenaError
 from arena.players.models import User
+from bots_sdk.games import GameSetup
 
 from .models import Bot, BotVersion, Runtime, VersionStatus, Visibility
+from .sandboxing import InfrastructureError
 from .uploads import CheckedUpload, UploadLimits, check_upload
+from .validation import DEFAULT_GAMES, GameCheck, preflight_games, validate_version
 
 log = logging.getLogger(__name__)
 
@@ -99,24 +102,19 @@ def bot_version_upload(
     filename: str,
     content: bytes,
     runtime: Runtime = Runtime.PYTHON_3_11,
-    queue_validation: bool = True,
 ) -> BotVersion:
     """Check an upload and store it as the bot's next version (status pending).
 
     Either both the file and the row exist afterwards, or neither: a refused
     upload stores nothing, and a failure after the file was written removes
-    the file again (unless another version already shares it). Validation is
-    queued once the row is committed, unless the caller validates itself.
+    the file again (unless another version already shares it). Validating it
+    for the games it enters is the caller's (``arena.ladders.entries``).
     """
     checked = check_upload(filename, content, upload_limits())
-    return _store_version(
-        bot=bot, checked=checked, runtime=runtime, queue_validation=queue_validation
-    )
+    return _store_version(bot=bot, checked=checked, runtime=runtime)
 
 
-def _store_version(
-    *, bot: Bot, checked: CheckedUpload, runtime: Runtime, queue_validation: bool
-) -> BotVersion:
+def _store_version(*, bot: Bot, checked: CheckedUpload, runtime: Runtime) -> BotVersion:
     name = code_storage_name(checked)
     wrote_file = False
     try:
@@ -145,8 +143,6 @@ def _store_version(
         if wrote_file:
             _delete_unshared(name)
         raise
-    if queue_validation:
-        _queue_validation(version)
     return version
 
 
@@ -182,16 +178,7 @@ def bot_upload(
         bot = Bot.objects.filter(owner=owner, name__iexact=name).first()
         if bot is None:
             bot = bot_create(owner=owner, name=name, visibility=visibility)
-        return _store_version(
-            bot=bot, checked=checked, runtime=Runtime.PYTHON_3_11, queue_validation=True
-        )
-
-
-def _queue_validation(version: BotVersion) -> None:
-    from .tasks import bot_version_validate
-
-    version_id = version.pk
-    transaction.on_commit(lambda: bot_version_validate.delay(version_id))
+        return _store_version(bot=bot, checked=checked, runtime=Runtime.PYTHON_3_11)
 
 
 def bot_version_transition(
@@ -230,17 +217,18 @@ def bot_version_transition(
     return locked
 
 
-def bot_version_validate(*, version: BotVersion) -> BotVersion:
-    """Validate a pending version (arena.bots.validation) and make it active or failed.
+def bot_version_validate(
+    *, version: BotVersion, games: Mapping[str, GameSetup] | None = None
+) -> BotVersion:
+    """Validate a pending version for ``games`` (arena.bots.validation): active or failed.
 
-    A version already past validation is left as it is (the task may be
-    delivered twice). A failure of ours puts it back to pending and raises
-    InfrastructureError; the stuck-validation sweep queues it again. A version
+    ``games`` by the caller's keys (ladder slugs); None: the SDK's default
+    pre-flight game. The report (``validation_report["games"]``) tells how each
+    game went. A version already past validation is left as it is (the task
+    may be delivered twice). A failure of ours puts it back to pending and
+    raises InfrastructureError, for a sweep to queue it again. A version
     passing after a newer one became active is retired: the newest plays.
     """
-    from .sandboxing import InfrastructureError
-    from .validation import validate_version
-
     if version.status != VersionStatus.PENDING:
         return version
     try:
@@ -249,7 +237,7 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
         # Another worker took it between our read and our lock.
         return version
     try:
-        report = validate_version(version)
+        report = validate_version(version, DEFAULT_GAMES if games is None else games)
     except InfrastructureError as error:
         bot_version_transition(
             version=version, to=VersionStatus.PENDING, report={"infra_error": str(error)}
@@ -264,18 +252,40 @@ def bot_version_validate(*, version: BotVersion) -> BotVersion:
     return bot_version_transition(version=version, to=to, report=report.to_json())
 
 
-def bot_versions_revalidate_stuck(*, older_than: timedelta = STUCK_VALIDATION) -> int:
-    """Queue validation again for versions whose task was lost (beat sweep).
+def bot_version_check_games(
+    *, version: BotVersion, games: Mapping[str, GameSetup]
+) -> dict[str, GameCheck]:
+    """Pre-flight a validated version for more games (a bot entered another ladder).
+
+    The checks join its report's ``games``; its status does not change. A
+    failure of ours raises InfrastructureError and records nothing.
+    """
+    checks = preflight_games(version, games)
+    with transaction.atomic():
+        locked = BotVersion.objects.select_for_update().get(pk=version.pk)
+        report = dict(locked.validation_report)
+        report["games"] = {
+            **report.get("games", {}),
+            **{key: check.report for key, check in checks.items()},
+        }
+        locked.validation_report = report
+        locked.save(update_fields=["validation_report"])
+    return checks
+
+
+def bot_versions_stuck(*, older_than: timedelta = STUCK_VALIDATION) -> list[BotVersion]:
+    """Versions whose validation task was lost, back to pending, for a sweep to queue again.
 
     A version still validating after ``older_than`` lost its worker and goes
     back to pending; a pending one lost its task (or waits behind a long
-    queue: validating twice is harmless). Returns how many were queued.
+    queue: validating twice is harmless), and its clock restarts so a long
+    queue is not flooded every sweep.
     """
     cutoff = timezone.now() - older_than
     stuck = BotVersion.objects.filter(
         status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING], status_changed_at__lt=cutoff
     )
-    count = 0
+    found = []
     for version in stuck:
         if version.status == VersionStatus.VALIDATING:
             try:
@@ -283,11 +293,9 @@ def bot_versions_revalidate_stuck(*, older_than: timedelta = STUCK_VALIDATION) -
             except VersionTransitionError:
                 continue  # finished meanwhile
         else:
-            # Restart the clock, so a long queue is not flooded every sweep.
             BotVersion.objects.filter(pk=version.pk).update(status_changed_at=timezone.now())
-        _queue_validation(version)
-        count += 1
-    return count
+        found.append(version)
+    return found
 
 
 def bot_version_retire(*, version: BotVersion) -> BotVersion:

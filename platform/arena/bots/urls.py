@@ -1,17 +1,10 @@
 from django.urls import path
 
-from .apis import (
-    BotDetailApi,
-    BotListApi,
-    BotVersionDetailApi,
-    BotVersionListApi,
-    BotVersionRetireApi,
-)
+from .apis import BotDetailApi, BotVersionDetailApi, BotVersionRetireApi
 
+# The list, the version list (both with uploads) and entries: arena.ladders.bot_urls.
 urlpatterns = [
-    path("", BotListApi.as_view(), name="bot-list"),
     path("<int:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
-    path("<int:bot_id>/versions/", BotVersionListApi.as_view(), name="bot-versions"),
     path(
         "<int:bot_id>/versions/<int:number>/",
         BotVersionDetailApi.as_view(),

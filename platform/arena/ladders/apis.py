@@ -1,18 +1,45 @@
-"""HTTP API of ladders: the list, one ladder, and its leaderboard (open to everyone)."""
+"""HTTP API of ladders: the list, one ladder, its leaderboard, its matches and logs."""
 
 from __future__ import annotations
 
-from django.http import Http404
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from typing import Any
+
+from django.http import Http404, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import permissions, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.pagination import LimitOffset, paginated_response
+from arena.bots.apis import (
+    BotListApi,
+    BotVersionListApi,
+    IsOwnerOrReadOnly,
+    VersionOutput,
+    may_read_internals,
+    read_upload,
+    visible_bot,
+)
+from arena.bots.models import Bot, Visibility
+from arena.bots.selectors import bot_active_version
+from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
+from arena.matches.models import MatchStatus
+from arena.matches.selectors import ladder_logs, match_list
+from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
 
-from .models import Ladder, Rating
-from .selectors import ladder_get, ladder_leaderboard, ladder_list
+from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
+from .models import Entry, Ladder, Rating
+from .selectors import (
+    bot_entries,
+    ladder_get,
+    ladder_leaderboard,
+    ladder_list,
+    version_qualifications,
+)
+from .services import ladder_create
 
 
 class LadderOutput(serializers.Serializer[Ladder]):
@@ -42,12 +69,40 @@ def _ladder_or_404(slug: str) -> Ladder:
     return ladder
 
 
+class StaffOrReadOnly(permissions.BasePermission):
+    message = "only staff may create ladders: ask an administrator."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        if request.method in permissions.SAFE_METHODS:
+            return True
+        return bool(request.user.is_authenticated and request.user.is_staff)
+
+
 class LadderListApi(APIView):
     pagination_class = LimitOffset
+    permission_classes = (StaffOrReadOnly,)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "LadderCreateInput"
+
+        slug = serializers.SlugField(max_length=64)
+        name = serializers.CharField(max_length=100)
+        rules = serializers.CharField(help_text="Rule system id: python -m vegas_engine rules.")
+        seats = serializers.IntegerField()
+        options = serializers.DictField(
+            child=serializers.JSONField(),
+            required=False,
+            help_text="Options left out take their defaults.",
+        )
+        time_per_decision_ms = serializers.IntegerField(default=1000)
+        time_bank_ms = serializers.IntegerField(default=10_000)
+        memory_mb = serializers.IntegerField(default=256)
+        duplicate_deals = serializers.BooleanField(default=False)
 
     @extend_schema(responses=LadderOutput(many=True))
     def get(self, request: Request) -> Response:
-        """Ladders with their game and limits, by name."""
+        """Ladders with their game and limits, by game."""
         return paginated_response(
             pagination_class=self.pagination_class,
             serializer_class=LadderOutput,
@@ -55,6 +110,14 @@ class LadderListApi(APIView):
             request=request,
             view=self,
         )
+
+    @extend_schema(request=InputSerializer, responses={201: LadderOutput})
+    def post(self, request: Request) -> Response:
+        """Create a ladder (staff): the engine checks its game; house bots enter it at once."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        ladder = ladder_create(**serializer.validated_data)
+        return Response(LadderOutput(ladder).data, status=status.HTTP_201_CREATED)
 
 
 class LadderDetailApi(APIView):
@@ -89,3 +152,189 @@ class LeaderboardApi(APIView):
             request=request,
             view=self,
         )
+
+
+class LadderMatchesApi(APIView):
+    pagination_class = LatestFirstCursor
+
+    @extend_schema(responses=MatchOutput(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        """The ladder's finished matches, latest first (cursor pages)."""
+        ladder = ladder_get(slug=slug)
+        if ladder is None:
+            raise Http404
+        return paginated_response(
+            pagination_class=self.pagination_class,
+            serializer_class=MatchOutput,
+            queryset=match_list(
+                user=request.user, ladder_id=ladder.pk, status=MatchStatus.FINISHED
+            ),
+            request=request,
+            view=self,
+        )
+
+
+class LadderLogsApi(APIView):
+    # Errors (404, 400) answer as JSON Lines too, or as JSON when asked for.
+    renderer_classes = (JSONLinesRenderer, JSONRenderer)
+
+    class FilterSerializer(serializers.Serializer[None]):
+        finished_after = serializers.DateTimeField(
+            required=False, help_text="Finished at or after (ISO 8601): resume a download."
+        )
+        finished_before = serializers.DateTimeField(
+            required=False, help_text="Finished before (ISO 8601)."
+        )
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={
+            (200, "application/jsonl"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description='One line per finished match, oldest first: {"match": <Match>, '
+                '"log": <game log>}; other players\' stderr emptied.',
+            )
+        },
+    )
+    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
+        """Every finished match of the ladder with its log, streamed as JSON Lines."""
+        ladder = ladder_get(slug=slug)
+        if ladder is None:
+            raise Http404
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        records = ladder_logs(ladder_id=ladder.pk, user=request.user, **filters.validated_data)
+        response = StreamingHttpResponse(log_lines(records), content_type="application/jsonl")
+        # Proxies (nginx) would otherwise buffer the whole stream.
+        response["X-Accel-Buffering"] = "no"
+        return response
+
+
+# --------------------------------------------------------------------------- uploads, entries
+
+
+LADDERS_HELP = (
+    "Slugs of the ladders the bot enters from now on (repeat the field, or a JSON list); "
+    "left out: a new bot enters every open ladder, an existing one keeps its entries."
+)
+
+
+class BotSubmitApi(BotListApi):
+    parser_classes = (MultiPartParser, FormParser)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "BotUploadInput"
+
+        name = serializers.CharField(max_length=40)
+        visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
+        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
+        ladders = serializers.ListField(
+            child=serializers.SlugField(), required=False, help_text=LADDERS_HELP
+        )
+
+    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
+    def post(self, request: Request) -> Response:
+        """Upload code for one of your bots and enter it on ladders: the bot is created on its
+        first upload, each later upload under the same name is its next version. The version
+        plays a pre-flight game of each ladder it enters, and plays where it passed."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = data["file"]
+        version = bot_submit(
+            owner=request.user,
+            name=data["name"],
+            filename=upload.name,
+            content=read_upload(upload),
+            visibility=data["visibility"],
+            ladders=ladders_from_slugs(data["ladders"]) if "ladders" in data else None,
+        )
+        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
+
+
+class VersionSubmitApi(BotVersionListApi):
+    parser_classes = (MultiPartParser, FormParser)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "BotVersionUploadInput"
+
+        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
+        ladders = serializers.ListField(
+            child=serializers.SlugField(), required=False, help_text=LADDERS_HELP
+        )
+
+    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
+    def post(self, request: Request, bot_id: int) -> Response:
+        """Upload a new version of your bot (and change its ladders)."""
+        bot = visible_bot(self, request, bot_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = data["file"]
+        version = version_submit(
+            bot=bot,
+            filename=upload.name,
+            content=read_upload(upload),
+            ladders=ladders_from_slugs(data["ladders"]) if "ladders" in data else None,
+        )
+        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
+
+
+class BotEntriesApi(APIView):
+    permission_classes = (permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "BotEntriesInput"
+
+        ladders = serializers.ListField(
+            child=serializers.SlugField(), allow_empty=False, help_text="Slugs of the ladders."
+        )
+
+    class OutputSerializer(serializers.Serializer[Entry]):
+        class Meta:
+            ref_name = "BotEntry"
+
+        ladder = serializers.CharField(source="ladder.slug")
+        rules = serializers.CharField(source="ladder.rules")
+        seats = serializers.IntegerField(source="ladder.seats")
+        entered_at = serializers.DateTimeField(source="created_at")
+        preflight = serializers.SerializerMethodField(
+            help_text="The playing version's pre-flight there: pending, passed or failed "
+            "(null without a playing version); its owner also sees the seed and report."
+        )
+
+        @extend_schema_field(serializers.JSONField(allow_null=True))
+        def get_preflight(self, entry: Entry) -> dict[str, Any] | None:
+            qualification = self.context["qualifications"].get(entry.ladder_id)
+            if qualification is None:
+                return None
+            shown: dict[str, Any] = {"status": qualification.status}
+            if self.context["internals"]:
+                shown |= {"seed": qualification.seed, "report": qualification.report}
+            return shown
+
+    def _answer(self, request: Request, bot: Bot) -> Response:
+        version = bot_active_version(bot=bot)
+        context = {
+            "qualifications": {} if version is None else version_qualifications(version=version),
+            "internals": may_read_internals(request.user, bot),
+        }
+        entries = bot_entries(bot=bot)
+        return Response(self.OutputSerializer(entries, many=True, context=context).data)
+
+    @extend_schema(responses=OutputSerializer(many=True))
+    def get(self, request: Request, bot_id: int) -> Response:
+        """The ladders the bot entered, with its playing version's pre-flight on each."""
+        return self._answer(request, visible_bot(self, request, bot_id))
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer(many=True))
+    def put(self, request: Request, bot_id: int) -> Response:
+        """Enter your bot on exactly these ladders (its versions' pre-flights there are queued)."""
+        bot = visible_bot(self, request, bot_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        entries_set(bot=bot, ladders=ladders_from_slugs(serializer.validated_data["ladders"]))
+        return self._answer(request, bot)

@@ -14,12 +14,19 @@
 - On a duplicate ladder a pick is a whole deal (one game per seat rotation):
   it is queued only if all its games fit under the queue target, and counts
   as one game (and one queued match) of each of its bots, as it is rated once.
+
+Across ladders (:func:`plan_picks`) no ladder starves: the per-bot cap on
+queued matches is shared by every ladder, so the sweep takes one pick at a
+time from the ladder whose bots have played the fewest games there on
+average, until no ladder can seat another match.
 """
 
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .selectors import MatchmakingCandidate
 
@@ -79,3 +86,80 @@ def pick_seating(
     rng.shuffle(opponents)
     seat = seed.games % seats
     return [*opponents[:seat], seed, *opponents[seat:]]
+
+
+@dataclass
+class LadderQueue:
+    """One open ladder as the fill sweep sees it (mutable: the plan counts as it goes)."""
+
+    ladder_id: int
+    seats: int
+    #: The entered, qualified versions that may play there, with their counts.
+    candidates: list[MatchmakingCandidate]
+    #: Matches queued on this ladder now.
+    queued: int
+    #: Matches per pick: the seats of a duplicate deal, else 1.
+    pick_size: int = 1
+
+    @property
+    def games_per_bot(self) -> float:
+        """How much this ladder has been served: its bots' average games there."""
+        if not self.candidates:
+            return 0.0
+        return sum(c.games for c in self.candidates) / len(self.candidates)
+
+    @property
+    def house_only(self) -> bool:
+        return all(c.is_house for c in self.candidates)
+
+
+def plan_picks(
+    ladders: Sequence[LadderQueue],
+    *,
+    target: int,
+    max_queued: int,
+    house_only_games: int,
+    rng: random.Random,
+) -> list[tuple[LadderQueue, list[MatchmakingCandidate]]]:
+    """The seatings to queue now on every ladder, in the order to queue them.
+
+    One pick at a time, from the ladder whose bots have the fewest games there
+    on average (ties at random), while it has room under ``target`` and can
+    seat bots under ``max_queued``. A version's queued count is shared by all
+    its ladders, so a pick anywhere counts against its cap everywhere. A
+    ladder of house bots only stops once each has ``house_only_games``.
+    """
+    shared: dict[int, list[MatchmakingCandidate]] = defaultdict(list)
+    for queue in ladders:
+        for candidate in queue.candidates:
+            shared[candidate.version_id].append(candidate)
+    room = {
+        queue.ladder_id: queue_picks(target=target, queued=queue.queued, size=queue.pick_size)
+        for queue in ladders
+    }
+    active = [queue for queue in ladders if room[queue.ladder_id] > 0]
+    plan: list[tuple[LadderQueue, list[MatchmakingCandidate]]] = []
+    while active:
+        queue = min(active, key=lambda q: (q.games_per_bot, rng.random()))
+        calibrated = (
+            queue.house_only
+            and min((c.games for c in queue.candidates), default=0) >= house_only_games
+        )
+        seating = (
+            None
+            if calibrated
+            else pick_seating(queue.candidates, seats=queue.seats, max_queued=max_queued, rng=rng)
+        )
+        if seating is None:
+            active.remove(queue)
+            continue
+        plan.append((queue, seating))
+        for candidate in seating:
+            candidate.games += 1
+            for same_version in shared[candidate.version_id]:
+                same_version.queued += 1
+        queue.queued += queue.pick_size
+        room[queue.ladder_id] -= 1
+        if room[queue.ladder_id] <= 0:
+            active.remove(queue)
+    return plan

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from arena.matches.games import MatchGame
+
 from .elo import INITIAL_RATING, display_rating, is_provisional
 
 # Bounds of the limits a ladder may set; the services explain a violation,
@@ -58,6 +60,85 @@ class Ladder(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def game(self) -> MatchGame:
+        """What the ladder's matches (and a bot's pre-flight for it) play."""
+        return MatchGame(
+            rules=self.rules,
+            seats=self.seats,
+            options=self.options,
+            time_per_decision_ms=self.time_per_decision_ms,
+            time_bank_ms=self.time_bank_ms,
+            memory_mb=self.memory_mb,
+        )
+
+
+class Entry(models.Model):
+    """A bot entered on a ladder by its owner: its version that passed the ladder's
+    pre-flight plays there (see :class:`Qualification`)."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="entries")
+    # Indexed by entry_once, which starts with it.
+    bot = models.ForeignKey(
+        "bots.Bot", on_delete=models.CASCADE, related_name="entries", db_index=False
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (models.UniqueConstraint(fields=["bot", "ladder"], name="entry_once"),)
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} on {self.ladder_id}"
+
+
+class QualificationStatus(models.TextChoices):
+    """Where a version stands with one ladder's pre-flight game."""
+
+    PENDING = "pending", "Pending"
+    """Not played yet (queued, or waiting for a worker that can sandbox)."""
+    PASSED = "passed", "Passed"
+    """Played the ladder's game to the end without a fault: the version may play there."""
+    FAILED = "failed", "Failed"
+    """Faulted in the ladder's game (or its code did not pass the static checks)."""
+
+
+class Qualification(models.Model):
+    """One bot version's pre-flight on one ladder: a full game of the ladder's setup
+    against house bots, on a fresh seed recorded here, with the report of how it went."""
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="qualifications")
+    # Indexed by qualification_once, which starts with it.
+    bot_version = models.ForeignKey(
+        "bots.BotVersion",
+        on_delete=models.CASCADE,
+        related_name="qualifications",
+        db_index=False,
+    )
+    status = models.CharField(
+        max_length=16, choices=QualificationStatus.choices, default=QualificationStatus.PENDING
+    )
+    seed = models.BigIntegerField(null=True, blank=True, help_text="The pre-flight game's seed.")
+    report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["bot_version", "ladder"], name="qualification_once"),
+        )
+        indexes = (
+            # The sweep of pre-flights whose task was lost.
+            models.Index(
+                fields=["created_at"],
+                condition=models.Q(status="pending"),
+                name="qualification_pending",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.bot_version_id} on {self.ladder_id}: {self.status}"
 
 
 class Rating(models.Model):

@@ -7,14 +7,14 @@ import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
 
 from .elo import INITIAL_RATING
-from .models import Ladder, Rating, RatingChange
+from .models import Entry, Ladder, Qualification, QualificationStatus, Rating, RatingChange
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -25,13 +25,29 @@ def ladder_get(*, slug: str) -> Ladder | None:
     return Ladder.objects.filter(slug=slug).first()
 
 
+def bot_entries(*, bot: Bot) -> QuerySet[Entry]:
+    """The ladders a bot entered, by game."""
+    return bot.entries.select_related("ladder").order_by(
+        "ladder__rules", "ladder__seats", "ladder__slug"
+    )
+
+
+def version_qualifications(*, version: BotVersion) -> dict[int, Qualification]:
+    """A version's pre-flights by ladder id."""
+    return {
+        q.ladder_id: q
+        for q in Qualification.objects.filter(bot_version=version).select_related("ladder")
+    }
+
+
 def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:
-    """The playing version of each public bot, best first."""
+    """The playing version of each public bot entered on the ladder, best first."""
     return (
         Rating.objects.filter(
             ladder=ladder,
             bot_version__status=VersionStatus.ACTIVE,
             bot__visibility=Visibility.PUBLIC,
+            bot__entries__ladder=ladder,
         )
         .select_related("bot", "bot__owner", "bot_version")
         .order_by("-rating", "id")
@@ -58,6 +74,7 @@ def ladder_list_with_counts() -> QuerySet[Ladder]:
     on_board = Q(
         ratings__bot_version__status=VersionStatus.ACTIVE,
         ratings__bot__visibility=Visibility.PUBLIC,
+        ratings__bot__entries__ladder=F("pk"),
     )
     return ladder_list().annotate(bot_count=Count("ratings", filter=on_board))
 
@@ -142,7 +159,8 @@ def bot_rating_history(
 
 @dataclass
 class MatchmakingCandidate:
-    """An active version of a public bot, as the scheduler weighs it on one ladder.
+    """The active version of a public bot entered on a ladder and qualified there, as the
+    scheduler weighs it on that ladder.
 
     Mutable: the scheduler counts the matches it queues as it goes.
     """
@@ -168,7 +186,11 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     duplicate deal (its games share ``deal``), matching ``rated_matches``.
     """
     versions = BotVersion.objects.filter(
-        status=VersionStatus.ACTIVE, bot__visibility=Visibility.PUBLIC
+        status=VersionStatus.ACTIVE,
+        bot__visibility=Visibility.PUBLIC,
+        bot__entries__ladder=ladder,
+        qualifications__ladder=ladder,
+        qualifications__status=QualificationStatus.PASSED,
     ).values_list("pk", "bot__owner__profile__is_house")
     rated = {
         version_id: (rating, matches)

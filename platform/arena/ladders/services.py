@@ -22,7 +22,8 @@ from arena.matches.services import match_create, match_create_deal
 
 from .deals import DealSeat, deal_ranks, deal_totals
 from .elo import INITIAL_RATING, SeatRating, k_factor, seat_changes
-from .matchmaking import pick_seating, queue_picks
+from .entries import house_bots_enter
+from .matchmaking import LadderQueue, plan_picks
 from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
 from .selectors import matchmaking_candidates
 
@@ -78,14 +79,17 @@ def ladder_create(
     memory_mb: int = 256,
     duplicate_deals: bool = False,
 ) -> Ladder:
-    """A new ladder; ``duplicate_deals``: each pick plays one seed once per seat rotation."""
+    """A new ladder, entered by every house bot at once so it plays from the start.
+
+    ``duplicate_deals``: each pick plays one seed once per seat rotation.
+    """
     resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
     ladder_validate_limits(
         time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
     )
     try:
         with transaction.atomic():
-            return Ladder.objects.create(
+            ladder = Ladder.objects.create(
                 slug=slug,
                 name=name,
                 rules=rules,
@@ -96,6 +100,8 @@ def ladder_create(
                 memory_mb=memory_mb,
                 duplicate_deals=duplicate_deals,
             )
+            house_bots_enter(ladder=ladder)
+            return ladder
     except IntegrityError:
         raise LadderConfigError(f"a ladder with the slug {slug!r} already exists.") from None
 
@@ -347,56 +353,64 @@ def ratings_apply(*, match: Match) -> list[int]:
 
 
 def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
-    """Queue matches on an open ladder up to ARENA_LADDER_QUEUE_TARGET (the beat's job).
+    """Queue matches on one open ladder up to ARENA_LADDER_QUEUE_TARGET."""
+    return ladders_fill_queues(ladders=[ladder], rng=rng)
 
-    Seats are picked by arena.ladders.matchmaking. On a duplicate ladder each
-    pick is a whole deal (``seats`` matches, never half of one) and counts
-    as one game of its bots, as it is rated once. House bots alone play
-    until each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at
-    once and its house bots leave the provisional range), then rest until an
-    uploaded bot joins. The ladder row lock serialises fills (and rating) of
-    one ladder, so two fills never both count the same free places.
+
+def ladders_fill_queues(
+    *, ladders: Sequence[Ladder] | None = None, rng: random.Random | None = None
+) -> list[Match]:
+    """Queue matches on the open ladders (all by default) up to ARENA_LADDER_QUEUE_TARGET each.
+
+    The beat's job. Seats are picked by arena.ladders.matchmaking: one pick at
+    a time from the least-served ladder, so the per-bot cap shared by all
+    ladders never lets one ladder take every bot. On a duplicate ladder each
+    pick is a whole deal (``seats`` matches, never half of one) and counts as
+    one game of its bots, as it is rated once. House bots alone play until
+    each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at once
+    and its house bots leave the provisional range), then rest until an
+    uploaded bot joins. The ladder row locks (in id order) serialise fills
+    and rating, so two fills never both count the same free places.
     """
     rng = rng or random.Random()
+    ids = [ladder.pk for ladder in ladders] if ladders is not None else None
     created: list[Match] = []
     with transaction.atomic():
-        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
-        if not locked.is_open:
-            return created
-        queued = Match.objects.filter(ladder=locked, status=MatchStatus.QUEUED).count()
-        candidates = matchmaking_candidates(ladder=locked)
-        house_only = all(c.is_house for c in candidates)
-        # Games played or queued so far (the loop below bumps games and queued alike).
-        planned = {c.version_id: c.games + c.queued for c in candidates}
-        picks = queue_picks(
-            target=settings.ARENA_LADDER_QUEUE_TARGET,
-            queued=queued,
-            size=locked.seats if locked.duplicate_deals else 1,
-        )
-        for _ in range(picks):
-            if house_only and min(planned.values(), default=0) >= settings.ARENA_HOUSE_ONLY_GAMES:
-                break  # calibrated: more would only burn CPU rating each other
-            seating = pick_seating(
-                candidates, seats=locked.seats, max_queued=settings.ARENA_BOT_MAX_QUEUED, rng=rng
+        locked = Ladder.objects.select_for_update().filter(is_open=True).order_by("pk")
+        if ids is not None:
+            locked = locked.filter(pk__in=ids)
+        queues = {
+            ladder.pk: (
+                ladder,
+                LadderQueue(
+                    ladder_id=ladder.pk,
+                    seats=ladder.seats,
+                    candidates=matchmaking_candidates(ladder=ladder),
+                    queued=Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).count(),
+                    pick_size=ladder.seats if ladder.duplicate_deals else 1,
+                ),
             )
-            if seating is None:
-                break
-            found = BotVersion.objects.in_bulk([c.version_id for c in seating])
+            for ladder in locked
+        }
+        plan = plan_picks(
+            [queue for _, queue in queues.values()],
+            target=settings.ARENA_LADDER_QUEUE_TARGET,
+            max_queued=settings.ARENA_BOT_MAX_QUEUED,
+            house_only_games=settings.ARENA_HOUSE_ONLY_GAMES,
+            rng=rng,
+        )
+        found = BotVersion.objects.in_bulk({c.version_id for _, seating in plan for c in seating})
+        for queue, seating in plan:
+            ladder = queues[queue.ladder_id][0]
             versions = [found[c.version_id] for c in seating]
-            if locked.duplicate_deals:
-                created.extend(match_create_deal(ladder=locked, versions=versions))
+            if ladder.duplicate_deals:
+                created.extend(
+                    match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+                )
             else:
-                created.append(match_create(ladder=locked, versions=versions))
-            for candidate in seating:
-                candidate.games += 1
-                candidate.queued += 1
-                planned[candidate.version_id] += 1
+                created.append(
+                    match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+                )
     if created:
-        log.info("ladder %s: queued matches %s", ladder.slug, [m.pk for m in created])
+        log.info("queued matches %s", [m.pk for m in created])
     return created
-
-
-def ladders_fill_queues() -> int:
-    """Fill the queue of every open ladder; returns how many matches were queued."""
-    ladders = Ladder.objects.filter(is_open=True)
-    return sum(len(ladder_fill_queue(ladder=ladder)) for ladder in ladders)

@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 
+from arena.bots.models import BotVersion
+from arena.bots.sandboxing import InfrastructureError
 from arena.matches.models import Match
 
+from . import entries
 from .selectors import unrated_finished_matches
 from .services import ladders_fill_queues as fill_queues
 from .services import ratings_apply
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name="arena.ladders.tasks.version_qualify")
+def version_qualify(version_id: int) -> None:
+    version = BotVersion.objects.filter(pk=version_id).first()
+    if version is None:  # deleted before a worker got to it
+        return
+    try:
+        entries.version_qualify(version=version)
+    except InfrastructureError as error:
+        # Nothing was decided; qualifications_requeue_stuck queues it again later,
+        # when a worker that can isolate it may take it.
+        log.error("pre-flight of version %s postponed: %s", version_id, error)
+
+
+@shared_task(name="arena.ladders.tasks.qualifications_requeue_stuck")
+def qualifications_requeue_stuck() -> int:
+    """Beat: pre-flights whose task was lost are queued again."""
+    return entries.qualifications_requeue_stuck()
 
 
 @shared_task(name="arena.ladders.tasks.ratings_apply_match")
@@ -28,4 +54,4 @@ def ratings_apply_pending() -> None:
 @shared_task(name="arena.ladders.tasks.ladders_fill_queues")
 def ladders_fill_queues() -> int:
     """Beat: keep every open ladder's queue of matches filled."""
-    return fill_queues()
+    return len(fill_queues())

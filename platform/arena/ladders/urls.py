@@ -1,8 +1,6 @@
 from django.urls import path
 
-from arena.matches.apis import LadderLogsApi, LadderMatchesApi
-
-from .apis import LadderDetailApi, LadderListApi, LeaderboardApi
+from .apis import LadderDetailApi, LadderListApi, LadderLogsApi, LadderMatchesApi, LeaderboardApi
 
 urlpatterns = [
     path("", LadderListApi.as_view(), name="ladder-list"),

@@ -942,9 +942,14 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
             game.status = GameStatus.WALKOVER
             continue
         versions = [entries[s.entry_id].bot_version for s in seats]
+        if not locked.ladder.is_open:
+            log.warning("league %s game %s not played: %s is closed", locked.pk, game.pk, locked.ladder)
+            game.status = GameStatus.VOID
+            continue
         try:
             game.match = match_create(
-                ladder=locked.ladder,
+                ladder_id=locked.ladder_id,
+                game=locked.ladder.game,
                 versions=[v for v in versions if v is not None],
                 seed=game.seed,
                 rated=locked.rated,
@@ -952,7 +957,7 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
             )
         except MatchSetupError as error:
             # Every seat's version passed _forfeit_unplayable: the refusal is the
-            # ladder's or the engine's (closed, options), not an entrant's fault.
+            # engine's (the ladder's options), not an entrant's fault.
             log.warning("league %s game %s not played: %s", locked.pk, game.pk, error)
             game.status = GameStatus.VOID
             continue

@@ -1,4 +1,4 @@
-"""HTTP API of matches: lists with filters, one match, its log, a ladder's logs as JSON Lines.
+"""HTTP API of matches: lists with filters, one match, its log; the JSON Lines pieces.
 
 A private bot is hidden from other players, and so is every match it plays
 (matches_visible). A seat's stderr in a log is shown to the owner of that
@@ -11,20 +11,19 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from arena.ladders.selectors import ladder_get
-from arena.pagination import LatestFirstCursor, NewestFirstCursor, paginated_response
+from arena.pagination import NewestFirstCursor, paginated_response
 
 from .models import Match, MatchStatus, Participant
-from .selectors import ladder_logs, match_get_visible, match_list, match_log_read
+from .selectors import match_get_visible, match_list, match_log_read
 
 
 class ParticipantOutput(serializers.Serializer[Participant]):
@@ -132,24 +131,6 @@ class MatchLogApi(APIView):
         return Response(log)
 
 
-class LadderMatchesApi(APIView):
-    pagination_class = LatestFirstCursor
-
-    @extend_schema(responses=MatchOutput(many=True))
-    def get(self, request: Request, slug: str) -> Response:
-        """The ladder's finished matches, latest first (cursor pages)."""
-        ladder = ladder_get(slug=slug)
-        if ladder is None:
-            raise Http404
-        return paginated_response(
-            pagination_class=self.pagination_class,
-            serializer_class=MatchOutput,
-            queryset=match_list(user=request.user, ladder=ladder, status=MatchStatus.FINISHED),
-            request=request,
-            view=self,
-        )
-
-
 class JSONLinesRenderer(BaseRenderer):
     """One JSON document per line. Streams are written by the view; errors are one line."""
 
@@ -170,42 +151,6 @@ def json_line(data: Any) -> bytes:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-class LadderLogsApi(APIView):
-    # Errors (404, 400) answer as JSON Lines too, or as JSON when asked for.
-    renderer_classes = (JSONLinesRenderer, JSONRenderer)
-
-    class FilterSerializer(serializers.Serializer[None]):
-        finished_after = serializers.DateTimeField(
-            required=False, help_text="Finished at or after (ISO 8601): resume a download."
-        )
-        finished_before = serializers.DateTimeField(
-            required=False, help_text="Finished before (ISO 8601)."
-        )
-
-    @extend_schema(
-        parameters=[FilterSerializer],
-        responses={
-            (200, "application/jsonl"): OpenApiResponse(
-                OpenApiTypes.STR,
-                description='One line per finished match, oldest first: {"match": <Match>, '
-                '"log": <game log>}; other players\' stderr emptied.',
-            )
-        },
-    )
-    def get(self, request: Request, slug: str) -> StreamingHttpResponse:
-        """Every finished match of the ladder with its log, streamed as JSON Lines."""
-        ladder = ladder_get(slug=slug)
-        if ladder is None:
-            raise Http404
-        filters = self.FilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        records = ladder_logs(ladder=ladder, user=request.user, **filters.validated_data)
-        response = StreamingHttpResponse(_log_lines(records), content_type="application/jsonl")
-        # Proxies (nginx) would otherwise buffer the whole stream.
-        response["X-Accel-Buffering"] = "no"
-        return response
-
-
-def _log_lines(records: Iterator[tuple[Match, dict[str, Any]]]) -> Iterator[bytes]:
+def log_lines(records: Iterator[tuple[Match, dict[str, Any]]]) -> Iterator[bytes]:
     for match, log in records:
         yield json_line({"match": MatchOutput(match).data, "log": log})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from .games import MatchGame
+
 
 class MatchStatus(models.TextChoices):
     """A match's life; services.MATCH_TRANSITIONS lists the moves."""
@@ -21,27 +23,57 @@ class MatchStatus(models.TextChoices):
 
 
 class ForfeitCause(models.TextChoices):
-    """Why a seat lost by forfeit. Blank (no forfeit) is the usual case."""
+    """Why a seat lost by forfeit: the referee's exact fault kind (``bots_sdk.faults.FaultKind``).
 
+    Blank (no forfeit) is the usual case. The game log names the same kind.
+    """
+
+    STARTUP_TIMEOUT = "startup_timeout", "Too slow to start"
+    """Did not complete the handshake within the start-up time."""
+    BAD_HANDSHAKE = "bad_handshake", "Bad handshake"
+    """Answered the handshake with something other than ``ready``."""
+    CRASHED = "crashed", "Crashed"
+    """The process died of a signal (a crash, or killed for a limit)."""
+    EXITED = "exited", "Exited"
+    """The process exited by itself while the game was on."""
+    OUT_OF_MEMORY = "out_of_memory", "Out of memory"
+    """Killed for using more memory than the game allows."""
+    CLOSED_STDOUT = "closed_stdout", "Closed its output"
+    """Closed its standard output while the game was on."""
+    CLOSED_STDIN = "closed_stdin", "Closed its input"
+    """Stopped reading its standard input."""
     TIMEOUT = "timeout", "Ran out of time"
-    """Exceeded the time per decision and its time bank."""
-    CRASH = "crash", "Crashed"
-    """The bot's process exited or raised."""
+    """Took longer than the time per decision on one decision."""
+    TIME_BANK = "time_bank_exhausted", "Time bank exhausted"
+    """Used up the game's time bank."""
+    LINE_TOO_LONG = "line_too_long", "Line too long"
+    """Wrote a protocol line over the size limit."""
+    OUTPUT_LIMIT = "output_limit", "Too much output"
+    """Wrote more than the output limit over the game."""
+    GARBAGE = "garbage", "Protocol error"
+    """Wrote something that is not a valid protocol message."""
     ILLEGAL_ACTION = "illegal_action", "Illegal action"
     """Answered with an action the rules do not allow."""
-    PROTOCOL = "protocol", "Protocol error"
-    """Wrote something that is not a valid protocol message."""
-    MEMORY = "memory", "Out of memory"
-    """Killed for using more memory than the ladder allows."""
 
 
 class Match(models.Model):
-    """One game on a ladder; ``seed`` with the ladder's game makes it reproducible."""
+    """One game, counted on a ladder; its game with ``seed`` makes it reproducible.
+
+    The game (``rules``, ``options``) and the limits are the ladder's when the
+    match was made, kept here: the match plays and shows exactly what was set
+    then, and this app needs to know nothing of ladders.
+    """
 
     # Indexed by match_ladder_finished, which starts with it.
     ladder = models.ForeignKey(
         "ladders.Ladder", on_delete=models.PROTECT, related_name="matches", db_index=False
     )
+    rules = models.CharField(max_length=32, help_text="Rule system id of the engine.")
+    seats = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    time_per_decision_ms = models.PositiveIntegerField()
+    time_bank_ms = models.PositiveIntegerField()
+    memory_mb = models.PositiveIntegerField()
     # The engine takes seeds up to 2**63 - 1: a signed 64-bit column holds them.
     seed = models.BigIntegerField()
     status = models.CharField(
@@ -119,6 +151,17 @@ class Match(models.Model):
     def __str__(self) -> str:
         return f"match {self.pk} on {self.ladder_id}"
 
+    @property
+    def game(self) -> MatchGame:
+        return MatchGame(
+            rules=self.rules,
+            seats=self.seats,
+            options=self.options,
+            time_per_decision_ms=self.time_per_decision_ms,
+            time_bank_ms=self.time_bank_ms,
+            memory_mb=self.memory_mb,
+        )
+
 
 class Participant(models.Model):
     """One seat of a match: who played it and how it ended."""
@@ -134,7 +177,7 @@ class Participant(models.Model):
     )
     money = models.IntegerField(null=True, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 is best.")
-    forfeit = models.CharField(max_length=16, choices=ForfeitCause.choices, blank=True)
+    forfeit = models.CharField(max_length=32, choices=ForfeitCause.choices, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
 

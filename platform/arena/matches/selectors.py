@@ -14,7 +14,6 @@ from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 
 from arena.bots.models import BotVersion, Visibility
-from arena.ladders.models import Ladder
 from arena.players.models import User
 
 from .models import Match, MatchStatus, Participant
@@ -29,10 +28,10 @@ def match_get(*, match_id: int) -> Match | None:
     return _with_participants(Match.objects.select_related("ladder").filter(pk=match_id)).first()
 
 
-def ladder_recent_matches(*, ladder: Ladder) -> QuerySet[Match]:
+def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     """Finished matches of a ladder, latest first (served by match_ladder_finished)."""
     return _with_participants(
-        Match.objects.filter(ladder=ladder, status=MatchStatus.FINISHED).order_by(
+        Match.objects.filter(ladder_id=ladder_id, status=MatchStatus.FINISHED).order_by(
             "-finished_at", "-id"
         )
     )
@@ -81,7 +80,7 @@ def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | N
 def match_list(
     *,
     user: User | AnonymousUser,
-    ladder: Ladder | None = None,
+    ladder_id: int | None = None,
     ladder_slug: str | None = None,
     bot_id: int | None = None,
     status: str | None = None,
@@ -90,8 +89,8 @@ def match_list(
 ) -> QuerySet[Match]:
     """Matches ``user`` may see, newest first (ids grow with time), filtered."""
     matches = Match.objects.select_related("ladder")
-    if ladder is not None:
-        matches = matches.filter(ladder=ladder)
+    if ladder_id is not None:
+        matches = matches.filter(ladder_id=ladder_id)
     if ladder_slug is not None:
         matches = matches.filter(ladder__slug=ladder_slug)
     if bot_id is not None:
@@ -166,7 +165,7 @@ def match_log_read(*, match: Match, user: User | AnonymousUser) -> dict[str, Any
 
 def ladder_logs(
     *,
-    ladder: Ladder,
+    ladder_id: int,
     user: User | AnonymousUser,
     finished_after: datetime | None = None,
     finished_before: datetime | None = None,
@@ -180,7 +179,7 @@ def ladder_logs(
     rows up front instead of holding a transaction open for the whole download.
     """
     matches = Match.objects.select_related("ladder").filter(
-        ladder=ladder, status=MatchStatus.FINISHED
+        ladder_id=ladder_id, status=MatchStatus.FINISHED
     )
     if finished_after is not None:
         matches = matches.filter(finished_at__gte=finished_after)

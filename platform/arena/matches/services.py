@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -20,9 +21,9 @@ from django.utils import timezone
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
-from arena.ladders.models import Ladder
 from bots_sdk import referee
 
+from .games import MatchGame
 from .models import ForfeitCause, Match, MatchStatus, Participant
 from .runners import current_runner, runner_is_dead
 
@@ -74,13 +75,11 @@ class SeatOutcome:
 
 
 def _checked_seed(
-    ladder: Ladder, versions: Sequence[BotVersion], seed: int | None, allow_retired: bool
+    game: MatchGame, versions: Sequence[BotVersion], seed: int | None, allow_retired: bool
 ) -> int:
-    """Check that ``versions`` may play a match of ``ladder``; returns the seed (drawn if None)."""
-    if not ladder.is_open:
-        raise MatchSetupError(f"{ladder} is closed: it takes no new matches.")
-    if len(versions) != ladder.seats:
-        raise MatchSetupError(f"{ladder} plays {ladder.seats} seats, got {len(versions)} bots.")
+    """Check that ``versions`` may play a match of ``game``; returns the seed (drawn if None)."""
+    if len(versions) != game.seats:
+        raise MatchSetupError(f"this game plays {game.seats} seats, got {len(versions)} bots.")
     playable = PLAYABLE_FROZEN if allow_retired else PLAYABLE
     unplayable = [f"{v} ({v.status})" for v in versions if v.status not in playable]
     if unplayable:
@@ -91,7 +90,7 @@ def _checked_seed(
     if seed is None:
         seed = secrets.randbelow(MAX_SEED + 1)
     try:
-        vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options)
+        vegas_engine.describe(game.rules, game.seats, seed, game.options)
     except vegas_engine.InvalidDescriptionError as error:
         raise MatchSetupError(f"the engine cannot play this match: {error}") from None
     return seed
@@ -99,7 +98,8 @@ def _checked_seed(
 
 def _insert(
     *,
-    ladder: Ladder,
+    ladder_id: int,
+    game: MatchGame,
     versions: Sequence[BotVersion],
     seed: int,
     rated: bool,
@@ -108,7 +108,17 @@ def _insert(
 ) -> Match:
     """The match row and its seats, queued to run once the caller's transaction commits."""
     match = Match.objects.create(
-        ladder=ladder, seed=seed, rated=rated, deal=deal, deal_game=deal_game
+        ladder_id=ladder_id,
+        rules=game.rules,
+        seats=game.seats,
+        options=dict(game.options),
+        time_per_decision_ms=game.time_per_decision_ms,
+        time_bank_ms=game.time_bank_ms,
+        memory_mb=game.memory_mb,
+        seed=seed,
+        rated=rated,
+        deal=deal,
+        deal_game=deal_game,
     )
     Participant.objects.bulk_create(
         Participant(match=match, seat=seat, bot_version=version)
@@ -120,26 +130,28 @@ def _insert(
 
 def match_create(
     *,
-    ladder: Ladder,
+    ladder_id: int,
+    game: MatchGame,
     versions: Sequence[BotVersion],
     seed: int | None = None,
     rated: bool = True,
     allow_retired: bool = False,
 ) -> Match:
-    """A queued match with ``versions`` at seats 0.. in order.
+    """A queued match of ``game``, counted on ladder ``ladder_id``, ``versions`` at seats 0...
 
     ``allow_retired``: a league plays the versions it froze (active then, so
     validated) even after their authors upload newer ones, which retires them.
     Only for such versions: a version retired while pending was never validated.
     """
-    seed = _checked_seed(ladder, versions, seed, allow_retired)
+    seed = _checked_seed(game, versions, seed, allow_retired)
     with transaction.atomic():
-        return _insert(ladder=ladder, versions=versions, seed=seed, rated=rated)
+        return _insert(ladder_id=ladder_id, game=game, versions=versions, seed=seed, rated=rated)
 
 
 def match_create_deal(
     *,
-    ladder: Ladder,
+    ladder_id: int,
+    game: MatchGame,
     versions: Sequence[BotVersion],
     seed: int | None = None,
     rated: bool = True,
@@ -151,28 +163,27 @@ def match_create_deal(
     from every seat once. The games are created together (never half a deal);
     each points at the first (``deal``) with its number (``deal_game``).
     """
-    seed = _checked_seed(ladder, versions, seed, allow_retired=False)
+    seed = _checked_seed(game, versions, seed, allow_retired=False)
     seatings = list(referee.rotations(len(versions), len(versions)))
     games: list[Match] = []
     with transaction.atomic():
-        first = _insert(
-            ladder=ladder, versions=[versions[i] for i in seatings[0]], seed=seed, rated=rated
-        )
-        # Game 1 refers to itself, which only its own id allows: set after the insert.
-        Match.objects.filter(pk=first.pk).update(deal=first, deal_game=1)
-        first.deal, first.deal_game = first, 1
-        games.append(first)
-        for number, seating in enumerate(seatings[1:], start=2):
+        for number, seating in enumerate(seatings, start=1):
             games.append(
                 _insert(
-                    ladder=ladder,
+                    ladder_id=ladder_id,
+                    game=game,
                     versions=[versions[i] for i in seating],
                     seed=seed,
                     rated=rated,
-                    deal=first,
-                    deal_game=number,
+                    deal=games[0] if games else None,
+                    deal_game=number if games else None,
                 )
             )
+            if number == 1:
+                # Game 1 refers to itself, which only its own id allows: set after the insert.
+                first = games[0]
+                Match.objects.filter(pk=first.pk).update(deal=first, deal_game=1)
+                first.deal, first.deal_game = first, 1
     return games
 
 
@@ -279,15 +290,20 @@ def match_finish(
         if stored_name is not None:
             default_storage.delete(stored_name)
         raise
-    _queue_rating(locked)
+    _announce_finished(locked)
     return locked
 
 
-def _queue_rating(match: Match) -> None:
-    from arena.ladders.tasks import ratings_apply_match
+def _announce_finished(match: Match) -> None:
+    """Queue the tasks named in ARENA_MATCH_FINISHED_TASKS (rating it) once the result commits.
 
+    By name, so this app knows nothing of who keeps score; each task takes the
+    match id and must be idempotent (a beat sweep catches a lost one).
+    """
     match_id = match.pk
-    transaction.on_commit(lambda: ratings_apply_match.delay(match_id))
+    for name in settings.ARENA_MATCH_FINISHED_TASKS:
+        task = current_app.tasks[name]
+        transaction.on_commit(lambda task=task: task.delay(match_id))  # type: ignore[misc]
 
 
 def match_fail(
@@ -408,7 +424,7 @@ def match_run(*, match: Match) -> Match:
     """
     from .play import play_match
 
-    current = Match.objects.select_related("ladder").get(pk=match.pk)
+    current = Match.objects.get(pk=match.pk)
     if current.status == MatchStatus.RUNNING:
         return match_recover(match=current) or current
     if current.status != MatchStatus.QUEUED:

@@ -115,7 +115,7 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     ratings = list(page.object_list)
     changes = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=TREND_POINTS)
-    latest = matches_visible(ladder_recent_matches(ladder=ladder), user=request.user)
+    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
     context = {
         "ladder": ladder,
         "page": page,

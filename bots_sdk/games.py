@@ -1,0 +1,41 @@
+"""A game a bot may be asked to play: the rule system, seats and options, with its limits.
+
+The platform's ladders, its matches and the pre-flight check all name their
+game this way; a seed then makes one game of it (:meth:`GameSetup.describe`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vegas_engine import GameDescription, OptionValue, describe
+
+from .protocol import Limits
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What is played (``rules``, ``seats``, ``options``) and what each bot may use."""
+
+    rules: str
+    seats: int
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+
+    def describe(self, seed: int) -> GameDescription:
+        """One game of this setup; raises ``InvalidDescriptionError`` for a bad setup."""
+        return describe(self.rules, self.seats, seed, self.options)
+
+    def resolved(self) -> GameSetup:
+        """The same setup with every option of the rule system filled in (defaults too)."""
+        return GameSetup(self.rules, self.seats, dict(self.describe(0).options), self.limits)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "seats": self.seats,
+            "options": dict(sorted(self.options.items())),
+            "limits": self.limits.to_json(),
+        }

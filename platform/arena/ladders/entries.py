@@ -1,0 +1,262 @@
+"""Writes on entries: which ladders a bot enters, and the pre-flight of its versions there.
+
+A bot's owner enters it on ladders (at upload and later). Each version of the
+bot must pass each ladder's pre-flight (:class:`~arena.ladders.models.Qualification`:
+one full game of the ladder's setup against house bots, in the sandbox, on a
+fresh seed) to play there; a version passing at least one becomes the bot's
+active version. House bots enter every ladder. Pre-flights run on workers
+(``ladders.tasks.version_qualify``), queued when the rows commit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.bots.services import (
+    bot_upload,
+    bot_version_check_games,
+    bot_version_upload,
+    bot_version_validate,
+    bot_versions_stuck,
+)
+from arena.errors import ArenaError
+from arena.players.models import User
+
+from .models import Entry, Ladder, Qualification, QualificationStatus
+
+log = logging.getLogger(__name__)
+
+# A pre-flight still pending this long lost its task (or waits for a worker that can sandbox).
+STUCK_QUALIFICATION = timedelta(minutes=10)
+
+
+class EntryError(ArenaError):
+    """A choice of ladders that cannot be taken."""
+
+    code = "entry_invalid"
+
+
+def open_ladders() -> list[Ladder]:
+    return list(Ladder.objects.filter(is_open=True).order_by("rules", "seats", "slug"))
+
+
+def ladders_from_slugs(slugs: Iterable[str]) -> list[Ladder]:
+    """The ladders named by ``slugs``; an unknown one is an error that lists the open ones."""
+    wanted = list(dict.fromkeys(slugs))
+    found = {ladder.slug: ladder for ladder in Ladder.objects.filter(slug__in=wanted)}
+    unknown = [slug for slug in wanted if slug not in found]
+    if unknown:
+        known = ", ".join(ladder.slug for ladder in open_ladders())
+        raise EntryError(f"no ladder {', '.join(unknown)}: choose among {known}.")
+    return [found[slug] for slug in wanted]
+
+
+def _ensure_pending(versions: Iterable[BotVersion], ladders: Iterable[Ladder]) -> list[int]:
+    """A pending pre-flight of each version on each ladder unless one passed or is pending.
+
+    A failed one is tried again: the owner entered the ladder anew. Returns the
+    ids of the versions that now wait for a pre-flight.
+    """
+    waiting = set()
+    ladders = list(ladders)
+    for version in versions:
+        for ladder in ladders:
+            qualification, _ = Qualification.objects.get_or_create(
+                bot_version=version, ladder=ladder
+            )
+            if qualification.status == QualificationStatus.FAILED:
+                qualification.status = QualificationStatus.PENDING
+                qualification.created_at = timezone.now()
+                qualification.save(update_fields=["status", "created_at"])
+            if qualification.status == QualificationStatus.PENDING:
+                waiting.add(version.pk)
+    return sorted(waiting)
+
+
+def _queue_qualify(version_ids: Sequence[int]) -> None:
+    from .tasks import version_qualify
+
+    for version_id in version_ids:
+        transaction.on_commit(lambda version_id=version_id: version_qualify.delay(version_id))  # type: ignore[misc]
+
+
+def _checkable_versions(bot: Bot) -> list[BotVersion]:
+    """The versions a new entry concerns: the one playing and any still to validate."""
+    return list(
+        bot.versions.filter(
+            status__in=[VersionStatus.ACTIVE, VersionStatus.PENDING, VersionStatus.VALIDATING]
+        )
+    )
+
+
+def entries_set(*, bot: Bot, ladders: Sequence[Ladder]) -> list[Entry]:
+    """Enter ``bot`` on exactly ``ladders`` (at least one); returns its entries.
+
+    Leaving a ladder takes the bot off its matchmaking and leaderboard at once
+    (its ratings are kept). A new entry queues the pre-flight of the bot's
+    versions there; a closed ladder takes no new entries.
+    """
+    if not ladders:
+        raise EntryError("choose at least one ladder: a bot plays only on the ladders it enters.")
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        current = {entry.ladder_id: entry for entry in locked.entries.all()}
+        wanted = {ladder.pk: ladder for ladder in ladders}
+        closed = [
+            ladder.slug
+            for ladder in wanted.values()
+            if not ladder.is_open and ladder.pk not in current
+        ]
+        if closed:
+            raise EntryError(f"{', '.join(closed)} closed: it takes no new entries.")
+        Entry.objects.filter(bot=locked).exclude(ladder_id__in=wanted).delete()
+        added = [ladder for pk, ladder in wanted.items() if pk not in current]
+        Entry.objects.bulk_create(Entry(bot=locked, ladder=ladder) for ladder in added)
+        _queue_qualify(_ensure_pending(_checkable_versions(locked), added))
+        return list(locked.entries.select_related("ladder").order_by("ladder__slug"))
+
+
+def _entered_ladders(bot: Bot) -> list[Ladder]:
+    return [entry.ladder for entry in bot.entries.select_related("ladder")]
+
+
+def bot_submit(
+    *,
+    owner: User,
+    name: str,
+    filename: str,
+    content: bytes,
+    visibility: Visibility = Visibility.PUBLIC,
+    ladders: Sequence[Ladder] | None = None,
+) -> BotVersion:
+    """Upload code for the owner's bot ``name`` (created on its first upload) and enter it.
+
+    ``ladders``: the ladders it enters from now on; None keeps the bot's
+    entries, or enters a new bot on every open ladder. The version's
+    pre-flights on its ladders are queued once it commits.
+    """
+    with transaction.atomic():
+        version = bot_upload(
+            owner=owner, name=name, filename=filename, content=content, visibility=visibility
+        )
+        return _enter_version(version, ladders)
+
+
+def version_submit(
+    *, bot: Bot, filename: str, content: bytes, ladders: Sequence[Ladder] | None = None
+) -> BotVersion:
+    """A new version of ``bot``; ``ladders`` as in :func:`bot_submit`."""
+    with transaction.atomic():
+        version = bot_version_upload(bot=bot, filename=filename, content=content)
+        return _enter_version(version, ladders)
+
+
+def _enter_version(version: BotVersion, ladders: Sequence[Ladder] | None) -> BotVersion:
+    bot = version.bot
+    if ladders is not None:
+        entries_set(bot=bot, ladders=ladders)
+    elif not bot.entries.exists():
+        entries_set(bot=bot, ladders=open_ladders())
+    _queue_qualify(_ensure_pending([version], _entered_ladders(bot)))
+    return version
+
+
+def house_bot_enter_everywhere(*, bot: Bot) -> None:
+    """A house bot enters every open ladder (and its versions qualify there)."""
+    entries_set(bot=bot, ladders=list({*_entered_ladders(bot), *open_ladders()}))
+
+
+def house_bots_enter(*, ladder: Ladder) -> None:
+    """Every house bot enters a new ladder, so it plays from the start."""
+    house_bots = Bot.objects.filter(owner__profile__is_house=True)
+    with transaction.atomic():
+        for bot in house_bots:
+            _, created = Entry.objects.get_or_create(bot=bot, ladder=ladder)
+            if created:
+                _queue_qualify(_ensure_pending(_checkable_versions(bot), [ladder]))
+
+
+# --------------------------------------------------------------------------- pre-flights
+
+
+def version_qualify(*, version: BotVersion) -> list[Qualification]:
+    """Play the version's pending pre-flights; returns the qualifications it decided.
+
+    A pending version is validated (static checks, then one game per ladder)
+    and becomes active if it passed any; an active version entered on more
+    ladders plays their games. A failure of ours (no sandbox, the storage)
+    raises InfrastructureError and decides nothing: the sweep queues it again.
+    """
+    pending = list(
+        Qualification.objects.filter(
+            bot_version=version, status=QualificationStatus.PENDING
+        ).select_related("ladder")
+    )
+    games = {q.ladder.slug: q.ladder.game.setup() for q in pending}
+    if version.status == VersionStatus.PENDING:
+        if not pending:
+            return []  # entered nowhere: nothing to play yet
+        checked = bot_version_validate(version=version, games=games)
+        if checked.status not in (
+            VersionStatus.ACTIVE,
+            VersionStatus.FAILED,
+            VersionStatus.RETIRED,
+        ):
+            return []  # another worker took it: it records the games
+        report = checked.validation_report
+        reports = report.get("games") or {}
+    elif version.status == VersionStatus.ACTIVE:
+        if not pending:
+            return []
+        reports = {
+            key: check.report
+            for key, check in bot_version_check_games(version=version, games=games).items()
+        }
+        report = {}
+    else:
+        return []
+    now = timezone.now()
+    for qualification in pending:
+        game_report = reports.get(qualification.ladder.slug)
+        if game_report is None:  # the code failed the static checks: no game was played
+            game_report = {"passed": False, "errors": report.get("errors", [])}
+        qualification.status = (
+            QualificationStatus.PASSED if game_report["passed"] else QualificationStatus.FAILED
+        )
+        qualification.seed = game_report.get("seed")
+        qualification.report = game_report
+        qualification.checked_at = now
+    Qualification.objects.bulk_update(pending, ["status", "seed", "report", "checked_at"])
+    log.info(
+        "version %s: pre-flights %s",
+        version.pk,
+        {q.ladder.slug: q.status for q in pending},
+    )
+    return pending
+
+
+def qualifications_requeue_stuck(*, older_than: timedelta = STUCK_QUALIFICATION) -> int:
+    """Queue again the pre-flights whose task was lost (beat sweep); returns how many.
+
+    Versions whose validation was lost (bots_versions_stuck), and active
+    versions with a pre-flight pending for longer than ``older_than``.
+    """
+    version_ids = {version.pk for version in bot_versions_stuck(older_than=older_than)}
+    cutoff = timezone.now() - older_than
+    stale = Qualification.objects.filter(
+        status=QualificationStatus.PENDING,
+        created_at__lt=cutoff,
+        bot_version__status=VersionStatus.ACTIVE,
+    )
+    version_ids.update(stale.values_list("bot_version_id", flat=True))
+    # Restart their clocks, so a long queue is not flooded every sweep.
+    stale.update(created_at=timezone.now())
+    with transaction.atomic():
+        _queue_qualify(sorted(version_ids))
+    return len(version_ids)
