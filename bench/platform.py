@@ -7,6 +7,8 @@ It creates its own database (``arena_bench``, dropped again at the end, even
 on errors) on the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another),
 and a temporary data folder for files. Then:
 
+* **fair share**: the scheduler's games per bot on each default ladder over
+  30 simulated minutes, taking turns beside the old one-ladder-at-a-time fill;
 * **load**: the house bots and ladders (``load_house_bots``), then players,
   bots, versions, rated matches with their seats, ratings and rating changes,
   written with COPY into tables whose indexes and constraints are dropped for
@@ -718,6 +720,55 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
 # --------------------------------------------------------------------------- main
 
 
+def _qualify_house_bots() -> None:
+    """Play the house bots' pre-flights here: the bench runs no worker during the load."""
+    from arena.bots.models import BotVersion
+    from arena.ladders.entries import version_qualify
+
+    for version in BotVersion.objects.filter(status="pending"):
+        version_qualify(version=version)
+
+
+def measure_fair_share() -> None:
+    """The scheduler's share of the workers across the default ladders, on a driven clock.
+
+    8 uploaded bots entered everywhere and the 4 house bots, 2 workers, 30
+    simulated minutes: games per uploaded bot on each ladder, taking turns
+    (plan_picks) beside filling one ladder after another (the policy before).
+    """
+    from arena.ladders.simulate import SimBot, SimLadder, simulate
+
+    ladders = [
+        SimLadder("classic-2", 2, 0.6),
+        SimLadder("classic-4", 4, 1.2),
+        SimLadder("boulevard-4", 4, 2.0),
+        SimLadder("cardgame-4", 4, 1.0),
+        SimLadder("royale-4", 4, 2.5),
+        SimLadder("sixdice-4", 4, 1.2),
+    ]
+    uploaded = [SimBot(f"bot-{n}") for n in range(8)]
+    house = [SimBot(n, is_house=True) for n in ("random", "greedy", "gambler", "montecarlo")]
+    names = [bot.name for bot in uploaded]
+    _say("fair share across ladders (driven clock, 30 min, 2 workers, 8 bots + 4 house bots)")
+    _say(f"  {'ladder':<12} {'taking turns':>14} {'one by one':>12}   games per uploaded bot")
+    runs = {
+        interleaved: simulate(ladders, uploaded + house, minutes=30, interleaved=interleaved)
+        for interleaved in (True, False)
+    }
+    for ladder in ladders:
+        fair, before = (runs[i].games_per_bot(ladder.name, names) for i in (True, False))
+        _say(f"  {ladder.name:<12} {fair:>14.1f} {before:>12.1f}")
+    for interleaved, label in ((True, "taking turns"), (False, "one by one")):
+        run = runs[interleaved]
+        per = [run.games_per_bot(ladder.name, names) for ladder in ladders]
+        ratio = f"{max(per) / min(per):.2f}" if min(per) else "inf (a ladder starved)"
+        first = max(run.first_finish.get(ladder.name, float("inf")) for ladder in ladders)
+        _say(
+            f"  {label}: max/min games per bot across ladders {ratio} (target <= 1.3); "
+            f"last ladder's first match after {first:.0f} s (target < 300)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small data: a smoke run")
@@ -748,15 +799,18 @@ def main(argv: list[str] | None = None) -> int:
     _create_database(server)
     try:
         import django
-        from django.core.management import call_command
 
         django.setup()
+        measure_fair_share()
+        from django.core.management import call_command
+
         from django.db import connections
 
         _say("load")
-        with _timed("migrate + load_house_bots (validated)"):
+        with _timed("migrate + load_house_bots (pre-flights played here)"):
             call_command("migrate", verbosity=0)
             call_command("load_house_bots", stdout=io.StringIO())
+            _qualify_house_bots()
         with _timed("bulk load (COPY, rebuild indexes, VACUUM)"):
             dsn = env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
             load(sizes, data_dir, dsn)

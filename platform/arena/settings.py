@@ -243,6 +243,9 @@ ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 8)
 ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
 # House bots alone on a ladder play until each has this many games, then rest.
 ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
+# Challenges (unrated matches on request): games per request, and per player per hour.
+ARENA_CHALLENGE_MAX_GAMES = env_int("ARENA_CHALLENGE_MAX_GAMES", 10)
+ARENA_CHALLENGE_GAMES_PER_HOUR = env_int("ARENA_CHALLENGE_GAMES_PER_HOUR", 30)
 
 # --------------------------------------------------------------------------- api
 

@@ -21,6 +21,7 @@ api_patterns = [
     path("bots/", include("arena.bots.urls")),
     path("ladders/", include("arena.ladders.urls")),
     path("matches/", include("arena.matches.urls")),
+    path("challenges/", include("arena.ladders.challenge_urls")),
     path("leagues/", include("arena.leagues.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from local static files (drf-spectacular-sidecar). Not Redoc: its page

@@ -9,7 +9,7 @@ import factory
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
-from arena.ladders.models import Ladder, Rating
+from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.players.models import Profile, User
 
@@ -80,6 +80,21 @@ class RatingFactory(factory.django.DjangoModelFactory):
     ladder = factory.SubFactory(LadderFactory)
     bot_version = factory.SubFactory(BotVersionFactory)
     bot = factory.LazyAttribute(lambda o: o.bot_version.bot)
+    # A bot rated on a ladder entered it (its leaderboard lists the entrants).
+    entry = factory.RelatedFactory(
+        "tests.platform.factories.EntryFactory",
+        ladder=factory.SelfAttribute("..ladder"),
+        bot=factory.SelfAttribute("..bot"),
+    )
+
+
+class EntryFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Entry
+        django_get_or_create = ("bot", "ladder")
+
+    ladder = factory.SubFactory(LadderFactory)
+    bot = factory.SubFactory(BotFactory)
 
 
 class MatchFactory(factory.django.DjangoModelFactory):
@@ -87,6 +102,13 @@ class MatchFactory(factory.django.DjangoModelFactory):
         model = Match
 
     ladder = factory.SubFactory(LadderFactory)
+    # The ladder's game, as match_create copies it.
+    rules = factory.LazyAttribute(lambda o: o.ladder.rules)
+    seats = factory.LazyAttribute(lambda o: o.ladder.seats)
+    options = factory.LazyAttribute(lambda o: o.ladder.options)
+    time_per_decision_ms = factory.LazyAttribute(lambda o: o.ladder.time_per_decision_ms)
+    time_bank_ms = factory.LazyAttribute(lambda o: o.ladder.time_bank_ms)
+    memory_mb = factory.LazyAttribute(lambda o: o.ladder.memory_mb)
     seed = factory.Sequence(lambda n: n)
 
 
@@ -112,6 +134,8 @@ def finished_match(
         **fields,
     }
     match = MatchFactory(ladder=ladder, **values)
+    for version in versions:  # they play there, so they entered
+        EntryFactory(ladder=ladder, bot=version.bot)
     for seat, (version, rank) in enumerate(zip(versions, ranks, strict=True)):
         ParticipantFactory(match=match, seat=seat, bot_version=version, rank=rank, money=0)
     return match

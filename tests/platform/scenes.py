@@ -71,7 +71,9 @@ def play_match(
     # One transaction: the run task match_create queues on commit then finds the
     # match finished and leaves it (the test's versions have no code to run).
     with transaction.atomic():
-        match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed))
+        match = match_start(
+            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed)
+        )
         match = match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
     ratings_apply(match=match)  # a no-op where the eager task already rated it
     match.refresh_from_db()

@@ -83,7 +83,8 @@ ENDPOINTS = {
     "/api/bots/{bot_id}/versions/": {"get", "post"},
     "/api/bots/{bot_id}/versions/{number}/": {"get"},
     "/api/bots/{bot_id}/versions/{number}/retire/": {"post"},
-    "/api/ladders/": {"get"},
+    "/api/bots/{bot_id}/ladders/": {"get", "put"},
+    "/api/ladders/": {"get", "post"},
     "/api/ladders/{slug}/": {"get"},
     "/api/ladders/{slug}/leaderboard/": {"get"},
     "/api/ladders/{slug}/matches/": {"get"},
@@ -91,6 +92,8 @@ ENDPOINTS = {
     "/api/matches/": {"get"},
     "/api/matches/{match_id}/": {"get"},
     "/api/matches/{match_id}/log/": {"get"},
+    "/api/challenges/": {"get", "post"},
+    "/api/challenges/{challenge_id}/": {"get"},
 }
 
 

@@ -35,9 +35,9 @@ run(First)
 """
 UPLOAD = f"""
 from arena.players.services import player_create
-from arena.bots.services import bot_upload
+from arena.ladders.entries import bot_submit
 alice = player_create(username="alice")
-version = bot_upload(owner=alice, name="shark", filename="shark.py", content={BOT!r})
+version = bot_submit(owner=alice, name="shark", filename="shark.py", content={BOT!r})
 print(version.status)
 """
 

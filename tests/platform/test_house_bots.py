@@ -97,7 +97,9 @@ def test_creates_the_house_the_ladders_and_active_house_bots(house_dir: Path, ru
     # Each house bot entered every ladder and passed each one's own pre-flight game.
     assert Entry.objects.count() == 2 * len(DEFAULT_LADDERS)
     assert set(BotVersion.objects.values_list("status", flat=True)) == {VersionStatus.ACTIVE}
-    games = {(q.ladder.rules, q.report["game"]["rules"], q.status) for q in Qualification.objects.all()}
+    games = {
+        (q.ladder.rules, q.report["game"]["rules"], q.status) for q in Qualification.objects.all()
+    }
     assert games == {(d.rules, d.rules, QualificationStatus.PASSED) for d in DEFAULT_LADDERS}
 
 
@@ -121,7 +123,9 @@ def test_without_house_bot_files_it_skips_them_with_a_message(tmp_path: Path, ru
     assert not Bot.objects.exists()
 
 
-def test_a_broken_house_bot_fails_its_preflights_and_plays_nowhere(house_dir: Path, run: Run) -> None:
+def test_a_broken_house_bot_fails_its_preflights_and_plays_nowhere(
+    house_dir: Path, run: Run
+) -> None:
     (house_dir / "broken.py").write_bytes(b"def act(:\n")
     run(house_dir)
     broken = BotVersion.objects.get(bot__name="broken")

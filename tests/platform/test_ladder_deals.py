@@ -50,6 +50,7 @@ from arena.matches.services import (
 
 from .conftest import needs_postgres
 from .factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
+from .scenes import enter
 from .test_match_pipeline import house_bot
 from .test_ratings import _in_threads
 from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
@@ -57,12 +58,15 @@ from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
 pytestmark = pytest.mark.django_db
 
 
-def shark_and_turtle(alice: Any, bob: Any) -> tuple[Any, Any]:
-    """Alice's shark and Bob's turtle: one version each."""
-    return (
+def shark_and_turtle(alice: Any, bob: Any, ladder: Ladder) -> tuple[Any, Any]:
+    """Alice's shark and Bob's turtle: one version each, entered and qualified on ``ladder``."""
+    pair = (
         BotVersionFactory(bot=BotFactory(owner=alice, name="shark")),
         BotVersionFactory(bot=BotFactory(owner=bob, name="turtle")),
     )
+    for version in pair:
+        enter(version, ladder)
+    return pair
 
 
 @pytest.fixture(autouse=True)
@@ -83,8 +87,12 @@ def duplicate(seats: int, slug: str | None = None) -> Ladder:
     )
 
 
-def bots(count: int) -> list[BotVersion]:
-    return [BotVersionFactory(bot=BotFactory(name=f"bot{i:02d}")) for i in range(count)]
+def bots(count: int, ladder: Ladder | None = None) -> list[BotVersion]:
+    """Active versions of public bots; entered and qualified on ``ladder`` if given."""
+    versions = [BotVersionFactory(bot=BotFactory(name=f"bot{i:02d}")) for i in range(count)]
+    for version in versions if ladder is not None else []:
+        enter(version, ladder)
+    return versions
 
 
 def seated(match: Match) -> list[int]:
@@ -237,7 +245,7 @@ def test_matchmaking_queues_complete_deals_with_one_seed_each(settings: Any) -> 
     settings.ARENA_LADDER_QUEUE_TARGET = 6
     settings.ARENA_BOT_MAX_QUEUED = 2
     ladder = duplicate(3)
-    bots(6)
+    bots(6, ladder)
 
     created = ladder_fill_queue(ladder=ladder, rng=random.Random(5))
 
@@ -262,7 +270,7 @@ def test_matchmaking_never_queues_half_a_deal_near_the_target(settings: Any) -> 
     settings.ARENA_LADDER_QUEUE_TARGET = 5
     settings.ARENA_BOT_MAX_QUEUED = 5
     ladder = duplicate(2)
-    bots(6)
+    bots(6, ladder)
 
     assert len(ladder_fill_queue(ladder=ladder)) == 4  # two deals; a third would not fit
     assert ladder_fill_queue(ladder=ladder) == []
@@ -278,7 +286,7 @@ def test_a_deal_larger_than_the_queue_target_is_queued_whole_on_an_empty_queue(
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 3
     ladder = duplicate(4)
-    bots(8)
+    bots(8, ladder)
 
     assert len(ladder_fill_queue(ladder=ladder)) == 4
     assert ladder_fill_queue(ladder=ladder) == []
@@ -288,7 +296,7 @@ def test_a_deal_counts_as_one_game_and_one_queued_match_of_each_bot(settings: An
     settings.ARENA_LADDER_QUEUE_TARGET = 20
     settings.ARENA_BOT_MAX_QUEUED = 1
     ladder = duplicate(2)
-    versions = bots(4)
+    versions = bots(4, ladder)
 
     # Each bot may have one deal queued: two deals of two games, not one.
     assert len(ladder_fill_queue(ladder=ladder)) == 4
@@ -307,7 +315,7 @@ def test_a_simulated_duplicate_ladder_keeps_every_bot_within_1_2_times_the_deals
     settings.ARENA_LADDER_QUEUE_TARGET = 6
     settings.ARENA_BOT_MAX_QUEUED = 1
     ladder = duplicate(3)
-    versions = bots(8)
+    versions = bots(8, ladder)
     strength = {v.pk: i * 100.0 for i, v in enumerate(versions)}
     rng = random.Random(2025)
     for _ in range(40):
@@ -341,7 +349,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
     alice: Any, bob: Any, house: Any
 ) -> None:
     ladder = duplicate(3)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     c = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
     RatingFactory(ladder=ladder, bot_version=a, rating=1600, rated_matches=40)
     RatingFactory(ladder=ladder, bot_version=c, rating=1450, rated_matches=10)
@@ -398,7 +406,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
 
 def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     tied = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     finish(tied[0], {a.pk: 30, b.pk: 10})
     finish(tied[1], {a.pk: 10, b.pk: 30})
@@ -416,7 +424,7 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
 
 def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     early = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     late = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
     t = timezone.now()
@@ -442,7 +450,7 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
 ) -> None:
     settings.ARENA_MATCH_MAX_ATTEMPTS = 1
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     void = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     later = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
     t = timezone.now()
@@ -474,8 +482,10 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
 def test_a_single_match_on_a_duplicate_ladder_is_rated_as_a_match(alice: Any, bob: Any) -> None:
     """A league's games on a duplicate ladder are single matches, rated one by one."""
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
-    match = finish(match_create(ladder_id=ladder.pk, game=ladder.game, versions=[a, b]), {a.pk: 5, b.pk: 9})
+    a, b = shark_and_turtle(alice, bob, ladder)
+    match = finish(
+        match_create(ladder_id=ladder.pk, game=ladder.game, versions=[a, b]), {a.pk: 5, b.pk: 9}
+    )
 
     assert ratings_apply(match=match) == [match.pk]
     assert rating_of(b, ladder).rating == 1524.0
@@ -491,7 +501,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     # Committed here: the rating tasks would otherwise run (eagerly) as each game finishes.
     monkeypatch.setattr(tasks.ratings_apply_match, "delay", lambda *args: None)
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     for game in games:
         finish(game, {a.pk: 10, b.pk: 0})
@@ -514,7 +524,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
 def test_the_api_shows_the_option_and_each_game_s_deal(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
     api = APIClient()
@@ -538,7 +548,7 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     alice: Any, bob: Any
 ) -> None:
     ladder = duplicate(2)
-    a, b = shark_and_turtle(alice, bob)
+    a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     finish(games[0], {a.pk: 10, b.pk: 5})
     finish(games[1], {a.pk: 10, b.pk: 5})
@@ -575,6 +585,8 @@ def test_a_worker_plays_a_duplicate_deal_and_it_is_rated_once(
     settings.ARENA_LADDER_QUEUE_TARGET = 2
     ladder = duplicate(2)
     greedy, rand = house_bot(house, "greedy"), house_bot(house, "random")
+    enter(greedy, ladder)
+    enter(rand, ladder)
 
     def rated() -> list[Match] | None:
         games = list(Match.objects.filter(ladder=ladder).order_by("deal_game"))

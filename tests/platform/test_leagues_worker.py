@@ -147,7 +147,6 @@ def test_a_league_plays_on_the_worker_round_by_round_on_a_driven_clock(
                 bot=shark.bot,
                 filename="shark.py",
                 content=SANDBOXED_BOT + b"\n",
-                
             )
         )
         shark.refresh_from_db()

@@ -79,16 +79,12 @@ def activate(version: BotVersion) -> BotVersion:
 def house_bot(house: Any, name: str) -> BotVersion:
     bot = BotFactory(owner=house, name=name)
     code = (HOUSE_DIR / f"{name}_bot.py").read_bytes()
-    return activate(
-        bot_version_upload(bot=bot, filename=f"{name}.py", content=code)
-    )
+    return activate(bot_version_upload(bot=bot, filename=f"{name}.py", content=code))
 
 
 def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
     bot = BotFactory(owner=owner, name=name)
-    return activate(
-        bot_version_upload(bot=bot, filename=f"{name}.py", content=code)
-    )
+    return activate(bot_version_upload(bot=bot, filename=f"{name}.py", content=code))
 
 
 def classic_2() -> Ladder:
@@ -197,8 +193,12 @@ def test_an_infrastructure_failure_is_retried_and_never_counts_against_a_bot(
 def test_a_redelivered_task_changes_nothing(alice: Any, house: Any) -> None:
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
     ladder = classic_2()
-    running = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
-    finished = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
+    running = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+    )
+    finished = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+    )
     finished = match_finish(
         match=finished, outcomes=[SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)], game_log=b"{}"
     )
@@ -241,7 +241,9 @@ def test_running_matches_of_lost_workers_are_queued_again(
     }
     matches = {}
     for name, (runner, heartbeat) in runners.items():
-        match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy]))
+        match = match_start(
+            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+        )
         Match.objects.filter(pk=match.pk).update(runner=runner, heartbeat_at=heartbeat)
         matches[name] = match.pk
 

@@ -62,7 +62,6 @@ def test_create_draws_a_seed_the_engine_accepts(ladder: Any, versions: list[Any]
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ("closed", "is closed"),
         ("seats", "plays 2 seats, got 1"),
         ("inactive", "only active versions play"),
     ],
@@ -70,9 +69,7 @@ def test_create_draws_a_seed_the_engine_accepts(ladder: Any, versions: list[Any]
 def test_create_refuses_a_bad_setup(
     ladder: Any, versions: list[Any], change: str, words: str
 ) -> None:
-    if change == "closed":
-        ladder.is_open = False
-    elif change == "seats":
+    if change == "seats":
         versions = versions[:1]
     else:
         versions[1].status = VersionStatus.RETIRED
@@ -84,7 +81,9 @@ def test_a_league_may_seat_a_retired_version_but_never_a_failed_one(
     ladder: Any, versions: list[Any]
 ) -> None:
     versions[1].status = VersionStatus.RETIRED
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, rated=False, allow_retired=True)
+    match = match_create(
+        ladder_id=ladder.pk, game=ladder.game, versions=versions, rated=False, allow_retired=True
+    )
     assert (match.status, match.rated) == (MatchStatus.QUEUED, False)
 
     versions[1].status = VersionStatus.FAILED
@@ -95,7 +94,9 @@ def test_a_league_may_seat_a_retired_version_but_never_a_failed_one(
 def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     ladder: Any, versions: list[Any], django_capture_on_commit_callbacks: Any
 ) -> None:
-    match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1))
+    match = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1)
+    )
     assert (match.status, match.attempts) == (MatchStatus.RUNNING, 1)
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -131,7 +132,9 @@ def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
 def test_finish_checks_the_results(
     ladder: Any, versions: list[Any], media_root: Any, outcomes: list[SeatOutcome], words: str
 ) -> None:
-    match = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
+    match = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    )
     with pytest.raises(MatchResultError, match=words):
         match_finish(match=match, outcomes=outcomes, game_log=LOG)
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
@@ -165,8 +168,12 @@ def test_infrastructure_failures_retry_then_give_up(
 def test_stale_running_matches_are_requeued(
     settings: Any, ladder: Any, versions: list[Any]
 ) -> None:
-    stale = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
-    fresh = match_start(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
+    stale = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    )
+    fresh = match_start(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    )
     Match.objects.filter(pk=stale.pk).update(started_at=timezone.now() - timedelta(hours=2))
 
     assert matches_requeue_stale() == 1
@@ -176,7 +183,9 @@ def test_stale_running_matches_are_requeued(
 
 
 def test_cancel(ladder: Any, versions: list[Any]) -> None:
-    match = match_cancel(match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
+    match = match_cancel(
+        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    )
     assert match.status == MatchStatus.CANCELLED
     with pytest.raises(MatchTransitionError, match="none \\(final\\)"):
         match_start(match=match)

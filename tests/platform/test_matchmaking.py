@@ -17,7 +17,7 @@ from django.conf import settings as django_settings
 
 from arena.bots.models import VersionStatus, Visibility
 from arena.ladders.matchmaking import opponent_weight, pick_seating
-from arena.ladders.models import Ladder
+from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.selectors import MatchmakingCandidate
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
 from arena.ladders.tasks import ladders_fill_queues
@@ -25,6 +25,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import SeatOutcome, match_finish, match_start
 
 from .factories import BotFactory, BotVersionFactory
+from .scenes import enter
 
 pytestmark = pytest.mark.django_db
 
@@ -47,8 +48,13 @@ def classic(seats: int) -> Ladder:
     )
 
 
-def bots(count: int) -> list[Any]:
-    return [BotVersionFactory(bot=BotFactory(name=f"bot{i:02d}")) for i in range(count)]
+def bots(count: int, *ladders: Ladder) -> list[Any]:
+    """``count`` active versions of public bots, entered and qualified on ``ladders``."""
+    versions = [BotVersionFactory(bot=BotFactory(name=f"bot{i:02d}")) for i in range(count)]
+    for version in versions:
+        for ladder in ladders:
+            enter(version, ladder)
+    return versions
 
 
 # --------------------------------------------------------------------------- the policy
@@ -106,7 +112,7 @@ def test_the_queue_is_filled_to_its_target_within_the_per_bot_cap(settings: Any)
     settings.ARENA_LADDER_QUEUE_TARGET = 5
     settings.ARENA_BOT_MAX_QUEUED = 2
     ladder = classic(2)
-    bots(6)
+    bots(6, ladder)
 
     assert len(ladder_fill_queue(ladder=ladder)) == 5
     assert ladder_fill_queue(ladder=ladder) == []  # full
@@ -117,10 +123,29 @@ def test_the_queue_is_filled_to_its_target_within_the_per_bot_cap(settings: Any)
 def test_only_active_versions_of_public_bots_are_scheduled(settings: Any) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 10
     ladder = classic(2)
-    playing = bots(3)
-    BotVersionFactory(bot=BotFactory(name="secret", visibility=Visibility.PRIVATE))
+    playing = bots(3, ladder)
+    enter(BotVersionFactory(bot=BotFactory(name="secret", visibility=Visibility.PRIVATE)), ladder)
     for status in (VersionStatus.PENDING, VersionStatus.RETIRED, VersionStatus.FAILED):
-        BotVersionFactory(bot=BotFactory(name=f"not-{status}"), status=status)
+        enter(BotVersionFactory(bot=BotFactory(name=f"not-{status}"), status=status), ladder)
+
+    ladder_fill_queue(ladder=ladder)
+
+    scheduled = set(Participant.objects.values_list("bot_version_id", flat=True))
+    assert scheduled == {v.pk for v in playing}
+
+
+def test_only_bots_entered_and_qualified_on_the_ladder_are_scheduled(settings: Any) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 10
+    ladder, other = classic(2), classic(4)
+    playing = bots(3, ladder)
+    bots_elsewhere = [BotVersionFactory(bot=BotFactory(name="elsewhere"))]
+    enter(bots_elsewhere[0], other)  # entered on another ladder only
+    failed = BotVersionFactory(bot=BotFactory(name="failed-here"))
+    enter(failed, ladder)
+    Qualification.objects.filter(bot_version=failed).update(status=QualificationStatus.FAILED)
+    withdrawn = BotVersionFactory(bot=BotFactory(name="withdrawn"))
+    enter(withdrawn, ladder)
+    Entry.objects.filter(bot=withdrawn.bot).delete()  # qualified, then left the ladder
 
     ladder_fill_queue(ladder=ladder)
 
@@ -136,7 +161,7 @@ def test_house_bots_alone_play_until_calibrated_then_rest(
     settings.ARENA_LADDER_QUEUE_TARGET = 10
     ladder = classic(2)
     for name in ("greedy", "random", "montecarlo"):
-        BotVersionFactory(bot=BotFactory(owner=house, name=name))
+        enter(BotVersionFactory(bot=BotFactory(owner=house, name=name)), ladder)
     queued = ladder_fill_queue(ladder=ladder)
     # A fresh platform's house bots play at once, each until it has 2 games.
     assert queued
@@ -144,7 +169,7 @@ def test_house_bots_alone_play_until_calibrated_then_rest(
     assert len(seats) == 3 and min(seats.values()) >= 2
     assert ladder_fill_queue(ladder=ladder) == []
 
-    BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    enter(BotVersionFactory(bot=BotFactory(owner=alice, name="shark")), ladder)
     assert ladder_fill_queue(ladder=ladder) != []
 
 
@@ -152,7 +177,7 @@ def test_beat_fills_every_open_ladder(settings: Any) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 2
     open_ladder, closed = classic(2), classic(4)
     Ladder.objects.filter(pk=closed.pk).update(is_open=False)
-    bots(8)
+    bots(8, open_ladder, closed)
 
     assert ladders_fill_queues() == 2
     assert set(Match.objects.values_list("ladder_id", flat=True)) == {open_ladder.pk}
@@ -167,7 +192,7 @@ def test_a_simulated_day_keeps_every_bot_within_1_2_times_the_games_of_the_other
     settings.ARENA_LADDER_QUEUE_TARGET = 3
     settings.ARENA_BOT_MAX_QUEUED = 2
     ladder = classic(4)
-    versions = bots(10)
+    versions = bots(10, ladder)
     strength = {v.pk: i * 80.0 for i, v in enumerate(versions)}  # ratings spread ~700 points
     rng = random.Random(2024)
     ratios = []

@@ -16,6 +16,7 @@ from arena.bots import services as bot_services
 from arena.bots import uploads
 from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.services import bot_upload, bot_version_upload
+from arena.ladders.entries import bot_submit
 
 from .factories import BotFactory
 
@@ -98,8 +99,9 @@ def test_identical_uploads_share_one_stored_file(alice: Any, bob: Any, media_roo
 def test_upload_queues_validation_which_activates_a_good_bot(
     alice: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
+    # A platform without ladders: the SDK's default pre-flight game gives the verdict.
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        version = bot_upload(owner=alice, name="shark", filename="shark.py", content=GOOD_BOT)
+        version = bot_submit(owner=alice, name="shark", filename="shark.py", content=GOOD_BOT)
     assert len(callbacks) == 1
     version.refresh_from_db()
     assert version.status == VersionStatus.ACTIVE

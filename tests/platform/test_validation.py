@@ -161,9 +161,7 @@ def test_code_is_written_to_a_private_folder_removed_afterwards(alice: Any) -> N
 def test_a_house_bot_is_validated_bare(house: Any) -> None:
     bot = BotFactory(owner=house, name="greedy")
     code = (Path(sandbox.__file__).parents[1] / "house" / "greedy_bot.py").read_bytes()
-    version = bot_version_upload(
-        bot=bot, filename="greedy_bot.py", content=code
-    )
+    version = bot_version_upload(bot=bot, filename="greedy_bot.py", content=code)
     version = bot_version_validate(version=version)
 
     assert version.status == VersionStatus.ACTIVE
@@ -234,7 +232,5 @@ def test_a_worker_without_the_sandbox_still_validates_house_bots(
     house: Any, no_sandbox: str
 ) -> None:
     bot = BotFactory(owner=house, name="raw")
-    version = bot_version_upload(
-        bot=bot, filename="raw.py", content=GOOD_BOT
-    )
+    version = bot_version_upload(bot=bot, filename="raw.py", content=GOOD_BOT)
     assert bot_version_validate(version=version).status == VersionStatus.ACTIVE

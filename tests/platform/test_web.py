@@ -107,7 +107,10 @@ def test_home_lists_the_ladders_with_their_bot_count(ladder: Any) -> None:
     assert response.status_code == 200
     text = text_of(response)
     assert "Classic, 2 seats" in text
-    assert re.search(r"Classic, 2 seats Classic 2 3 ", text)
+    # Grouped by game: the rule system's title, then each ladder with seats and bots.
+    assert re.search(
+        r"Las Vegas, the dice game \(alea 2012\) classic .* Classic, 2 seats 2 3 ", text
+    )
 
 
 def test_the_ladder_ranks_bots_with_elo_owner_games_and_the_provisional_mark(ladder: Any) -> None:
@@ -207,9 +210,9 @@ def test_the_bot_page_costs_a_bounded_number_of_queries(
     for seed, rival in enumerate(rivals * 2):
         play_match(ladder, [shark, rival], seed)
     client = client_for()
-    # bot, versions, ratings, history (cut-offs, changes), recent seats (latest ids, rows,
-    # their matches' seats), record (latest match ids, aggregate)
-    with django_assert_max_num_queries(10):
+    # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), recent
+    # seats (latest ids, rows, their matches' seats), record (latest match ids, aggregate)
+    with django_assert_max_num_queries(12):
         response = client.get(f"/bots/{shark.bot_id}/")
     assert response.content.count(b'href="/matches/') == 12
 
@@ -557,5 +560,9 @@ def test_line_chart_has_round_ticks_and_version_marks() -> None:
     ],
 )
 def test_the_exit_cause_of_a_fault(fault: dict[str, Any], cause: str) -> None:
-    report = presenters.version_report({"fault": {"message": "m", **fault}})
-    assert report.fault is not None and report.fault.exit_cause == cause
+    game = {"passed": False, "fault": {"message": "m", **fault}}
+    (check,) = presenters.version_report({"games": {"classic-4": game}}).games
+    assert check.fault is not None and check.fault.exit_cause == cause
+    # A report of the first validator (one game, its fault at the top) reads the same.
+    (old,) = presenters.version_report({"fault": {"message": "m", **fault}}).games
+    assert old.fault is not None and old.fault.exit_cause == cause

@@ -36,7 +36,6 @@ def active_version(owner: Any, name: str, code: bytes) -> Any:
         bot=BotFactory(owner=owner, name=name),
         filename=f"{name}.py",
         content=code,
-        
     )
     bot_version_transition(version=version, to=VersionStatus.VALIDATING)
     return bot_version_transition(version=version, to=VersionStatus.ACTIVE)

@@ -24,19 +24,22 @@ from arena.bots.apis import (
     visible_bot,
 )
 from arena.bots.models import Bot, Visibility
-from arena.bots.selectors import bot_active_version
+from arena.bots.selectors import bot_active_version, bot_get_visible
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
 from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
 
+from .challenges import ChallengeError, challenge_create
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
-from .models import Entry, Ladder, Rating
+from .models import Challenge, Entry, Ladder, Rating
 from .selectors import (
     bot_entries,
+    challenge_get,
     ladder_get,
     ladder_leaderboard,
     ladder_list,
+    player_challenges,
     version_qualifications,
 )
 from .services import ladder_create
@@ -338,3 +341,91 @@ class BotEntriesApi(APIView):
         serializer.is_valid(raise_exception=True)
         entries_set(bot=bot, ladders=ladders_from_slugs(serializer.validated_data["ladders"]))
         return self._answer(request, bot)
+
+
+# --------------------------------------------------------------------------- challenges
+
+
+class ChallengeOutput(serializers.Serializer[Challenge]):
+    class Meta:
+        ref_name = "Challenge"
+
+    id = serializers.IntegerField()
+    ladder = serializers.CharField(source="ladder.slug")
+    bot_id = serializers.IntegerField(source="bot_version.bot_id")
+    bot = serializers.CharField(source="bot_version.bot.name")
+    version = serializers.IntegerField(source="bot_version.number")
+    games = serializers.IntegerField()
+    chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")
+    matches = MatchOutput(many=True, help_text="Unrated; each with its status and seats.")
+    created_at = serializers.DateTimeField()
+
+    def get_chosen(self, challenge: Challenge) -> list[int]:
+        return [bot.pk for bot in challenge.chosen.all()]
+
+
+class ChallengeListApi(APIView):
+    pagination_class = LimitOffset
+    permission_classes = (permissions.IsAuthenticated,)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "ChallengeInput"
+
+        bot = serializers.IntegerField(help_text="Id of your bot (public or private).")
+        ladder = serializers.SlugField(help_text="The ladder whose game is played.")
+        opponents = serializers.ListField(
+            child=serializers.IntegerField(),
+            required=False,
+            default=list,
+            help_text="Ids of bots to meet; random players of the ladder fill the other seats.",
+        )
+        games = serializers.IntegerField(default=1)
+
+    @extend_schema(responses=ChallengeOutput(many=True))
+    def get(self, request: Request) -> Response:
+        """Your challenges, newest first, with their matches."""
+        return paginated_response(
+            pagination_class=self.pagination_class,
+            serializer_class=ChallengeOutput,
+            queryset=player_challenges(user=request.user),
+            request=request,
+            view=self,
+        )
+
+    @extend_schema(request=InputSerializer, responses={201: ChallengeOutput})
+    def post(self, request: Request) -> Response:
+        """Ask for unrated matches of your bot on a ladder's game (limited per hour)."""
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        bot = bot_get_visible(bot_id=data["bot"], user=request.user)
+        if bot is None:
+            raise Http404
+        opponents = []
+        for bot_id in data["opponents"]:
+            opponent = bot_get_visible(bot_id=bot_id, user=request.user)
+            if opponent is None:
+                raise ChallengeError(f"no bot {bot_id}: choose among the bots you can see.")
+            opponents.append(opponent)
+        challenge = challenge_create(
+            user=request.user,
+            bot=bot,
+            ladder=_ladder_or_404(data["ladder"]),
+            opponents=opponents,
+            games=data["games"],
+        )
+        found = challenge_get(user=request.user, challenge_id=challenge.pk)
+        return Response(ChallengeOutput(found).data, status=status.HTTP_201_CREATED)
+
+
+class ChallengeDetailApi(APIView):
+    permission_classes = (permissions.IsAuthenticated,)
+
+    @extend_schema(responses=ChallengeOutput)
+    def get(self, request: Request, challenge_id: int) -> Response:
+        """One of your challenges: its matches' results (logs at /api/matches/<id>/log/)."""
+        challenge = challenge_get(user=request.user, challenge_id=challenge_id)
+        if challenge is None:
+            raise Http404
+        return Response(ChallengeOutput(challenge).data)

@@ -161,9 +161,10 @@ def _enter_version(version: BotVersion, ladders: Sequence[Ladder] | None) -> Bot
     bot = version.bot
     if ladders is not None:
         entries_set(bot=bot, ladders=ladders)
-    elif not bot.entries.exists():
-        entries_set(bot=bot, ladders=open_ladders())
-    _queue_qualify(_ensure_pending([version], _entered_ladders(bot)))
+    elif not bot.entries.exists() and (everywhere := open_ladders()):
+        entries_set(bot=bot, ladders=everywhere)
+    _ensure_pending([version], _entered_ladders(bot))
+    _queue_qualify([version.pk])
     return version
 
 
@@ -200,9 +201,8 @@ def version_qualify(*, version: BotVersion) -> list[Qualification]:
     )
     games = {q.ladder.slug: q.ladder.game.setup() for q in pending}
     if version.status == VersionStatus.PENDING:
-        if not pending:
-            return []  # entered nowhere: nothing to play yet
-        checked = bot_version_validate(version=version, games=games)
+        # Entered nowhere (a platform without ladders): the SDK's default game gives a verdict.
+        checked = bot_version_validate(version=version, games=games or None)
         if checked.status not in (
             VersionStatus.ACTIVE,
             VersionStatus.FAILED,

@@ -141,6 +141,33 @@ class Qualification(models.Model):
         return f"{self.bot_version_id} on {self.ladder_id}: {self.status}"
 
 
+class Challenge(models.Model):
+    """Unrated matches an owner asked for: their bot against chosen bots, or random
+    opponents from the ladder, on the ladder's game (a scrimmage)."""
+
+    requested_by = models.ForeignKey(
+        "players.User", on_delete=models.CASCADE, related_name="challenges", db_index=False
+    )
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="challenges")
+    bot_version = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.CASCADE, related_name="challenges"
+    )
+    games = models.PositiveSmallIntegerField(help_text="Matches asked for.")
+    #: The opponents the owner chose (the other seats were drawn from the ladder).
+    chosen = models.ManyToManyField("bots.Bot", related_name="+", blank=True)
+    matches = models.ManyToManyField("matches.Match", related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = (
+            # A player's challenges, newest first, and the hourly quota.
+            models.Index("requested_by", models.F("created_at").desc(), name="challenge_recent"),
+        )
+
+    def __str__(self) -> str:
+        return f"challenge {self.pk} on {self.ladder_id}"
+
+
 class Rating(models.Model):
     """The Elo rating of one bot version on one ladder.
 

@@ -7,14 +7,23 @@ import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
+from arena.players.models import User
 
 from .elo import INITIAL_RATING
-from .models import Entry, Ladder, Qualification, QualificationStatus, Rating, RatingChange
+from .models import (
+    Challenge,
+    Entry,
+    Ladder,
+    Qualification,
+    QualificationStatus,
+    Rating,
+    RatingChange,
+)
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -38,6 +47,34 @@ def version_qualifications(*, version: BotVersion) -> dict[int, Qualification]:
         q.ladder_id: q
         for q in Qualification.objects.filter(bot_version=version).select_related("ladder")
     }
+
+
+def player_challenges(*, user: User) -> QuerySet[Challenge]:
+    """The challenges ``user`` asked for, newest first, with their matches."""
+    return (
+        Challenge.objects.filter(requested_by=user)
+        .select_related("ladder", "bot_version__bot")
+        .prefetch_related(
+            Prefetch(
+                "matches",
+                queryset=Match.objects.order_by("pk").prefetch_related(
+                    Prefetch(
+                        "participants",
+                        queryset=Participant.objects.select_related(
+                            "bot_version__bot__owner"
+                        ).order_by("seat"),
+                    )
+                ),
+            ),
+            "chosen",
+        )
+        .order_by("-created_at", "-id")
+    )
+
+
+def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
+    """One of ``user``'s challenges (others' are not theirs to see)."""
+    return player_challenges(user=user).filter(pk=challenge_id).first()
 
 
 def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:

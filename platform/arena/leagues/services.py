@@ -943,7 +943,9 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
             continue
         versions = [entries[s.entry_id].bot_version for s in seats]
         if not locked.ladder.is_open:
-            log.warning("league %s game %s not played: %s is closed", locked.pk, game.pk, locked.ladder)
+            log.warning(
+                "league %s game %s not played: %s is closed", locked.pk, game.pk, locked.ladder
+            )
             game.status = GameStatus.VOID
             continue
         try:

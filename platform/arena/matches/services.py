@@ -11,12 +11,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
@@ -297,12 +297,13 @@ def match_finish(
 def _announce_finished(match: Match) -> None:
     """Queue the tasks named in ARENA_MATCH_FINISHED_TASKS (rating it) once the result commits.
 
-    By name, so this app knows nothing of who keeps score; each task takes the
-    match id and must be idempotent (a beat sweep catches a lost one).
+    Found by their dotted path, so this app imports nothing of who keeps score;
+    each task takes the match id and must be idempotent (a beat sweep catches
+    a lost one).
     """
     match_id = match.pk
     for name in settings.ARENA_MATCH_FINISHED_TASKS:
-        task = current_app.tasks[name]
+        task = import_string(name)
         transaction.on_commit(lambda task=task: task.delay(match_id))  # type: ignore[misc]
 
 

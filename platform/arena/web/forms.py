@@ -76,9 +76,66 @@ class UploadForm(forms.Form):
         help_text="A single .py file, or a .zip with main.py at its top level.",
         widget=forms.ClearableFileInput(attrs={"accept": ".py,.zip"}),
     )
+    ladders = forms.ModelMultipleChoiceField(
+        queryset=Ladder.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="The ladders it plays: this version plays a pre-flight game of each, and "
+        "plays where it passed.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["ladders"].queryset = open_ladders_query()  # type: ignore[attr-defined]
 
     def clean_visibility(self) -> str:
         return self.cleaned_data["visibility"] or Visibility.PUBLIC
+
+    def clean_ladders(self) -> list[Ladder] | None:
+        """The ladders chosen; None on a platform without open ladders (nothing to choose)."""
+        ladders = list(self.cleaned_data["ladders"])
+        if not ladders and self.fields["ladders"].queryset.exists():  # type: ignore[attr-defined]
+            raise forms.ValidationError(
+                "Choose at least one ladder: a bot plays only on the ladders it enters."
+            )
+        return ladders or None
+
+
+def open_ladders_query() -> Any:
+    return Ladder.objects.filter(is_open=True).order_by("rules", "seats", "slug")
+
+
+class EntriesForm(forms.Form):
+    ladders = forms.ModelMultipleChoiceField(
+        queryset=Ladder.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        required=True,
+        error_messages={"required": "Choose at least one ladder."},
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["ladders"].queryset = open_ladders_query()  # type: ignore[attr-defined]
+
+
+class ChallengeForm(forms.Form):
+    ladder = forms.ModelChoiceField(
+        queryset=Ladder.objects.none(), empty_label=None, help_text="The game to play."
+    )
+    opponents = forms.ModelMultipleChoiceField(
+        queryset=Bot.objects.none(),
+        required=False,
+        help_text="Bots to meet (Ctrl-click for several); random players of the ladder "
+        "fill the other seats.",
+    )
+    games = forms.IntegerField(min_value=1, initial=1)
+
+    def __init__(self, *args: Any, opponents: Any, max_games: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["ladder"].queryset = open_ladders_query()  # type: ignore[attr-defined]
+        self.fields["opponents"].queryset = opponents  # type: ignore[attr-defined]
+        self.fields["games"].max_value = max_games
+        self.fields["games"].widget.attrs["max"] = max_games
 
 
 # --------------------------------------------------------------------------- leagues

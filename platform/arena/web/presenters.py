@@ -14,8 +14,9 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 
+import vegas_engine
 from arena.bots.models import Bot
-from arena.ladders.models import Rating, RatingChange
+from arena.ladders.models import Ladder, Qualification, Rating, RatingChange
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
 from arena.leagues.selectors import (
     league_can_manage,
@@ -103,13 +104,23 @@ class FaultView:
 
 
 @dataclass(frozen=True)
+class GameCheckView:
+    """One pre-flight game: which ladder's, how it went, and the fault if any."""
+
+    key: str
+    passed: bool
+    seed: int | None
+    #: One line about the game played.
+    line: str
+    fault: FaultView | None
+
+
+@dataclass(frozen=True)
 class ReportView:
     errors: list[str]
-    fault: FaultView | None
+    games: list[GameCheckView]
     files: list[str]
     validator: str
-    #: One line about the pre-flight game, when it was played.
-    preflight: str
     #: Why validation was postponed (our failure, not the bot's), if it was.
     infra_error: str
 
@@ -148,33 +159,130 @@ def _fault_view(fault: dict[str, Any]) -> FaultView:
     )
 
 
-def _preflight_line(preflight: Any, sandboxed: Any) -> str:
-    if not isinstance(preflight, dict):
-        return ""
-    opponents = ", ".join(str(o) for o in preflight.get("opponents") or []) or "house bots"
-    line = f"{preflight.get('rules', '?')} game against {opponents}"
-    if isinstance(preflight.get("decisions"), int):
-        line += f", {preflight['decisions']} decisions"
-    if isinstance(preflight.get("decision_ms_max"), int | float):
-        line += f", slowest {preflight['decision_ms_max']:.0f} ms"
+def _game_line(game: dict[str, Any], sandboxed: Any) -> str:
+    setup = game.get("game") if isinstance(game.get("game"), dict) else {}
+    rules = setup.get("rules") or game.get("rules") or "?"
+    seats = f", {setup['seats']} seats" if isinstance(setup.get("seats"), int) else ""
+    opponents = ", ".join(str(o) for o in game.get("opponents") or []) or "house bots"
+    line = f"{rules}{seats} against {opponents}"
+    if isinstance(game.get("decisions"), int):
+        line += f", {game['decisions']} decisions"
+    if isinstance(game.get("decision_ms_max"), int | float):
+        line += f", slowest {game['decision_ms_max']:.0f} ms"
     if sandboxed is not None:
         line += ", sandboxed" if sandboxed else ", not sandboxed (house bot)"
     return line
 
 
+def _game_view(key: str, game: Any, sandboxed: Any, fault: Any = None) -> GameCheckView | None:
+    if not isinstance(game, dict):
+        return None
+    fault = game.get("fault", fault)
+    seed = game.get("seed")
+    return GameCheckView(
+        key=key,
+        passed=bool(game.get("passed", fault is None)),
+        seed=seed if isinstance(seed, int) else None,
+        line=_game_line(game, sandboxed),
+        fault=_fault_view(fault) if isinstance(fault, dict) else None,
+    )
+
+
 def version_report(report: dict[str, Any]) -> ReportView:
-    """The parts of a validation report (arena.bots.validation) an author reads."""
-    fault = report.get("fault")
+    """The parts of a validation report (arena.bots.validation) an author reads.
+
+    Reports of preflight-1 (one classic game, ``preflight`` and ``fault``) read as one game.
+    """
     errors = report.get("errors")
     files = report.get("checked_files") or report.get("files")
+    sandboxed = report.get("sandboxed")
+    games = report.get("games")
+    if isinstance(games, dict):
+        views = [_game_view(str(key), game, sandboxed) for key, game in games.items()]
+    elif "preflight" in report or "fault" in report:
+        old = report.get("preflight") or {}
+        views = [_game_view("pre-flight", old, sandboxed, report.get("fault"))]
+    else:
+        views = []
     return ReportView(
         errors=[str(e) for e in errors] if isinstance(errors, list) else [],
-        fault=_fault_view(fault) if isinstance(fault, dict) else None,
+        games=[view for view in views if view is not None],
         files=[str(f) for f in files] if isinstance(files, list) else [],
         validator=str(report.get("validator", "")),
-        preflight=_preflight_line(report.get("preflight"), report.get("sandboxed")),
         infra_error=str(report.get("infra_error") or ""),
     )
+
+
+# --------------------------------------------------------------------------- ladders, entries
+
+
+@dataclass(frozen=True)
+class GameLadders:
+    """The ladders of one rule system, for the list grouped by game."""
+
+    rules: str
+    title: str
+    ladders: list[Ladder]
+
+
+def ladders_by_game(ladders: Iterable[Ladder]) -> list[GameLadders]:
+    """Ladders grouped by rule system, in the engine's order of systems, seats within."""
+    grouped: dict[str, list[Ladder]] = {}
+    for ladder in sorted(ladders, key=lambda ladder: (ladder.seats, ladder.name)):
+        grouped.setdefault(ladder.rules, []).append(ladder)
+    order = list(vegas_engine.RULE_SYSTEMS)
+    return [
+        GameLadders(
+            rules=rules,
+            title=vegas_engine.RULE_SYSTEMS[rules].title if rules in order else rules,
+            ladders=grouped[rules],
+        )
+        for rules in sorted(
+            grouped, key=lambda r: (order.index(r) if r in order else len(order), r)
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class LadderEntryRow:
+    """One ladder on a bot's page: entered or not, and its playing version's pre-flight."""
+
+    ladder: Ladder
+    entered: bool
+    #: pending, passed or failed; empty without a playing version or pre-flight.
+    preflight: str
+    seed: int | None
+    fault: str
+
+
+def entry_rows(
+    *,
+    ladders: Sequence[Ladder],
+    entered: Sequence[Ladder],
+    qualifications: dict[int, Qualification],
+    internals: bool,
+) -> list[LadderEntryRow]:
+    """The entered ladders first, then (for the owner's form) the others."""
+    rows = []
+    entered_ids = {ladder.pk for ladder in entered}
+    for ladder in [*entered, *(x for x in ladders if x.pk not in entered_ids)]:
+        found = qualifications.get(ladder.pk)
+        fault = (found.report.get("fault") or {}) if found and internals else {}
+        errors = (found.report.get("errors") or []) if found and internals else []
+        rows.append(
+            LadderEntryRow(
+                ladder=ladder,
+                entered=ladder.pk in entered_ids,
+                preflight="" if found is None else str(found.status),
+                seed=found.seed if found and internals else None,
+                fault=(
+                    f"{fault.get('cause')}: {fault.get('message')}"
+                    if fault
+                    else "; ".join(str(e) for e in errors)
+                ),
+            )
+        )
+    return rows
 
 
 # --------------------------------------------------------------------------- matches

@@ -11,6 +11,9 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
+    path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),
+    path("bots/<int:bot_id>/challenge/", views.challenge_new, name="challenge-new"),
+    path("challenges/<int:challenge_id>/", views.challenge_detail, name="challenge"),
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("leagues/", views.league_list_page, name="leagues"),
     # Before leagues/<slug>/: "new" is no league's slug (leagues.services.RESERVED_SLUGS).

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from functools import wraps
+from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -30,18 +32,24 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from arena.bots.models import Bot, VersionStatus
 from arena.bots.selectors import bot_get_visible, bot_list_visible, bot_versions, player_bots
-from arena.bots.services import BotNameError, BotNameTakenError, bot_upload, upload_limits
+from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
+from arena.ladders.challenges import challenge_create
+from arena.ladders.entries import bot_submit, entries_set
 from arena.ladders.selectors import (
+    bot_entries,
     bot_rating_history,
     bot_ratings,
     bots_active_ratings,
+    challenge_get,
     ladder_get,
     ladder_leaderboard,
     ladder_list_with_counts,
     rating_changes_recent,
+    version_qualifications,
 )
 from arena.leagues.models import EntryStatus, League
 from arena.leagues.selectors import (
@@ -81,12 +89,15 @@ from arena.players.services import player_create
 
 from . import presenters
 from .forms import (
+    ChallengeForm,
+    EntriesForm,
     LeagueCancelForm,
     LeagueEntryAddForm,
     LeagueForm,
     LeagueRespondForm,
     SignUpForm,
     UploadForm,
+    open_ladders_query,
 )
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -102,7 +113,8 @@ LEAGUES_PAGE_SIZE = 50
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/home.html", {"ladders": ladder_list_with_counts()})
+    games = presenters.ladders_by_game(ladder_list_with_counts())
+    return render(request, "web/home.html", {"games": games})
 
 
 @require_GET
@@ -132,12 +144,23 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     if bot is None:
         raise Http404("No such bot.")
     internals = presenters.may_read_internals(request.user, bot)
+    is_owner = request.user.pk == bot.owner_id
     versions = list(bot_versions(bot=bot))
+    active = next((v for v in versions if v.status == VersionStatus.ACTIVE), None)
+    entered = [entry.ladder for entry in bot_entries(bot=bot)]
     version_ids = [v.pk for v in versions]
     ratings = list(bot_ratings(bot=bot))
     context = {
         "bot": bot,
-        "is_owner": request.user.pk == bot.owner_id,
+        "is_owner": is_owner,
+        "entries": presenters.entry_rows(
+            ladders=list(open_ladders_query()) if is_owner else [],
+            entered=entered,
+            qualifications={} if active is None else version_qualifications(version=active),
+            internals=internals,
+        ),
+        "entries_form": EntriesForm(initial={"ladders": entered}) if is_owner else None,
+        "challenge_form": _challenge_form(request, bot) if is_owner else None,
         "versions": [
             (v, presenters.version_report(v.validation_report) if internals else None)
             for v in versions
@@ -159,6 +182,73 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "record_matches": BOT_RECORD_MATCHES,
     }
     return render(request, "web/bot.html", context)
+
+
+def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> ChallengeForm:
+    return ChallengeForm(
+        data,
+        opponents=bot_list_visible(user=request.user).exclude(pk=bot.pk).order_by("name")[:500],
+        max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
+    )
+
+
+def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:
+    bot = bot_get_visible(bot_id=bot_id, user=request.user)
+    if bot is None:
+        raise Http404("No such bot.")
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied("Only the bot's owner may change it.")
+    return bot
+
+
+@login_required(login_url="web:login")
+@require_POST
+def bot_entries_view(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _owned_bot(request, bot_id)
+    form = EntriesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose at least one ladder: a bot plays only where it entered.")
+    else:
+        try:
+            entries = entries_set(bot=bot, ladders=list(form.cleaned_data["ladders"]))
+        except ArenaError as error:
+            messages.error(request, error.message)
+        else:
+            names = ", ".join(entry.ladder.slug for entry in entries)
+            messages.success(request, f"{bot.name} now plays on {names}.")
+    return redirect(reverse("web:bot", args=[bot.pk]) + "#ladders")
+
+
+@login_required(login_url="web:login")
+@require_POST
+def challenge_new(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = _owned_bot(request, bot_id)
+    form = _challenge_form(request, bot, request.POST)
+    if not form.is_valid():
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        messages.error(request, f"The challenge was not sent: {problems}")
+        return redirect(reverse("web:bot", args=[bot.pk]) + "#challenge")
+    try:
+        challenge = challenge_create(
+            user=request.user,
+            bot=bot,
+            ladder=form.cleaned_data["ladder"],
+            opponents=list(form.cleaned_data["opponents"]),
+            games=form.cleaned_data["games"],
+        )
+    except ArenaError as error:
+        messages.error(request, f"The challenge was not sent: {error.message}")
+        return redirect(reverse("web:bot", args=[bot.pk]) + "#challenge")
+    return redirect("web:challenge", challenge_id=challenge.pk)
+
+
+@login_required(login_url="web:login")
+@require_GET
+def challenge_detail(request: HttpRequest, challenge_id: int) -> HttpResponse:
+    challenge = challenge_get(user=request.user, challenge_id=challenge_id)
+    if challenge is None:
+        raise Http404("No such challenge of yours.")
+    return render(request, "web/challenge.html", {"challenge": challenge})
 
 
 @require_GET
@@ -197,18 +287,24 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
-        form = UploadForm(initial={"name": request.GET.get("bot", "")})
+        name = request.GET.get("bot", "")
+        existing = bot_list_visible(user=request.user, owner=request.user.username).filter(
+            name__iexact=name
+        )
+        entered = [e.ladder for bot in existing[:1] for e in bot_entries(bot=bot)]
+        form = UploadForm(initial={"name": name, "ladders": entered or list(open_ladders_query())})
     elif (form := UploadForm(request.POST, request.FILES)).is_valid():
         file = form.cleaned_data["file"]
         try:
             # Refuse a huge file before reading it into memory.
             check_upload_size(file.name, file.size, upload_limits())
-            version = bot_upload(
+            version = bot_submit(
                 owner=request.user,
                 name=form.cleaned_data["name"],
                 filename=file.name,
                 content=file.read(),
                 visibility=form.cleaned_data["visibility"],
+                ladders=form.cleaned_data["ladders"],
             )
         except (BotNameError, BotNameTakenError) as error:
             form.add_error("name", error.message)

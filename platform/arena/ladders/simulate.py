@@ -1,0 +1,135 @@
+"""The fill sweep over time, on a driven clock: how the platform shares its workers.
+
+A pure model of what the beat and the workers do, for the tests and
+``bench/platform.py``: every ``sweep_s`` seconds the real scheduler
+(:func:`~arena.ladders.matchmaking.plan_picks`) queues matches; ``workers``
+play them first in, first out, each taking its ladder's ``match_s``. No
+database, no processes: the figures are those of the policy alone.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import Counter, deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .matchmaking import LadderQueue, plan_picks
+from .selectors import MatchmakingCandidate
+
+
+@dataclass(frozen=True)
+class SimLadder:
+    name: str
+    seats: int
+    #: Seconds of a worker's time one match takes.
+    match_s: float
+
+
+@dataclass(frozen=True)
+class SimBot:
+    name: str
+    is_house: bool = False
+    #: The ladders it entered (and passed the pre-flight of); None: all of them.
+    ladders: frozenset[str] | None = None
+
+
+@dataclass
+class SimResult:
+    #: Finished matches per (ladder, bot).
+    games: Counter[tuple[str, str]] = field(default_factory=Counter)
+    #: When each ladder's first match finished (seconds from the start).
+    first_finish: dict[str, float] = field(default_factory=dict)
+    finished: int = 0
+
+    def games_per_bot(self, ladder: str, bots: Sequence[str]) -> float:
+        return sum(self.games[(ladder, bot)] for bot in bots) / len(bots)
+
+
+def simulate(
+    ladders: Sequence[SimLadder],
+    bots: Sequence[SimBot],
+    *,
+    minutes: float,
+    workers: int = 2,
+    sweep_s: float = 10.0,
+    target: int = 8,
+    max_queued: int = 2,
+    house_only_games: int = 30,
+    seed: int = 0,
+    interleaved: bool = True,
+) -> SimResult:
+    """Run the sweep and the workers for ``minutes`` of simulated time.
+
+    ``interleaved`` False: each sweep fills one ladder after the other, as the
+    platform did before plan_picks took turns (the figure to compare with).
+    """
+    rng = random.Random(seed)
+    result = SimResult()
+    planned: Counter[tuple[str, str]] = Counter()  # queued, running or finished
+    busy: Counter[str] = Counter()  # a bot's matches queued or running
+    queue: deque[tuple[str, list[str]]] = deque()
+    queued_on: Counter[str] = Counter()
+    running: list[tuple[float, int, str, list[str]]] = []  # (ends at, order, ladder, bots)
+    by_name: Mapping[str, SimLadder] = {ladder.name: ladder for ladder in ladders}
+
+    def candidates(ladder: SimLadder) -> list[MatchmakingCandidate]:
+        return [
+            MatchmakingCandidate(
+                version_id=index,
+                rating=1500.0,
+                games=planned[(ladder.name, bot.name)],
+                queued=busy[bot.name],
+                is_house=bot.is_house,
+            )
+            for index, bot in enumerate(bots)
+            if bot.ladders is None or ladder.name in bot.ladders
+        ]
+
+    def sweep(group: Sequence[int]) -> None:
+        queues = [
+            LadderQueue(
+                ladder_id=index,
+                seats=ladders[index].seats,
+                candidates=candidates(ladders[index]),
+                queued=queued_on[ladders[index].name],
+            )
+            for index in group
+        ]
+        plan = plan_picks(
+            queues, target=target, max_queued=max_queued, house_only_games=house_only_games, rng=rng
+        )
+        for picked, seating in plan:
+            name = ladders[picked.ladder_id].name
+            seated = [bots[c.version_id].name for c in seating]
+            queue.append((name, seated))
+            queued_on[name] += 1
+            for bot in seated:
+                planned[(name, bot)] += 1
+                busy[bot] += 1
+
+    groups = [list(range(len(ladders)))] if interleaved else [[i] for i in range(len(ladders))]
+    free, order, now, next_sweep, end = workers, 0, 0.0, 0.0, minutes * 60
+    while now <= end:
+        if next_sweep <= now:
+            for group in groups:
+                sweep(group)
+            next_sweep += sweep_s
+        while free and queue:
+            name, seated = queue.popleft()
+            queued_on[name] -= 1
+            free -= 1
+            order += 1
+            heapq.heappush(running, (now + by_name[name].match_s, order, name, seated))
+        # Advance to the next event: a match ending or the next sweep.
+        now = min(next_sweep, running[0][0]) if running else next_sweep
+        while running and running[0][0] <= now:
+            ended, _, name, seated = heapq.heappop(running)
+            free += 1
+            result.finished += 1
+            result.first_finish.setdefault(name, ended)
+            for bot in seated:
+                result.games[(name, bot)] += 1
+                busy[bot] -= 1
+    return result

@@ -1,0 +1,76 @@
+"""Fair share across ladders: the real scheduler (plan_picks) on a driven clock.
+
+The default ladders, 8 uploaded bots entered everywhere and the 4 house bots:
+every ladder plays within 5 minutes, and after 30 minutes each ladder's bots
+have played about as many games there as on any other ladder.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.ladders.matchmaking import LadderQueue, plan_picks
+from arena.ladders.selectors import MatchmakingCandidate
+from arena.ladders.simulate import SimBot, SimLadder, SimResult, simulate
+
+#: The default ladders, with rough seconds of a worker's time per sandboxed match.
+LADDERS = [
+    SimLadder("classic-2", 2, 0.6),
+    SimLadder("classic-4", 4, 1.2),
+    SimLadder("boulevard-4", 4, 2.0),
+    SimLadder("cardgame-4", 4, 1.0),
+    SimLadder("royale-4", 4, 2.5),
+    SimLadder("sixdice-4", 4, 1.2),
+]
+UPLOADED = [SimBot(f"bot-{n}") for n in range(8)]
+HOUSE = [SimBot(name, is_house=True) for name in ("random", "greedy", "gambler", "montecarlo")]
+
+
+def spread(result: SimResult, bots: list[SimBot]) -> float:
+    """Games per bot on the most-served ladder over the least-served one."""
+    per_ladder = [result.games_per_bot(ladder.name, [b.name for b in bots]) for ladder in LADDERS]
+    return max(per_ladder) / min(per_ladder)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_ladder_plays_soon_and_gets_its_share(workers: int, seed: int) -> None:
+    result = simulate(LADDERS, UPLOADED + HOUSE, minutes=30, workers=workers, seed=seed)
+
+    assert set(result.first_finish) == {ladder.name for ladder in LADDERS}
+    assert max(result.first_finish.values()) < 5 * 60
+    assert spread(result, UPLOADED) <= 1.3
+
+
+def test_filling_one_ladder_after_another_starves_the_last() -> None:
+    # The platform before fair share: the first ladder filled took every bot's slots.
+    result = simulate(LADDERS, UPLOADED + HOUSE, minutes=30, seed=1, interleaved=False)
+    assert "boulevard-4" not in result.first_finish
+
+
+def test_house_bots_alone_play_every_four_seat_ladder() -> None:
+    result = simulate(LADDERS, HOUSE, minutes=5, seed=3)
+    assert set(result.first_finish) == {ladder.name for ladder in LADDERS}
+
+
+def test_a_card_game_bot_plays_only_where_it_entered() -> None:
+    cards = SimBot("cards-only", ladders=frozenset({"cardgame-4"}))
+    result = simulate(LADDERS, [*UPLOADED, cards, *HOUSE], minutes=10, seed=4)
+    assert {ladder for ladder, bot in result.games if bot == "cards-only"} == {"cardgame-4"}
+
+
+def candidate(version: int, games: int, queued: int = 0) -> MatchmakingCandidate:
+    return MatchmakingCandidate(version_id=version, rating=1500.0, games=games, queued=queued)
+
+
+def test_a_pick_counts_against_the_bot_on_every_ladder() -> None:
+    # Two 2-seat ladders sharing two bots with room for one match each: the cap (1)
+    # lets only one of them play now, whichever is less served.
+    served = LadderQueue(1, 2, [candidate(1, 5), candidate(2, 5)], queued=0)
+    starved = LadderQueue(2, 2, [candidate(1, 0), candidate(2, 0)], queued=0)
+    plan = plan_picks(
+        [served, starved], target=8, max_queued=1, house_only_games=30, rng=random.Random(0)
+    )
+    assert [queue.ladder_id for queue, _ in plan] == [2]
