@@ -29,10 +29,10 @@ from rest_framework.test import APIClient
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import (
-    bot_upload,
     bot_version_transition,
     bot_version_upload,
 )
+from arena.ladders.entries import bot_submit
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_create, ladder_fill_queue
 from arena.matches.models import ForfeitCause, Match, MatchStatus
@@ -50,7 +50,7 @@ from arena.matches.services import (
 from bots_sdk.launcher import HOUSE_DIR
 
 from .factories import BotFactory
-from .scenes import on_ladder
+from .scenes import enter, on_ladder
 from .worker import (
     GOOD_BOT,
     REPO_DIR,
@@ -278,8 +278,8 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 3
     ladder = classic_2()
-    house_bot(house, "greedy")
-    house_bot(house, "random")
+    for name in ("greedy", "random"):
+        enter(house_bot(house, name), ladder)
     with redis_worker(tmp_path, media_root) as (worker, _):
         assert "bot sandbox self-test passed" in worker.log()
         # Alice uploads over the REST API with her token, as a bot author would.
@@ -292,7 +292,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         )
         assert sent.status_code == 201, sent.content
         shark = BotVersion.objects.get(pk=sent.json()["id"])
-        wreck = bot_upload(owner=bob, name="wreck", filename="wreck.py", content=CHEAT_BOT)
+        wreck = bot_submit(owner=bob, name="wreck", filename="wreck.py", content=CHEAT_BOT)
 
         def validated() -> bool:
             versions = BotVersion.objects.filter(pk__in=[shark.pk, wreck.pk])
@@ -304,7 +304,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         assert shark.status == VersionStatus.ACTIVE, shark.validation_report
         assert shark.validation_report["sandboxed"] is True
         assert wreck.status == VersionStatus.FAILED
-        fault = wreck.validation_report["fault"]
+        fault = wreck.validation_report["games"]["classic-2"]["fault"]
         assert (fault["cause"], fault["reply"], fault["stderr_tail"]) == (
             "illegal_action",
             '{"type": "action", "id": 2, "action": "place 9"}',
@@ -336,9 +336,9 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
 
 EMBEDDED_UPLOAD = f"""
 from arena.players.services import player_create
-from arena.bots.services import bot_upload
+from arena.ladders.entries import bot_submit
 alice = player_create(username="alice")
-bot_upload(owner=alice, name="shark", filename="shark.py", content={SANDBOXED_BOT!r})
+bot_submit(owner=alice, name="shark", filename="shark.py", content={SANDBOXED_BOT!r})
 """
 
 EMBEDDED_FILL = """
