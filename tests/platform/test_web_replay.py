@@ -18,10 +18,11 @@ from arena.matches.models import ForfeitCause, Match
 from arena.matches.services import SeatOutcome, match_create, match_finish, match_start
 from bots_sdk.faults import Fault, FaultKind
 from vegas_engine.log import dumps
+from vegas_engine.rules.royale import ROYALE_RULES
 
 from .factories import BotFactory, BotVersionFactory, LadderFactory, finished_match
 from .scenes import engine_log, play_match
-from .test_web import client_for, text_of
+from .test_web import client_for, replay_data, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -125,3 +126,14 @@ def test_the_owner_reads_the_seats_exact_fault_others_see_the_badge(
         assert b"fault-seat-" not in response.content
         for part in detail:
             assert part not in text, (other, part)
+
+
+def test_a_royale_replay_gets_the_worth_of_a_chip(alice: Any, bob: Any) -> None:
+    ladder = LadderFactory(slug="royale-2", rules="royale", seats=2, options={"tiles": 3})
+    versions = [BotVersionFactory(bot=BotFactory(owner=o)) for o in (alice, bob)]
+    match, _ = play_match(ladder, versions, 1)
+    data = replay_data(client_for().get(f"/matches/{match.pk}/"))
+    assert data["chip_value"] == ROYALE_RULES.chip_value
+    assert data["jackpot_start"] == ROYALE_RULES.tiles.jackpot_start
+    classic, _ = play_match(LadderFactory(slug="classic-2"), versions, 1)
+    assert "chip_value" not in replay_data(client_for().get(f"/matches/{classic.pk}/"))

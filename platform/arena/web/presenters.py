@@ -25,6 +25,7 @@ from arena.leagues.selectors import (
 from arena.leagues.services import LEAGUE_TRANSITIONS
 from arena.matches.models import Participant
 from arena.players.models import User
+from vegas_engine.rules.royale import ROYALE_RULES
 
 from . import charts
 
@@ -273,8 +274,19 @@ def replay_document(log: dict[str, Any], participants: Sequence[Participant]) ->
 
     The referee's section stays out: the viewer does not need it, and it
     holds stderr, which the page shows to each seat's owner separately.
+    `royale` adds the numbers its log does not repeat: the worth of a chip at
+    the end, and the Jackpot's pot at a round's start.
     """
+    royale = (
+        {
+            "chip_value": ROYALE_RULES.chip_value,
+            "jackpot_start": ROYALE_RULES.tiles.jackpot_start,
+        }
+        if log.get("rules") == "royale"
+        else {}
+    )
     return {
+        **royale,
         "rules": log.get("rules"),
         "options": log.get("options", {}),
         "seats": log.get("seats", len(participants)),
