@@ -22,8 +22,11 @@ from arena.ladders.services import ladder_create
 
 from .factories import BotFactory, BotVersionFactory
 from .scenes import play_match
+from .test_web_replay import forfeited_match
 
 pytest_plugins = ("tests.platform.browser",)
+
+PASSWORD = "correct horse battery staple"  # the personas' (factories.UserFactory)
 
 # Per system: (seats, options, seed) of the games, first one screenshotted and checked
 # closely; seeds chosen so that together they hold all the event kinds below.
@@ -249,3 +252,16 @@ def test_the_replay_draws_every_event_of_the_rule_system(
             assert page.inner_text("#replay-caption") == steps[middle]["caption"]
             screenshot(f"replay-{rules}-middle")
     assert kinds == EVENT_KINDS[rules]
+
+
+def test_the_owner_reads_the_fault_under_the_result_table(
+    page: Any, screenshot: Any, log_in: Any, alice: Any, bob: Any
+) -> None:
+    ladder = ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    versions = [BotVersionFactory(bot=BotFactory(owner=o)) for o in (alice, bob)]
+    match = forfeited_match(ladder, versions, 6, seat=1)
+    log_in("bob", PASSWORD)
+    page.goto(f"/matches/{match.pk}/")
+    assert page.inner_text("#fault-seat-1 .fault-kind") == "time_bank_exhausted"
+    assert '"id": 17' in page.inner_text("#fault-seat-1 pre.request")
+    screenshot("match-fault-owner")
