@@ -26,6 +26,7 @@ from arena.leagues.selectors import (
 from arena.leagues.services import LEAGUE_TRANSITIONS
 from arena.matches.models import Participant
 from arena.players.models import User
+from vegas_engine.rules.royale import ROYALE_RULES
 
 from . import charts
 
@@ -316,13 +317,84 @@ def seat_stderr(log: dict[str, Any] | None, *, seats: set[int]) -> dict[int, str
     return found
 
 
+@dataclass(frozen=True)
+class SeatFault:
+    """Why a seat forfeited, as the referee logged it: for the seat's owner (and staff) only."""
+
+    kind: str  # the referee's exact fault kind, e.g. "time_bank_exhausted"
+    message: str
+    #: The request the bot failed on, without its observation (one line), then the
+    #: observation's legal actions and the whole observation; None outside a request.
+    request: str | None
+    legal_actions: list[str]
+    observation: str | None
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    participant: Participant
+    fault: SeatFault | None  # None: no fault, or not the viewer's to read
+
+
+def _seat_fault(fault: dict[str, Any]) -> SeatFault:
+    request = fault.get("request")
+    observation = request.get("observation") if isinstance(request, dict) else None
+    return SeatFault(
+        kind=str(fault.get("kind", "")),
+        message=str(fault.get("message", "")),
+        request=None
+        if not isinstance(request, dict)
+        else json.dumps({k: v for k, v in request.items() if k != "observation"}),
+        legal_actions=[
+            str(a)
+            for a in (observation.get("legal_actions") if isinstance(observation, dict) else None)
+            or []
+        ],
+        observation=None if observation is None else json.dumps(observation, indent=2),
+    )
+
+
+def result_rows(
+    participants: Iterable[Participant],
+    log: dict[str, Any] | None,
+    user: User | AnonymousUser,
+) -> list[ResultRow]:
+    """The seats in rank order (unranked last; ties by seat), each with its referee fault
+    when the viewer may read it: the owner of the seat's bot, or staff (as for stderr)."""
+    faults: dict[int, dict[str, Any]] = {}
+    referee = (log or {}).get("referee")
+    if isinstance(referee, dict) and isinstance(referee.get("seats"), list):
+        for record in referee["seats"]:
+            if isinstance(record, dict) and isinstance(record.get("fault"), dict):
+                faults[record.get("seat", -1)] = record["fault"]
+    ordered = sorted(participants, key=lambda p: (p.rank is None, p.rank or 0, p.seat))
+    rows = []
+    for participant in ordered:
+        fault = faults.get(participant.seat)
+        if fault is not None and not may_read_internals(user, participant.bot_version.bot):
+            fault = None
+        rows.append(ResultRow(participant, None if fault is None else _seat_fault(fault)))
+    return rows
+
+
 def replay_document(log: dict[str, Any], participants: Sequence[Participant]) -> dict[str, Any]:
     """What the replay viewer reads: the game and its events, and who sat where.
 
     The referee's section stays out: the viewer does not need it, and it
     holds stderr, which the page shows to each seat's owner separately.
+    `royale` adds the numbers its log does not repeat: the worth of a chip at
+    the end, and the Jackpot's pot at a round's start.
     """
+    royale = (
+        {
+            "chip_value": ROYALE_RULES.chip_value,
+            "jackpot_start": ROYALE_RULES.tiles.jackpot_start,
+        }
+        if log.get("rules") == "royale"
+        else {}
+    )
     return {
+        **royale,
         "rules": log.get("rules"),
         "options": log.get("options", {}),
         "seats": log.get("seats", len(participants)),

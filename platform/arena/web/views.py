@@ -261,7 +261,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     owned = presenters.owned_seats(participants, request.user)
     context = {
         "match": match,
-        "participants": participants,
+        "results": presenters.result_rows(participants, log, request.user),
         "replay": None if log is None else presenters.replay_document(log, participants),
         "stderr": presenters.seat_stderr(log, seats=owned),
     }

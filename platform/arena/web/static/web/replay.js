@@ -1,12 +1,20 @@
 /* Replay viewer of a match: steps through the game log (docs/game-log.md).
  *
- * The page embeds {rules, options, seats, events, players} as JSON
+ * The page embeds {rules, options, seats, events, players, chip_value} as JSON
  * (#replay-data). The events are folded once into a list of steps, each with
- * a snapshot of the table (casinos with notes and dice per owner, money per
- * seat, the current roll), so moving to any step is just drawing a snapshot.
- * Decisions are folded into the step they cause (a roll's choice shows with
- * its placement); the stocking of a round is one step; every roll, placement,
- * kick and each casino's payout is a step of its own.
+ * a snapshot of the table (casinos with notes, dice or cards per owner, tiles,
+ * chip cards, hands, money and chips per seat, the current roll), so moving
+ * to any step is just drawing a snapshot. Every rule system's events are
+ * understood: classic, boulevard (kickers, Biggies, rainbow cards, neutral
+ * dice, slot machine), cardgame (hands, secret choices, plays, discards),
+ * royale (tiles, tokens, black, grey and neutral dice, bank payments, chips)
+ * and sixdice (Biggies, the one-armed bandit).
+ *
+ * A decision is shown with the step it causes (a roll's choice with its
+ * placement); one that changes nothing on the table ("nice none", a forced
+ * "skip") is a step of its own, so none is lost. A round's setup is one step,
+ * and so are a few events that read as one (a placement and the tile it
+ * activates, a discard and the new hand).
  */
 (function () {
   "use strict";
@@ -17,42 +25,85 @@
 
   const game = JSON.parse(source.textContent);
   const events = game.events || [];
+  const options = game.options || {};
   const seatCount = game.seats;
-  const SETUP = new Set(["round_start", "stock", "chip_stock", "tile_setup", "chips_dealt"]);
+  const rules = game.rules;
+  const ROYALE = rules === "royale";
+  const CARDS = rules === "cardgame";
+  const CHIP_CARDS = options.chips === true; // chip cards of classic and cardgame
+  const CHIP_VALUE = game.chip_value || 0; // royale: each chip left is worth this at the end
   const KINDS = ["die", "biggie", "kicker", "neutral"];
-  const hasSlot = (game.options || {}).slot_machine === true || events.some((e) => e.casino === 7);
+  const hasSlot = options.slot_machine === true || events.some((e) => e.casino === 7);
   const casinoIds = hasSlot ? [1, 2, 3, 4, 5, 6, 7] : [1, 2, 3, 4, 5, 6];
+  const SLOT_NAME = rules === "sixdice" ? "One-armed bandit" : "Slot machine";
 
   const players = {};
   (game.players || []).forEach((p) => { players[p.seat] = p; });
   const nameOf = (owner) => {
-    if (owner === "neutral") return "neutral";
-    if (owner === "grey") return "grey";
+    if (owner === "neutral" || owner === "grey") return owner;
     return players[owner] ? players[owner].name : "seat " + owner;
   };
   const who = (seat) => "Seat " + seat + " (" + nameOf(seat) + ")";
   const money = (n) => (typeof n === "number" ? "$" + n.toLocaleString("en-US") : String(n));
   const noteOrder = (a, b) => (a === "rainbow") - (b === "rainbow") || b - a;
+  const plural = (n, word, many) => n + " " + (n === 1 ? word : many || word + "s");
+  const casinoName = (id) => (id === 7 ? "the " + SLOT_NAME.toLowerCase() : "casino " + id);
+  const listText = (items) => (items.length > 1 ? items.slice(0, -1).join(", ") + " and " + items[items.length - 1] : items.join(""));
+  const sizeOf = (die) => (die === "biggie" ? 2 : 1);
+  const seats = () => Array.from({ length: seatCount }, (_, s) => s);
 
-  // ------------------------------------------------------------------ folding the log into steps
+  // ------------------------------------------------------------------ the table's state
 
-  function freshCasinos() {
+  function freshTiles() {
+    return {
+      jackpot: game.jackpot_start || null, fifty: 0, highFive: null, powerPlay: null,
+      closed: null, track: 0, badLuck: [], blackBox: null, handicap: { chip: 0, money: 0, move: 0 },
+      bar: seats().map(() => ({ die: 0, biggie: 0 })), side: seats().map(() => ({ die: 0, biggie: 0 })),
+      nice: {}, gold: null,
+    };
+  }
+
+  function freshCasinos(previous) {
     const casinos = {};
-    casinoIds.forEach((id) => { casinos[id] = { notes: [], dice: {}, awards: null, cancelled: [], returned: [], returnedTo: "" }; });
+    casinoIds.forEach((id) => {
+      casinos[id] = {
+        notes: [], dice: {}, biggies: {}, faces: [], cards: {}, tile: null,
+        // Chip cards stay at their casino from round to round.
+        chips: previous ? previous[id].chips : [],
+        awards: null, cancelled: [], returned: [], returnedTo: "",
+      };
+    });
     return casinos;
   }
 
-  const state = { round: 0, casinos: freshCasinos(), money: new Array(seatCount).fill(0), roll: null, active: null, result: null };
-  const steps = [];
-  let decisions = [];
-  let setupLines = [];
+  const state = {
+    round: 0, turn: 0, casinos: freshCasinos(null), roll: null, black: null, active: null,
+    money: new Array(seatCount).fill(0), chips: new Array(seatCount).fill(0),
+    held: seats().map(() => ({})), hands: seats().map(() => []), chosen: seats().map(() => null),
+    finished: seats().map(() => false), tiles: freshTiles(), result: null,
+  };
+  let setupOpen = false; // between a round_start and the round's first turn
 
-  function addDice(casino, owner, count) {
+  function addDice(casino, owner, count, biggies) {
     const place = state.casinos[casino];
     if (!place || !count) return;
-    const dice = place.dice;
-    dice[owner] = (dice[owner] || 0) + count;
-    if (dice[owner] <= 0) delete dice[owner];
+    place.dice[owner] = (place.dice[owner] || 0) + count;
+    if (place.dice[owner] <= 0) delete place.dice[owner];
+    if (biggies) {
+      place.biggies[owner] = (place.biggies[owner] || 0) + biggies;
+      if (place.biggies[owner] <= 0) delete place.biggies[owner];
+    }
+  }
+
+  function seatMoney(owner, amount) {
+    if (typeof owner === "number" && owner < seatCount) state.money[owner] += amount;
+  }
+
+  function removeCards(list, cards) {
+    cards.forEach((card) => {
+      const at = list.indexOf(card);
+      if (at >= 0) list.splice(at, 1);
+    });
   }
 
   function rollText(dice) {
@@ -63,152 +114,392 @@
 
   function placedText(dice) {
     return KINDS.filter((k) => dice[k])
-      .map((k) => dice[k] + " " + (k === "die" ? (dice[k] > 1 ? "dice" : "die") : k + (dice[k] > 1 ? "s" : "")))
+      .map((k) => plural(dice[k], k === "die" ? "die" : k === "neutral" ? "neutral die" : k, k === "die" ? "dice" : k === "neutral" ? "neutral dice" : undefined))
       .join(" + ");
   }
 
-  function emit(index, text) {
-    // The decision behind a step, as the bot sent it (bot authors debug with these).
-    const chosen = decisions.map((d) => "“" + d.action + "”" + (d.forced ? " forced" : "")).join(", ");
-    decisions = [];
-    const full = chosen ? text + " (decision: " + chosen + ")" : text;
-    steps.push({ index: index, type: events[index].type, text: full, state: JSON.parse(JSON.stringify(state)) });
+  // Places named by royale's move events ("casino 3", "nice 4", "handicap chip", ...).
+  function placeText(where) {
+    const [kind, arg] = where.split(" ");
+    const names = {
+      hand: "the hand", bar: "the Knockout? bar", gold: "My Choice's golden space",
+      tile: "the tile", black: "the black dice", side: "the Double Down side bet",
+      casino: "casino " + arg, nice: "Nice Dice space " + arg, handicap: "Handicap's " + arg + " space",
+    };
+    return names[kind] || where;
   }
 
-  function seatMoney(owner, amount) {
-    if (typeof owner === "number" && owner < seatCount) state.money[owner] += amount;
+  // Royale: the die-holding spaces outside the casinos that moves fill and empty.
+  function moveOut(event, size) {
+    const [kind, arg] = event.from.split(" ");
+    const tiles = state.tiles;
+    if (kind === "casino") addDice(Number(arg), event.owner, -size * event.count, event.die === "biggie" ? -event.count : 0);
+    else if (kind === "bar" || kind === "side") tiles[kind === "bar" ? "bar" : "side"][event.owner][event.die] -= event.count;
+    else if (kind === "nice") delete tiles.nice[arg];
   }
 
-  function apply(event, index) {
-    switch (event.type) {
+  function moveIn(event, size) {
+    const [kind, arg] = event.to.split(" ");
+    const tiles = state.tiles;
+    // A black die Prime Time adds becomes the seat's own regular die.
+    const owner = event.owner;
+    if (kind === "casino") addDice(Number(arg), owner, size * event.count, event.die === "biggie" ? event.count : 0);
+    else if (kind === "bar" || kind === "side") tiles[kind === "bar" ? "bar" : "side"][owner][event.die] += event.count;
+    else if (kind === "nice") tiles.nice[arg] = { owner: owner, die: event.die };
+    else if (kind === "gold") tiles.gold = { owner: owner, die: event.die };
+    else if (kind === "handicap") tiles.handicap[arg] += event.count;
+  }
+
+  // Whether an event continues a run of its kind (set-up lists read as one sentence).
+  const runOn = (index) => index > 0 && events[index - 1].type === events[index].type;
+
+  const tileName = (code) => {
+    const found = casinoIds.map((id) => state.casinos[id].tile).find((t) => t && t.code === code);
+    return found ? found.name : code;
+  };
+
+  // ------------------------------------------------------------------ one event: state and caption
+
+  function apply(e, index) {
+    switch (e.type) {
       case "round_start":
-        state.round = event.round;
-        state.casinos = freshCasinos();
-        state.roll = null;
-        state.active = null;
-        setupLines = ["Round " + event.round + ": " + who(event.start_player) + " starts; the casinos are stocked."];
-        return false;
+        state.round = e.round;
+        state.turn = 0;
+        state.casinos = freshCasinos(state.casinos);
+        state.tiles = freshTiles();
+        state.roll = state.black = state.active = null;
+        state.finished = seats().map(() => false);
+        state.hands = seats().map(() => []);
+        return "Round " + e.round + ": " + who(e.start_player) + " starts.";
       case "stock":
-        state.casinos[event.casino].notes = event.notes.slice().sort(noteOrder);
-        return false;
+        state.casinos[e.casino].notes = e.notes.slice().sort(noteOrder);
+        return e.casino === 1 ? "The casinos are stocked." : "";
       case "chip_stock":
-        setupLines.push("Chip card " + event.chip + " at casino " + event.casino + ".");
-        return false;
+        state.casinos[e.casino].chips.push(e.chip);
+        return (runOn(index) ? ", " : "Chip cards dealt: ") + "casino " + e.casino + " " + e.chip + ".";
       case "tile_setup":
-        setupLines.push("Tile " + event.name + " at casino " + event.casino + ".");
-        return false;
+        state.casinos[e.casino].tile = { code: e.tile, name: e.name };
+        return (runOn(index) ? ", " : "Tiles: ") + e.name + " (" + e.tile + ") at casino " + e.casino + ".";
       case "chips_dealt":
-        setupLines.push("Every seat receives " + event.chips + " chips.");
-        return false;
-      case "decision":
-        decisions.push(event);
-        return false;
+        state.chips = state.chips.map((c) => c + e.chips);
+        return "Every seat receives " + plural(e.chips, "chip") + ".";
+      case "draw":
+        state.hands[e.seat] = e.cards.slice();
+        if (setupOpen) return runOn(index) ? "" : "Every seat draws a hand.";
+        return who(e.seat) + " draws " + e.cards.join(" ") + ".";
       case "neutral_roll":
-        event.dice.forEach((face) => addDice(face, "neutral", 1));
-        emit(index, who(event.seat) + " rolls the spare neutral dice: " + event.dice.join(" ") + ".");
-        return true;
+        e.dice.forEach((face) => addDice(face, "neutral", 1));
+        return who(e.seat) + " rolls the " + plural(e.dice.length, "neutral die", "neutral dice") + " onto the casinos: " + e.dice.join(" ") + ".";
       case "roll":
-        state.roll = { seat: event.seat, dice: event.dice };
+        state.roll = { seat: e.seat, dice: e.dice, face: null };
+        state.black = null;
         state.active = null;
-        emit(index, who(event.seat) + " rolls " + rollText(event.dice) + ".");
-        return true;
+        return who(e.seat) + " rolls " + rollText(e.dice) + ".";
       case "place": {
-        const d = event.dice;
-        addDice(event.casino, event.seat, (d.die || 0) + 2 * (d.biggie || 0));
-        addDice(event.casino, "neutral", d.neutral || 0);
-        state.active = event.casino;
-        const where = event.casino === 7 ? "the slot machine" : "casino " + event.casino;
-        emit(index, who(event.seat) + " places " + placedText(d) + " showing " + event.face + " on " + where + ".");
-        return true;
+        const d = e.dice;
+        addDice(e.casino, e.seat, (d.die || 0) + 2 * (d.biggie || 0), d.biggie || 0);
+        addDice(e.casino, "neutral", d.neutral || 0);
+        if (e.casino === 7) {
+          // The slot machine ranks ties by the faces: keep every die placed there.
+          [["die", e.seat, false], ["biggie", e.seat, true], ["neutral", "neutral", false]].forEach(([kind, owner, big]) => {
+            for (let i = 0; i < (d[kind] || 0); i++) state.casinos[7].faces.push({ owner: owner, face: e.face, biggie: big });
+          });
+        }
+        state.active = e.casino;
+        if (state.roll && state.roll.seat === e.seat) state.roll.face = e.face;
+        return who(e.seat) + " places " + placedText(d) + " showing " + e.face + " on " + casinoName(e.casino) + ".";
       }
       case "kick": {
-        state.active = event.casino;
-        if (event.kicked) {
-          addDice(event.casino, event.kicked.owner, event.kicked.die === "biggie" ? -2 : -1);
-          emit(index, who(event.seat) + "’s kicker at casino " + event.casino + " knocks out a " + event.kicked.die + " of " + nameOf(event.kicked.owner) + ".");
-        } else {
-          emit(index, who(event.seat) + "’s kicker at casino " + event.casino + " finds nothing to kick.");
+        state.active = e.casino;
+        if (!e.kicked) return who(e.seat) + "’s kicker on " + casinoName(e.casino) + " finds nothing to kick.";
+        const big = e.kicked.die === "biggie";
+        addDice(e.casino, e.kicked.owner, -sizeOf(e.kicked.die), big ? -1 : 0);
+        if (e.casino === 7) {
+          // The engine removes the most recently placed die of that owner and kind.
+          const faces = state.casinos[7].faces;
+          for (let i = faces.length - 1; i >= 0; i--) {
+            if (faces[i].owner === e.kicked.owner && faces[i].biggie === big) { faces.splice(i, 1); break; }
+          }
         }
-        return true;
+        const back = e.kicked.owner === "neutral" ? "; it is out for the round" : "; it goes back to its owner";
+        return who(e.seat) + "’s kicker on " + casinoName(e.casino) + " knocks out a " + e.kicked.die + " of " + nameOf(e.kicked.owner) + back + ".";
       }
-      case "play":
-        event.cards.forEach((card) => addDice(parseInt(card, 10), event.seat, card.endsWith("D") ? 2 : 1));
-        emit(index, who(event.seat) + " plays " + event.cards.join(" ") + ".");
-        return true;
+      case "play": {
+        removeCards(state.hands[e.seat], e.cards);
+        state.chosen[e.seat] = null;
+        e.cards.forEach((card) => {
+          const casino = state.casinos[parseInt(card, 10)];
+          (casino.cards[e.seat] = casino.cards[e.seat] || []).push(card);
+          addDice(parseInt(card, 10), e.seat, card.endsWith("D") ? 2 : 1);
+        });
+        state.active = parseInt(e.cards[0], 10);
+        const where = [...new Set(e.cards.map((c) => parseInt(c, 10)))].map((c) => "casino " + c);
+        return who(e.seat) + " plays " + e.cards.join(" ") + " to " + listText(where) + ".";
+      }
+      case "chip_take": {
+        state.active = e.casino;
+        if (e.chip === null) return who(e.seat) + " takes no chip card at casino " + e.casino + ".";
+        removeCards(state.casinos[e.casino].chips, [e.chip]);
+        state.held[e.seat][e.chip] = (state.held[e.seat][e.chip] || 0) + 1;
+        return who(e.seat) + " takes the " + e.chip + " chip card at casino " + e.casino + ".";
+      }
+      case "discard":
+        removeCards(state.hands[e.seat], e.cards);
+        return who(e.seat) + " discards " + e.cards.join(" ") + ".";
+      case "finish":
+        state.finished[e.seat] = true;
+        state.hands[e.seat] = [];
+        return who(e.seat) + " is finished for the round with " + plural(e.cards_placed, "card") + " at the casinos.";
+      case "chip_pass":
+        state.chips[e.seat] = e.chips;
+        return who(e.seat) + " pays a chip to place nothing (" + plural(e.chips, "chip") + " left).";
+      case "activate":
+        state.active = e.casino;
+        return who(e.seat) + " activates " + tileName(e.tile) + " (" + e.tile + ") at casino " + e.casino + ".";
+      case "black_dice":
+        state.black = e.dice.slice();
+        return who(e.seat) + " rolls the black dice for " + tileName(e.tile) + ": " + e.dice.join(" ") + ".";
+      case "jackpot_roll":
+        state.tiles.jackpot = e.pot;
+        return e.hit
+          ? "Jackpot: " + e.dice.join(" ") + " hits; the pot is paid and starts again at " + money(e.pot) + "."
+          : "Jackpot: " + e.dice.join(" ") + " misses; the pot grows to " + money(e.pot) + ".";
+      case "fifty_fifty": {
+        state.tiles.fifty = e.step;
+        const sum = e.dice.reduce((a, b) => a + b, 0);
+        const rolled = e.dice.join(" ") + " (sum " + sum + ")";
+        if (e.outcome === "stop") return "Fifty Fifty: " + who(e.seat) + " stops at step " + e.step + ".";
+        if (e.outcome === "rolled") return "Fifty Fifty: first roll " + rolled + "; the counter moves to step " + e.step + ".";
+        return "Fifty Fifty: " + who(e.seat) + " calls " + e.call + " and rolls " + rolled + ": " +
+          (e.outcome === "won" ? "right; the counter moves to step " + e.step + "." : "wrong, nothing won.");
+      }
+      case "token": {
+        const which = e.tile === "C1" ? "highFive" : "powerPlay";
+        state.tiles[which] = e.holder;
+        const name = tileName(e.tile);
+        return e.holder === null
+          ? "The " + name + " token goes back to its tile at casino " + e.casino + "."
+          : who(e.holder) + " takes the " + name + " token.";
+      }
+      case "no_entry":
+        state.tiles.track = e.track;
+        if (e.closed === null) return "No Entry!: " + who(e.seat) + " leaves the marker where it is.";
+        state.tiles.closed = e.closed;
+        return "No Entry!: " + who(e.seat) + " closes casino " + e.closed + "; the reward track moves to space " + e.track + ".";
       case "move": {
-        const size = event.die === "biggie" ? 2 : 1;
-        const from = /^casino (\d)$/.exec(event.from);
-        const to = /^casino (\d)$/.exec(event.to);
-        if (from) addDice(Number(from[1]), event.owner, -size * event.count);
-        if (to) addDice(Number(to[1]), event.owner, size * event.count);
-        emit(index, event.count + " " + event.die + " of " + nameOf(event.owner) + " moves from " + event.from + " to " + event.to + ".");
-        return true;
+        const size = sizeOf(e.die);
+        moveOut(e, size);
+        moveIn(e, size);
+        if (setupOpen) return (runOn(index) ? ", " : "Handicap puts grey dice out: ") + e.count + " on " + placeText(e.to) + ".";
+        const what = e.die === "grey" || e.die === "black"
+          ? plural(e.count, e.die + " die", e.die + " dice")
+          : plural(e.count, e.die === "die" ? "die" : "biggie", e.die === "die" ? "dice" : "biggies");
+        const route = " from " + placeText(e.from) + " to " + placeText(e.to) + ".";
+        if (e.die === "black") return who(e.owner) + " adds a black die to " + placeText(e.to) + " as its own die.";
+        if (e.from.startsWith("nice ")) return who(e.owner) + "’s " + e.die + " on " + placeText(e.from) + " is bumped back to " + placeText(e.to) + ".";
+        if (typeof e.owner === "number") return who(e.owner) + " moves " + what + route;
+        return what.charAt(0).toUpperCase() + what.slice(1) + (e.count === 1 ? " moves" : " move") + route;
+      }
+      case "reward": {
+        seatMoney(e.seat, e.money);
+        state.chips[e.seat] += e.chips;
+        const gains = [];
+        if (e.money) gains.push(money(e.money));
+        if (e.chips) gains.push(plural(e.chips, "chip"));
+        return who(e.seat) + " receives " + (gains.length ? listText(gains) : "nothing") + " (" + e.source + ").";
+      }
+      case "bank_payment": {
+        seatMoney(e.seat, -e.money);
+        state.chips[e.seat] -= e.chips;
+        const paid = [];
+        if (e.money > 0) paid.push(money(e.money));
+        if (e.chips) paid.push(plural(e.chips, "chip"));
+        let text = who(e.seat) + " owes the bank " + money(e.due) + " (" + e.source + ") and pays " + (paid.length ? listText(paid) : "nothing");
+        if (e.money < 0) text += ", getting " + money(-e.money) + " change";
+        if (e.money + e.chips * CHIP_VALUE < e.due) text += ": all it has";
+        return text + ".";
+      }
+      case "lucky_punch":
+        return "Lucky Punch: " + who(e.seat) + " hides " + plural(e.tokens, "token") + "; " + who(e.guesser) +
+          " guesses " + e.guess + (e.won ? ": wrong, so the hider is paid." : ": right, nothing paid.");
+      case "bad_luck":
+        state.tiles.badLuck = e.seats.slice();
+        state.active = e.casino;
+        return "Bad Luck at casino " + e.casino + " (dice " + e.counts.join(", ") + "): " +
+          (e.seats.length ? listText(e.seats.map(who)) + " will pay the bank at round end." : "nobody pays.");
+      case "black_box": {
+        const piles = e.piles.map((pile) => pile.map(money).join(" + "));
+        state.tiles.blackBox = { piles: piles, pick: e.pick, winner: e.winner };
+        state.active = e.casino;
+        return "Black Box at casino " + e.casino + ": " + who(e.splitter) + " splits the tokens into " + piles.join(" and ") +
+          "; " + who(e.winner) + " takes pile " + e.pick + ".";
+      }
+      case "side_bet": {
+        const counts = Object.keys(e.counts).map((o) => nameOf(Number(o)) + " " + e.counts[o]);
+        const paid = e.awards.map((a) => nameOf(a.owner) + " " + money(a.money));
+        const tied = e.cancelled.map((group) => group.map(nameOf).join(" & "));
+        state.active = e.casino;
+        return "Double Down side bet at casino " + e.casino + ": " + (counts.length ? "dice " + counts.join(", ") : "no dice") +
+          "; pays " + (paid.length ? paid.join(", ") : "nobody") + "." + (tied.length ? " Tied out: " + tied.join("; ") + "." : "");
       }
       case "rainbow": {
-        const notes = state.casinos[event.casino].notes;
+        const notes = state.casinos[e.casino].notes;
         const at = notes.indexOf("rainbow");
         if (at >= 0) notes.splice(at, 1);
-        if (event.drawn !== null) { notes.push(event.drawn); notes.sort(noteOrder); }
-        state.active = event.casino;
-        state.roll = null;
-        emit(index, "The rainbow card at casino " + event.casino + " is replaced by " + (event.drawn === null ? "nothing" : money(event.drawn)) + ".");
-        return true;
+        if (e.drawn !== null) { notes.push(e.drawn); notes.sort(noteOrder); }
+        state.active = e.casino;
+        state.roll = state.black = null;
+        const drawn = e.drawn === null ? "nothing (the pile is empty)" : e.drawn === "rainbow" ? "another rainbow card" : money(e.drawn);
+        return "The rainbow card at " + casinoName(e.casino) + " is replaced by " + drawn + ".";
       }
       case "payout": {
-        const casino = state.casinos[event.casino];
+        const casino = state.casinos[e.casino];
         casino.notes = [];
-        casino.awards = event.awards;
-        casino.cancelled = event.cancelled;
-        casino.returned = event.returned;
-        casino.returnedTo = event.returned_to;
-        event.awards.forEach((a) => seatMoney(a.owner, a.note));
-        state.active = event.casino;
-        state.roll = null;
-        const paid = event.awards.map((a) => nameOf(a.owner) + " " + money(a.note));
-        const tied = event.cancelled.map((group) => group.map(nameOf).join(" & "));
-        let text = (event.casino === 7 ? "The slot machine" : "Casino " + event.casino) + " pays: " + (paid.length ? paid.join(", ") : "nobody") + ".";
+        casino.awards = e.awards;
+        casino.cancelled = e.cancelled;
+        casino.returned = e.returned;
+        casino.returnedTo = e.returned_to;
+        e.awards.forEach((a) => seatMoney(a.owner, a.note));
+        state.active = e.casino;
+        state.roll = state.black = null;
+        const paid = e.awards.map((a) => nameOf(a.owner) + " " + money(a.note));
+        const tied = e.cancelled.map((group) => group.map(nameOf).join(" & "));
+        const title = casinoName(e.casino);
+        let text = title.charAt(0).toUpperCase() + title.slice(1) + " pays: " + (paid.length ? paid.join(", ") : "nobody") + ".";
         if (tied.length) text += " Tied out: " + tied.join("; ") + ".";
-        if (event.returned.length) text += " " + event.returned.map(money).join(", ") + (event.returned_to === "box" ? " leave the game." : " go back under the pile.");
-        emit(index, text);
-        return true;
+        if (e.returned.length) {
+          const one = e.returned.length === 1;
+          text += " " + e.returned.map(money).join(", ") + (e.returned_to === "box" ? (one ? " leaves the game." : " leave the game.") : one ? " goes under the pile." : " go under the pile.");
+        }
+        return text;
       }
-      case "reward":
-        seatMoney(event.seat, event.money);
-        emit(index, who(event.seat) + " receives " + money(event.money) + (event.chips ? " and " + event.chips + " chips" : "") + " (" + event.source + ").");
-        return true;
-      case "bank_payment":
-        seatMoney(event.seat, -event.money);
-        emit(index, who(event.seat) + " pays the bank " + money(event.money) + " (" + event.source + ").");
-        return true;
-      case "round_end":
-        state.money = event.money.slice();
-        state.roll = null;
-        state.active = null;
-        emit(index, "Round " + event.round + " ends: " + event.money.map((m, s) => nameOf(s) + " " + money(m)).join(", ") + ".");
-        return true;
+      case "round_end": {
+        state.roll = state.black = state.active = null;
+        let text = "Round " + e.round + " ends: " + e.money.map((m, s) => nameOf(s) + " " + money(m)).join(", ") + ".";
+        if (e.money.some((m, s) => m !== state.money[s])) text += " (The replay's totals differ from the log's!)";
+        return text;
+      }
+      case "chip_score": {
+        seatMoney(e.seat, e.money);
+        const cards = Object.keys(e.chips).map((c) => c + " " + e.chips[c]);
+        return who(e.seat) + "’s chip cards score " + money(e.money) + (cards.length ? " (" + cards.join(", ") + ")." : " (none).");
+      }
       case "game_end": {
-        state.result = event.result;
-        event.result.forEach((r) => { state.money[r.seat] = r.money; });
-        state.roll = null;
-        state.active = null;
-        const order = event.result.slice().sort((a, b) => a.rank - b.rank || a.seat - b.seat);
-        emit(index, "Game over: " + order.map((r) => "#" + r.rank + " " + nameOf(r.seat) + " " + money(r.money)).join(", ") + ".");
-        return true;
+        state.result = e.result;
+        state.roll = state.black = state.active = null;
+        // Royale: each chip left is worth CHIP_VALUE in the final money.
+        if (ROYALE) seats().forEach((s) => seatMoney(s, state.chips[s] * CHIP_VALUE));
+        const order = e.result.slice().sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+        let text = "Game over: " + order.map((r) => "#" + r.rank + " " + nameOf(r.seat) + " " + money(r.money)).join(", ") + ".";
+        if (ROYALE) text += " Chips count " + money(CHIP_VALUE) + " each.";
+        if (e.result.some((r) => r.money !== state.money[r.seat])) text += " (The replay's totals differ from the result!)";
+        return text;
       }
       default: {
-        const fields = Object.keys(event).filter((k) => k !== "type").map((k) => k + " " + JSON.stringify(event[k]));
-        emit(index, event.type.replace(/_/g, " ") + ": " + fields.join(", ") + ".");
-        return true;
+        // A log newer than this viewer: show the event plainly rather than drop it.
+        root.dataset.unknownEvents = "true";
+        const fields = Object.keys(e).filter((k) => k !== "type").map((k) => k + " " + JSON.stringify(e[k]));
+        return e.type.replace(/_/g, " ") + ": " + fields.join(", ") + ".";
       }
     }
   }
 
+  // ------------------------------------------------------------------ folding events into steps
+
+  // A decision that changes nothing on the table, in words.
+  const SILENT = {
+    skip: "cannot place: no rolled face has an open casino",
+    "nice none": "puts no die on Nice Dice",
+    "bet 0": "moves no dice to the side bet",
+    "add none": "adds no black die",
+    "take none": "takes no grey die",
+  };
+
+  // Whether a decision is the cause of this event (shown with it) or stands alone.
+  function takes(event, decision) {
+    const seat = decision.seat;
+    switch (event.type) {
+      case "roll": return decision.action === "roll" && seat === event.seat; // Power Play: roll, not turn
+      case "move": return true; // every move follows from the decision just made
+      case "black_dice": return seat === event.seat && /^(higher|lower)$/.test(decision.action);
+      case "lucky_punch": return seat === event.seat || seat === event.guesser;
+      case "black_box": return seat === event.winner || seat === event.splitter;
+      case "place": case "kick": case "play": case "chip_take": case "no_entry": case "chip_pass":
+      case "fifty_fifty": case "reward": case "activate":
+        return seat === event.seat;
+      default: return false;
+    }
+  }
+
+  function quoted(decisions) {
+    return decisions.map((d) => "“" + d.action + "”" + (d.forced ? " forced" : "")).join(", ");
+  }
+
+  const isSetup = (e) =>
+    ["round_start", "stock", "chip_stock", "tile_setup", "chips_dealt"].includes(e.type) ||
+    (setupOpen && (e.type === "draw" || (e.type === "move" && e.from === "tile" && e.owner === "grey")));
+
+  // Events read together with the one after them: one step.
+  function joinsNext(event, next) {
+    if (!next) return false;
+    if (isSetup(event)) return isSetup(next);
+    switch (event.type) {
+      case "place": case "activate": case "token":
+        return (next.type === "activate" && next.seat === (event.seat ?? next.seat)) || next.type === "token";
+      case "black_dice": return (next.type === "jackpot_roll" || next.type === "fifty_fifty") && next.seat === event.seat;
+      case "discard": return (next.type === "draw" || next.type === "finish") && next.seat === event.seat;
+      case "chip_score": return next.type === "chip_score";
+      default: return false;
+    }
+  }
+
+  const steps = [];
+  let pending = [];
+  let parts = [];
+  let turnOpen = false; // card game: a turn's plays have begun
+  let firstType = null;
+
+  function emit(index, type, text) {
+    steps.push({ index: index, type: type, text: text, state: JSON.parse(JSON.stringify(state)) });
+  }
+
   events.forEach((event, index) => {
-    apply(event, index);
-    // A round's stocking is one step, shown once its last setup event is applied.
-    const next = events[index + 1];
-    if (SETUP.has(event.type) && !(next && SETUP.has(next.type))) emit(index, setupLines.join(" "));
+    if (event.type === "decision") { pending.push(event); return; }
+    if (!isSetup(event)) setupOpen = false;
+    if (event.type === "round_start") setupOpen = true;
+    if (CARDS && event.type === "play" && !turnOpen) {
+      state.turn += 1;
+      turnOpen = true;
+    }
+    if (["round_start", "discard", "draw", "finish"].includes(event.type)) turnOpen = false;
+    // Card game: several secret choices made at once are revealed before the plays.
+    const choices = pending.filter((d) => d.action.startsWith("play "));
+    if (CARDS && event.type === "play" && choices.length > 1) {
+      choices.forEach((d) => { state.chosen[d.seat] = d.action.split(" ").slice(1); });
+      emit(index - 1, "decision", "Turn " + state.turn + ": the secret choices, revealed: " +
+        choices.map((d) => who(d.seat) + " “" + d.action + "”").join(", ") + ".");
+      pending = pending.filter((d) => !choices.includes(d));
+    }
+    const taken = pending.filter((d) => takes(event, d));
+    const silent = pending.filter((d) => !taken.includes(d));
+    pending = [];
+    if (silent.length) {
+      const said = silent.map((d) => who(d.seat) + " " + (SILENT[d.action] || "decides") + " (decision: " + quoted([d]) + ").");
+      emit(events.indexOf(silent[silent.length - 1]), "decision", said.join(" "));
+    }
+    let text = apply(event, index);
+    if (taken.length) text = text.replace(/\.$/, "") + " (decision: " + quoted(taken) + ").";
+    // A run's next item (", casino 2 blue.") continues the sentence before it.
+    if (text.startsWith(", ") && parts.length) parts.push(parts.pop().replace(/\.$/, "") + text);
+    else if (text) parts.push(text);
+    if (firstType === null) firstType = event.type;
+    if (joinsNext(event, events[index + 1])) return;
+    emit(index, firstType, parts.join(" "));
+    parts = [];
+    firstType = null;
   });
+  // A valid log ends with game_end; a cut one may end with decisions: show them, not drop them.
+  if (pending.length) emit(events.length - 1, "decision", "Decisions the log ends with: " + quoted(pending) + ".");
   if (!steps.length) return;
 
   // ------------------------------------------------------------------ drawing a step
@@ -224,6 +515,7 @@
   const buttons = { first: el("replay-first"), prev: el("replay-prev"), next: el("replay-next"), last: el("replay-last") };
   slider.max = String(steps.length - 1);
   casinosBox.classList.toggle("six", casinoIds.length === 6);
+  root.classList.add("rules-" + rules);
 
   function node(tag, className, text) {
     const n = document.createElement(tag);
@@ -232,62 +524,144 @@
     return n;
   }
   const ownerClass = (owner) => (typeof owner === "number" ? "seat-" + (owner % 6) : "seat-" + owner);
+  const ownerKey = (owner) => (/^\d+$/.test(owner) ? Number(owner) : owner);
 
-  function drawRoll(roll) {
-    rollBox.replaceChildren();
-    if (!roll) return;
-    rollBox.appendChild(node("span", "seat-tag " + ownerClass(roll.seat), nameOf(roll.seat)));
-    KINDS.forEach((kind) => (roll.dice[kind] || []).forEach((face) => {
-      const die = node("span", "die " + kind + " " + ownerClass(roll.seat), String(face));
-      die.title = kind;
-      die.dataset.kind = kind;
-      rollBox.appendChild(die);
-    }));
+  function die(kind, owner, face) {
+    const d = node("span", "die " + kind + " " + ownerClass(owner), String(face));
+    d.title = kind;
+    d.dataset.kind = kind;
+    return d;
   }
 
-  function drawCasino(id, casino, active) {
-    const card = node("div", "casino" + (active ? " active" : ""));
-    card.dataset.casino = String(id);
+  function card(text, extra) {
+    const c = node("span", "hand-card" + (text.endsWith("D") ? " double" : "") + (extra ? " " + extra : ""), text);
+    c.title = text.endsWith("D") ? "double card: two dice showing " + parseInt(text, 10) : "card: one die showing " + text;
+    return c;
+  }
+
+  function drawRoll(snapshot) {
+    rollBox.replaceChildren();
+    const roll = snapshot.roll;
+    if (roll) {
+      rollBox.appendChild(node("span", "seat-tag " + ownerClass(roll.seat), nameOf(roll.seat)));
+      KINDS.forEach((kind) => (roll.dice[kind] || []).forEach((face) => {
+        const shown = die(kind, roll.seat, face);
+        if (face === roll.face) shown.classList.add("placed"); // the dice the seat placed
+        rollBox.appendChild(shown);
+      }));
+    }
+    if (snapshot.black) {
+      rollBox.appendChild(node("span", "roll-label", "black dice"));
+      snapshot.black.forEach((face) => rollBox.appendChild(die("black", "black", face)));
+    }
+  }
+
+  // Royale: what a tile holds right now, in a few words (tokens as their own elements).
+  function drawTile(tile, snapshot) {
+    const box = node("div", "tile");
+    box.dataset.tile = tile.code;
+    box.appendChild(node("span", "tile-name", tile.name));
+    box.appendChild(node("span", "tile-code", tile.code));
+    const t = snapshot.tiles;
+    const facts = [];
+    const token = (holder) => {
+      const mark = node("span", "token " + (holder === null ? "on-tile" : ownerClass(holder)), holder === null ? "token on the tile" : "token: " + nameOf(holder));
+      mark.dataset.holder = holder === null ? "tile" : String(holder);
+      box.appendChild(mark);
+    };
+    const dice = (rows) => seats().filter((s) => rows[s].die || rows[s].biggie)
+      .map((s) => nameOf(s) + " " + [rows[s].die ? plural(rows[s].die, "die", "dice") : "", rows[s].biggie ? plural(rows[s].biggie, "biggie") : ""].filter(Boolean).join(" + "));
+    switch (tile.code) {
+      case "A2": if (t.jackpot !== null) facts.push("pot " + money(t.jackpot)); break;
+      case "B2": if (t.fifty) facts.push("counter at step " + t.fifty); break;
+      case "C1": token(t.highFive); break;
+      case "D2": token(t.powerPlay); break;
+      case "C2": if (t.badLuck.length) facts.push("pays at round end: " + t.badLuck.map(nameOf).join(", ")); break;
+      case "E1": facts.push(t.closed ? "casino " + t.closed + " closed" : "no casino closed"); facts.push("track space " + t.track); break;
+      case "E2": { const bar = dice(t.bar); if (bar.length) facts.push("bar: " + bar.join(", ")); break; }
+      case "F2": { const h = t.handicap; const used = Object.keys(h).filter((k) => h[k]).map((k) => k + " " + h[k]); if (used.length) facts.push("spaces taken: " + used.join(", ")); break; }
+      case "G1": if (t.blackBox) facts.push("piles " + t.blackBox.piles.join(" / ") + "; " + nameOf(t.blackBox.winner) + " took pile " + t.blackBox.pick); break;
+      case "G2": { const side = dice(t.side); if (side.length) facts.push("side bet: " + side.join(", ")); break; }
+      case "H1": { const nice = Object.keys(t.nice).map((f) => f + ": " + nameOf(t.nice[f].owner) + (t.nice[f].die === "biggie" ? " biggie" : "")); if (nice.length) facts.push("spaces " + nice.join(", ")); break; }
+      case "H2": if (t.gold) facts.push("golden space: " + nameOf(t.gold.owner) + (t.gold.die === "biggie" ? " biggie" : "")); break;
+      default: break;
+    }
+    facts.forEach((fact) => box.appendChild(node("span", "tile-fact", fact)));
+    return box;
+  }
+
+  function drawStack(casino, owner, id) {
+    const key = ownerKey(owner);
+    const count = casino.dice[owner];
+    const stack = node("div", "stack " + ownerClass(key));
+    stack.dataset.owner = owner;
+    stack.title = nameOf(key);
+    const body = node("span", "pips");
+    if (CARDS) {
+      body.className = "cards";
+      (casino.cards[owner] || []).forEach((c) => body.appendChild(card(c, "mini")));
+    } else if (id === 7) {
+      // The slot machine's ties are broken by the faces: show each die.
+      body.className = "faces";
+      casino.faces.filter((f) => String(f.owner) === owner).forEach((f) => body.appendChild(die(f.biggie ? "biggie" : f.owner === "neutral" ? "neutral" : "die", f.owner, f.face)));
+    } else {
+      const biggies = casino.biggies[owner] || 0;
+      for (let i = 0; i < biggies; i++) body.appendChild(node("span", "pip biggie"));
+      for (let i = 0; i < Math.min(count - 2 * biggies, 12); i++) body.appendChild(node("span", "pip" + (owner === "neutral" || owner === "grey" ? " " + owner : "")));
+    }
+    stack.appendChild(body);
+    stack.appendChild(node("span", "count", String(count)));
+    return stack;
+  }
+
+  function drawCasino(id, casino, snapshot) {
+    const closed = snapshot.tiles.closed === id;
+    const box = node("div", "casino" + (snapshot.active === id ? " active" : "") + (closed ? " closed" : "") + (id === 7 ? " slot" : ""));
+    box.dataset.casino = String(id);
     const title = node("h3");
-    title.appendChild(node("span", "face", id === 7 ? "7" : String(id)));
-    title.appendChild(document.createTextNode(id === 7 ? "Slot machine" : "Casino " + id));
-    card.appendChild(title);
+    title.appendChild(node("span", "face", String(id)));
+    title.appendChild(node("span", "casino-name", id === 7 ? SLOT_NAME : "Casino " + id));
+    if (closed) title.appendChild(node("span", "closed-mark", "closed"));
+    box.appendChild(title);
+    if (casino.tile) box.appendChild(drawTile(casino.tile, snapshot));
     const notes = node("div", "notes");
     casino.notes.forEach((n) => notes.appendChild(node("span", "note" + (n === "rainbow" ? " rainbow" : ""), n === "rainbow" ? "rainbow" : money(n))));
-    card.appendChild(notes);
-    Object.keys(casino.dice).forEach((owner) => {
-      const count = casino.dice[owner];
-      const key = /^\d+$/.test(owner) ? Number(owner) : owner;
-      const stack = node("div", "stack " + ownerClass(key));
-      stack.dataset.owner = owner;
-      stack.title = nameOf(key);
-      const pips = node("span", "pips");
-      for (let i = 0; i < Math.min(count, 12); i++) pips.appendChild(node("span", "pip" + (owner === "neutral" ? " neutral" : "")));
-      stack.appendChild(pips);
-      stack.appendChild(node("span", "count", String(count)));
-      card.appendChild(stack);
-    });
+    box.appendChild(notes);
+    if (casino.chips.length) {
+      const chips = node("div", "chipcards");
+      casino.chips.forEach((c) => chips.appendChild(node("span", "chipcard chip-" + c, c)));
+      box.appendChild(chips);
+    }
+    Object.keys(casino.dice).forEach((owner) => box.appendChild(drawStack(casino, owner, id)));
     if (casino.awards) {
       const awards = node("div", "awards");
       casino.awards.forEach((a) => awards.appendChild(node("div", "won", "→ " + nameOf(a.owner) + " " + money(a.note))));
       casino.cancelled.forEach((group) => awards.appendChild(node("div", "cancelled", "tied: " + group.map(nameOf).join(" & "))));
       if (casino.returned.length) {
-        const where = casino.returnedTo === "box" ? "out of the game" : "back to the pile";
+        const where = casino.returnedTo === "box" ? "out of the game" : "under the pile";
         awards.appendChild(node("div", "returned", casino.returned.map(money).join(", ") + " " + where));
       }
-      card.appendChild(awards);
+      box.appendChild(awards);
     }
-    return card;
+    return box;
   }
 
   function drawSeats(snapshot) {
     seatsBox.replaceChildren();
+    const columns = ["Seat", "Bot"];
+    if (CARDS) columns.push("Hand");
+    if (CHIP_CARDS) columns.push("Chip cards");
+    if (ROYALE) columns.push("Chips", "Tokens");
+    columns.push("Money");
+    if (snapshot.result) columns.push("Rank");
     const head = node("tr");
-    ["Seat", "Bot", "Money"].forEach((label, i) => head.appendChild(node("th", i === 2 ? "num" : "", label)));
+    columns.forEach((label) => head.appendChild(node("th", ["Money", "Chips", "Rank"].includes(label) ? "num" : "", label)));
     const thead = node("thead");
     thead.appendChild(head);
     const body = node("tbody");
     const best = Math.max(...snapshot.money);
+    const ranks = {};
+    (snapshot.result || []).forEach((r) => { ranks[r.seat] = r.rank; });
     snapshot.money.forEach((amount, seat) => {
       const row = node("tr", amount === best && best > 0 ? "leader" : "");
       row.dataset.seat = String(seat);
@@ -295,7 +669,32 @@
       tag.appendChild(node("span", "seat-tag " + ownerClass(seat), "seat " + seat));
       row.appendChild(tag);
       row.appendChild(node("td", "", nameOf(seat)));
+      if (CARDS) {
+        const hand = node("td", "hand " + ownerClass(seat));
+        const chosen = snapshot.chosen[seat] ? snapshot.chosen[seat].slice() : [];
+        snapshot.hands[seat].forEach((c) => {
+          const at = chosen.indexOf(c);
+          if (at >= 0) chosen.splice(at, 1);
+          hand.appendChild(card(c, at >= 0 ? "chosen" : ""));
+        });
+        if (snapshot.finished[seat]) hand.appendChild(node("span", "badge finished", "finished"));
+        row.appendChild(hand);
+      }
+      if (CHIP_CARDS) {
+        const held = node("td", "chipcards");
+        Object.keys(snapshot.held[seat]).sort().forEach((c) => held.appendChild(node("span", "chipcard chip-" + c, c + " ×" + snapshot.held[seat][c])));
+        row.appendChild(held);
+      }
+      if (ROYALE) {
+        const chips = snapshot.chips[seat];
+        row.appendChild(node("td", "num chips-cell", snapshot.result ? chips + " = " + money(chips * CHIP_VALUE) : String(chips)));
+        const tokens = node("td", "tokens");
+        if (snapshot.tiles.highFive === seat) tokens.appendChild(node("span", "token " + ownerClass(seat), "High Five"));
+        if (snapshot.tiles.powerPlay === seat) tokens.appendChild(node("span", "token " + ownerClass(seat), "Power Play"));
+        row.appendChild(tokens);
+      }
       row.appendChild(node("td", "num money-cell", money(amount)));
+      if (snapshot.result) row.appendChild(node("td", "num rank-cell", "#" + ranks[seat]));
       body.appendChild(row);
     });
     seatsBox.appendChild(thead);
@@ -312,11 +711,11 @@
     root.dataset.eventIndex = String(step.index);
     root.dataset.eventType = step.type;
     position.textContent = "Step " + (current + 1) + " / " + steps.length;
-    roundLine.textContent = snapshot.round ? "Round " + snapshot.round : "";
+    roundLine.textContent = snapshot.round ? "Round " + snapshot.round + (CARDS && snapshot.turn ? " · turn " + snapshot.turn : "") : "";
     caption.textContent = step.text;
     slider.value = String(current);
-    drawRoll(snapshot.roll);
-    casinosBox.replaceChildren(...casinoIds.map((id) => drawCasino(id, snapshot.casinos[id], snapshot.active === id)));
+    drawRoll(snapshot);
+    casinosBox.replaceChildren(...casinoIds.map((id) => drawCasino(id, snapshot.casinos[id], snapshot)));
     drawSeats(snapshot);
     buttons.first.disabled = buttons.prev.disabled = current === 0;
     buttons.next.disabled = buttons.last.disabled = current === steps.length - 1;
