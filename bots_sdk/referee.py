@@ -530,7 +530,7 @@ class _Game:
                         seat,
                         _BotFault(
                             FaultKind.ILLEGAL_ACTION,
-                            f"{chosen!r} is not legal; legal: {', '.join(legal)}",
+                            f"{protocol.shown(chosen)} is not legal; legal: {', '.join(legal)}",
                             line,
                         ),
                         message,
