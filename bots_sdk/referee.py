@@ -31,7 +31,7 @@ from vegas_engine.policies import policy_rng, random_policy
 from vegas_engine.state import JsonDict
 
 from . import protocol, sandbox
-from .faults import STDERR_KEPT_BYTES, Fault, FaultKind, clip
+from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
 
@@ -100,6 +100,30 @@ class _Connection:
                     )
 
     # ----------------------------------------------------------------- read
+    def check_quiet(self, request_id: int) -> None:
+        """Before a request is sent: the bot has written nothing since its last reply.
+
+        Bytes on stdout now were written before the request exists, so they
+        answer nothing: they are a fault, never taken as the reply (which
+        would then seem to take no time). One small read at most, so a flood
+        of early lines costs the referee nothing; an empty pipe at end of
+        input is left to the wait for the reply, which tells why it ended.
+        """
+        if not self.buffer:
+            try:
+                data = os.read(self.out_fd, SENT_KEPT_BYTES)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            self.output_bytes += len(data)
+            self.buffer += data
+        raise _BotFault(
+            FaultKind.GARBAGE,
+            f"wrote to stdout before request {request_id} was sent",
+            bytes(self.buffer),
+        )
+
     def pop_line(self) -> bytes | None:
         """A complete line from the buffer, checking the line length limit."""
         end = self.buffer.find(b"\n")
@@ -477,6 +501,11 @@ class _Game:
                 )
                 connection.next_request += 1
                 line = protocol.encode(message)
+                try:
+                    connection.check_quiet(message["id"])
+                except _BotFault as error:
+                    self._fault(seat, error, message, None)
+                    continue
                 # The clock starts before the write: on a busy machine the bot
                 # may run (and answer) before the write call returns to us.
                 sent = time.monotonic()
