@@ -13,9 +13,10 @@ ranked last as forfeited, and a random policy makes its remaining decisions.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import hmac
 import math
 import os
+import secrets
 import select
 import selectors
 import signal
@@ -284,6 +285,9 @@ class GameRecord:
     result: list[JsonDict]
     seats: list[SeatRecord]
     log: JsonDict
+    #: The key the bots' seeds were derived with (never in the log; kept out of
+    #: repr): passed back as ``bot_seed_key``, it repeats the game exactly.
+    bot_seed_key: bytes = field(default=b"", repr=False)
 
     @property
     def faults(self) -> list[Fault]:
@@ -295,6 +299,11 @@ class Match:
 
     Use as a context manager: leaving it shuts every process down, and kills
     what does not exit by itself.
+
+    ``bot_seed_key`` is the secret the bots' seeds are derived with (see
+    :func:`bot_seed`): give the same key to repeat a match; without one, a
+    random key is drawn, kept as :attr:`bot_seed_key` and in every
+    :class:`GameRecord`.
     """
 
     def __init__(
@@ -304,11 +313,14 @@ class Match:
         *,
         launcher: Launcher = launch_bot,
         games_per_process: int | None = None,
+        bot_seed_key: bytes | None = None,
     ) -> None:
         self.players = list(players)
         self.limits = limits or Limits()
         self.launcher = launcher
         self.games_per_process = games_per_process
+        self.bot_seed_key = new_bot_seed_key() if bot_seed_key is None else bot_seed_key
+        _check_bot_seed_key(self.bot_seed_key)
         self.connections: list[_Connection | None] = [None] * len(self.players)
         #: Outcome of every process that ended, per player.
         self.outcomes: list[list[sandbox.ProcessOutcome]] = [[] for _ in self.players]
@@ -465,7 +477,7 @@ class _Game:
                 record.seat,
                 self.description.public_json(),
                 self.limits.bank_ms,
-                bot_seed(self.description.seed, record.seat),
+                bot_seed(self.description.seed, record.seat, key=self.match.bot_seed_key),
             )
             try:
                 live.send(message, time.monotonic() + self.limits.decision_ms / 1000)
@@ -618,7 +630,9 @@ class _Game:
             "result": result,
             "seats": [record.to_json() for record in self.seats],
         }
-        return GameRecord(self.game_id, self.description, result, self.seats, log)
+        return GameRecord(
+            self.game_id, self.description, result, self.seats, log, self.match.bot_seed_key
+        )
 
 
 def _collect(
@@ -782,10 +796,19 @@ def play_series(
     *,
     launcher: Launcher = launch_bot,
     games_per_process: int | None = None,
+    bot_seed_key: bytes | None = None,
 ) -> list[GameRecord]:
-    """Play the games in order with rotated seats; processes live across games."""
+    """Play the games in order with rotated seats; processes live across games.
+
+    One match: one ``bot_seed_key`` (drawn when None) for all the games."""
     records = []
-    with Match(players, limits, launcher=launcher, games_per_process=games_per_process) as match:
+    with Match(
+        players,
+        limits,
+        launcher=launcher,
+        games_per_process=games_per_process,
+        bot_seed_key=bot_seed_key,
+    ) as match:
         for description, seating in zip(
             descriptions, rotations(len(players), len(descriptions)), strict=True
         ):
@@ -794,21 +817,44 @@ def play_series(
 
 
 __all__ = [
+    "BOT_SEED_KEY_BYTES",
     "GameRecord",
     "Match",
     "SeatRecord",
+    "bot_seed",
+    "new_bot_seed_key",
     "outcome_resources",
     "play_series",
     "rotations",
     "standings",
 ]
 
+#: The size of the keys :func:`new_bot_seed_key` draws; shorter keys are refused
+#: below half of it (a key is a secret: it must not be guessable).
+BOT_SEED_KEY_BYTES = 32
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """A seed for a bot's own randomness in one game, derived one way from the game seed.
 
-    The same game gives the same bot the same seed (reproducible matches),
-    but the game seed, which fixes the dice to come, cannot be recovered from it.
+def new_bot_seed_key() -> bytes:
+    """A random key for :func:`bot_seed` (what a match draws when given none)."""
+    return secrets.token_bytes(BOT_SEED_KEY_BYTES)
+
+
+def _check_bot_seed_key(key: object) -> None:
+    if not isinstance(key, bytes):
+        raise TypeError(f"a bot seed key is bytes, got {type(key).__name__}")
+    if len(key) < BOT_SEED_KEY_BYTES // 2:
+        raise ValueError(f"a bot seed key needs at least {BOT_SEED_KEY_BYTES // 2} bytes")
+
+
+def bot_seed(game_seed: int, seat: int, *, key: bytes) -> int:
+    """A seed for a bot's own randomness in one game: HMAC-SHA256 of the game
+    seed and the seat under ``key``, a secret of the referee.
+
+    Equal (key, game seed, seat) give equal seeds, so a match can be repeated;
+    without the key, a bot cannot tell which game seed (which fixes the dice
+    to come) gave its seed, however small the game seeds are. A bare hash
+    of the seed could be inverted by trying seeds 0, 1, 2, ...
     """
-    digest = hashlib.sha256(f"vegas-arena bot seed/{game_seed}/{seat}".encode()).digest()
+    _check_bot_seed_key(key)
+    digest = hmac.digest(key, f"vegas-arena bot seed/{game_seed}/{seat}".encode(), "sha256")
     return int.from_bytes(digest[:8], "big") >> 1

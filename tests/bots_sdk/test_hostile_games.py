@@ -364,6 +364,7 @@ CASES = [
         seat=1,
     ),
     Case("syscalls", check=check_syscalls),
+    Case("seed_recovery", stderr=("hostile: bot_seed matches no game seed in 0..1999",)),
     # ---- the protocol broken
     Case(
         "flood_stdout",

@@ -105,14 +105,15 @@ def test_sdk_messages_match_their_schemas() -> None:
         def act(self, observation: dict[str, Any]) -> str:
             return str(observation["legal_actions"][-1])
 
-    from bots_sdk.referee import bot_seed
+    from bots_sdk.referee import bot_seed, new_bot_seed_key
     from vegas_engine import new_game, observe
 
     state = new_game(describe("classic", 2, 3))
     seat = state.to_move()[0]
+    seed = bot_seed(7, seat, key=new_bot_seed_key())
     conversation = [
         protocol.hello(Limits()),
-        protocol.new_game(1, seat, state.description.public_json(), 20_000, bot_seed(7, seat)),
+        protocol.new_game(1, seat, state.description.public_json(), 20_000, seed),
         protocol.request(1, 1, observe(state, seat), 1000, 20_000),
         protocol.game_over(
             1,
