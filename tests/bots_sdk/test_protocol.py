@@ -284,14 +284,19 @@ def test_referee_log_section_matches_its_schema(tmp_path: Path) -> None:
     check_log = validator("referee-log")
     kinds = check_log.schema["$defs"]["fault"]["properties"]["kind"]["enum"]
     assert kinds == [kind.value for kind in FaultKind]
-    bots = [raw_bot(tmp_path / "a", "illegal", at=2), raw_bot(tmp_path / "b", "slow_start")]
+    bots = [
+        raw_bot(tmp_path / "a", "illegal", at=2),
+        raw_bot(tmp_path / "b", "slow_start"),
+        raw_bot(tmp_path / "c", "early", at=1),  # a fault at a request never sent
+    ]
     limits = Limits(startup_ms=500)
     with Match([*bots, house_bot("greedy")], limits) as match:
-        faulty = match.play(describe("classic", 3, 8), [0, 1, 2])
-        second = match.play(describe("boulevard", 3, 9), [2, 0, 1])
+        faulty = match.play(describe("classic", 4, 8), [0, 1, 2, 3])
+        second = match.play(describe("boulevard", 4, 9), [3, 0, 1, 2])
     assert {fault.kind for fault in faulty.faults} == {
         FaultKind.ILLEGAL_ACTION,
         FaultKind.STARTUP_TIMEOUT,
+        FaultKind.GARBAGE,
     }
     for record in (faulty, second):
         check_log.validate(record.log["referee"])
