@@ -829,8 +829,8 @@ __all__ = [
     "standings",
 ]
 
-#: The size of the keys :func:`new_bot_seed_key` draws; shorter keys are refused
-#: below half of it (a key is a secret: it must not be guessable).
+#: The size of the keys :func:`new_bot_seed_key` draws. A key given must have at
+#: least half as many bytes: it is a secret, and must not be guessable.
 BOT_SEED_KEY_BYTES = 32
 
 
