@@ -38,7 +38,8 @@ class Bot:
 
     While a game runs, :attr:`seat`, :attr:`game` (the game description:
     ``rules``, ``options``, ``seats``; never the seed), :attr:`bot_seed` (for the
-    bot's own randomness: equal games give equal seeds) and :attr:`limits` are set;
+    bot's own randomness: equal games under the referee's key give equal seeds,
+    and it tells nothing of the dice) and :attr:`limits` are set;
     during :meth:`act`, :attr:`time_left_ms` and :attr:`bank_left_ms` tell how
     long this decision may take, and :meth:`seconds_left` counts down.
     """

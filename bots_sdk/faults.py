@@ -66,7 +66,8 @@ class Fault:
     kind: FaultKind
     message: str
     game_id: int | None = None
-    #: The request the bot failed on (None: start-up, or between requests).
+    #: The request the bot failed on (None: start-up, or between requests); for output
+    #: written before a request, that request, which was then not sent.
     request: JsonDict | None = None
     #: What the bot sent (the start of it), decoded with replacement characters.
     sent: str | None = None

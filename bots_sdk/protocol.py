@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is slow
 
@@ -186,14 +187,40 @@ class ProtocolError(ValueError):
     """A line that is not the message the receiver expects; says why."""
 
 
+#: How deeply a bot's reply may nest arrays and objects. Replies are flat; the
+#: limit is checked before parsing, so whether a deep reply is refused never
+#: depends on how deep the parser's own recursion happens to start.
+MAX_REPLY_NESTING = 32
+#: The longest display name a bot may give in ``ready``.
+MAX_NAME_CHARS = 200
+#: How much of a value a bot sent an error message shows.
+SHOWN_CHARS = 60
+
+
 def decode(line: bytes) -> JsonDict:
-    """Parse one line into a JSON object with a string ``type``."""
+    """Parse one line into a JSON object with a string ``type``.
+
+    Whatever the bytes, the only exception is :class:`ProtocolError`: a line
+    too deep for the parser, a number too long to convert, ``NaN`` or
+    ``Infinity`` (not JSON) are refused like any other bad line.
+    """
     try:
-        message = json.loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
     except UnicodeDecodeError:
         raise ProtocolError("not UTF-8 text") from None
+    try:
+        message = json.loads(text, parse_constant=_not_json_constant)
+    except ProtocolError:
+        raise
     except json.JSONDecodeError as error:
         raise ProtocolError(f"not JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise ProtocolError("not JSON this parser can read (nested too deeply)") from None
+    except ValueError:  # the only other one: an integer too long to convert
+        digits = sys.get_int_max_str_digits()
+        raise ProtocolError(
+            f"not JSON this parser can read (an integer of more than {digits} digits)"
+        ) from None
     if not isinstance(message, dict):
         raise ProtocolError(f"a message is a JSON object, got {type(message).__name__}")
     if not isinstance(message.get("type"), str):
@@ -201,31 +228,84 @@ def decode(line: bytes) -> JsonDict:
     return message
 
 
+def _not_json_constant(name: str) -> None:
+    raise ProtocolError(f"not JSON ({name} is not a JSON value)")
+
+
+def nesting(line: bytes) -> int:
+    """How deeply arrays and objects nest in a JSON line (brackets inside
+    strings do not count; a message's own object is one level)."""
+    # Drop escaped backslashes, then escaped quotes: every '"' left opens or
+    # closes a string, so the odd pieces between quotes are string contents.
+    syntax = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(syntax.split(b'"')[::2])
+    depth = deepest = 0
+    for byte in outside.translate(None, _NOT_BRACKETS):
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def _decode_reply(line: bytes) -> JsonDict:
+    """:func:`decode` for a bot's line, with the nesting limit first."""
+    too_many = line.count(b"[") + line.count(b"{") > MAX_REPLY_NESTING  # else cannot be too deep
+    if too_many and nesting(line) > MAX_REPLY_NESTING:
+        raise ProtocolError(f"arrays or objects nested more than {MAX_REPLY_NESTING} deep")
+    return decode(line)
+
+
+def shown(value: object) -> str:
+    """A value a bot sent, for an error message: short, and never a deep repr."""
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "an array"
+    text = repr(value)  # str, int (within the conversion limit), float, bool, None
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}... ({len(text)} chars)"
+
+
 def parse_ready(line: bytes) -> str | None:
     """Check a ``ready`` line; returns the bot's name (None if it gave none)."""
-    message = decode(line)
+    message = _decode_reply(line)
     if message["type"] != MessageType.READY:
-        raise ProtocolError(f'expected a "ready" message, got "{message["type"]}"')
+        raise ProtocolError(f'expected a "ready" message, got {shown(message["type"])}')
     version = message.get("protocol")
-    if version != PROTOCOL_VERSION:
+    if type(version) is not int or version != PROTOCOL_VERSION:
         raise ProtocolError(
-            f"the bot speaks protocol {version!r}; this referee speaks {PROTOCOL_VERSION}"
+            f"the bot speaks protocol {shown(version)}; this referee speaks {PROTOCOL_VERSION}"
         )
     name = message.get("name")
-    if name is not None and not isinstance(name, str):
-        raise ProtocolError('"name" must be a string')
+    if name is None:
+        return None
+    if not isinstance(name, str) or len(name) > MAX_NAME_CHARS or not _is_unicode(name):
+        raise ProtocolError(f'"name" must be text of at most {MAX_NAME_CHARS} characters')
     return name
+
+
+def _is_unicode(text: str) -> bool:
+    """False for a string with lone surrogates (JSON allows "\\ud800"; UTF-8 does not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_action(line: bytes, request_id: int) -> str:
     """Check an ``action`` line answering ``request_id``; returns the action."""
-    message = decode(line)
+    message = _decode_reply(line)
     if message["type"] != MessageType.ACTION:
-        raise ProtocolError(f'expected an "action" message, got "{message["type"]}"')
+        raise ProtocolError(f'expected an "action" message, got {shown(message["type"])}')
     got = message.get("id")
-    if got != request_id or isinstance(got, bool):
-        raise ProtocolError(f"answers request id {got!r}, not the pending request {request_id}")
+    if type(got) is not int or got != request_id:
+        raise ProtocolError(
+            f"answers request id {shown(got)}, not the pending request {request_id}"
+        )
     chosen = message.get("action")
     if not isinstance(chosen, str):
-        raise ProtocolError(f'"action" must be a string, got {chosen!r}')
+        raise ProtocolError(f'"action" must be a string, got {shown(chosen)}')
     return chosen

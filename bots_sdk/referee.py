@@ -13,9 +13,10 @@ ranked last as forfeited, and a random policy makes its remaining decisions.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import hmac
 import math
 import os
+import secrets
 import select
 import selectors
 import signal
@@ -31,7 +32,7 @@ from vegas_engine.policies import policy_rng, random_policy
 from vegas_engine.state import JsonDict
 
 from . import protocol, sandbox
-from .faults import STDERR_KEPT_BYTES, Fault, FaultKind, clip
+from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
 
@@ -100,6 +101,30 @@ class _Connection:
                     )
 
     # ----------------------------------------------------------------- read
+    def check_quiet(self, request_id: int) -> None:
+        """Before a request is sent: the bot has written nothing since its last reply.
+
+        Bytes on stdout now were written before the request exists, so they
+        answer nothing: they are a fault, never taken as the reply (which
+        would then seem to take no time). One small read at most, so a flood
+        of early lines costs the referee nothing; an empty pipe at end of
+        input is left to the wait for the reply, which tells why it ended.
+        """
+        if not self.buffer:
+            try:
+                data = os.read(self.out_fd, SENT_KEPT_BYTES)
+            except BlockingIOError:
+                return
+            if not data:
+                return
+            self.output_bytes += len(data)
+            self.buffer += data
+        raise _BotFault(
+            FaultKind.GARBAGE,
+            f"wrote to stdout before request {request_id} was sent",
+            bytes(self.buffer),
+        )
+
     def pop_line(self) -> bytes | None:
         """A complete line from the buffer, checking the line length limit."""
         end = self.buffer.find(b"\n")
@@ -260,6 +285,9 @@ class GameRecord:
     result: list[JsonDict]
     seats: list[SeatRecord]
     log: JsonDict
+    #: The key the bots' seeds were derived with (never in the log; kept out of
+    #: repr): passed back as ``bot_seed_key``, it repeats the game exactly.
+    bot_seed_key: bytes = field(default=b"", repr=False)
 
     @property
     def faults(self) -> list[Fault]:
@@ -271,6 +299,11 @@ class Match:
 
     Use as a context manager: leaving it shuts every process down, and kills
     what does not exit by itself.
+
+    ``bot_seed_key`` is the secret the bots' seeds are derived with (see
+    :func:`bot_seed`): give the same key to repeat a match; without one, a
+    random key is drawn, kept as :attr:`bot_seed_key` and in every
+    :class:`GameRecord`.
     """
 
     def __init__(
@@ -280,11 +313,14 @@ class Match:
         *,
         launcher: Launcher = launch_bot,
         games_per_process: int | None = None,
+        bot_seed_key: bytes | None = None,
     ) -> None:
         self.players = list(players)
         self.limits = limits or Limits()
         self.launcher = launcher
         self.games_per_process = games_per_process
+        self.bot_seed_key = new_bot_seed_key() if bot_seed_key is None else bot_seed_key
+        _check_bot_seed_key(self.bot_seed_key)
         self.connections: list[_Connection | None] = [None] * len(self.players)
         #: Outcome of every process that ended, per player.
         self.outcomes: list[list[sandbox.ProcessOutcome]] = [[] for _ in self.players]
@@ -441,7 +477,7 @@ class _Game:
                 record.seat,
                 self.description.public_json(),
                 self.limits.bank_ms,
-                bot_seed(self.description.seed, record.seat),
+                bot_seed(self.description.seed, record.seat, key=self.match.bot_seed_key),
             )
             try:
                 live.send(message, time.monotonic() + self.limits.decision_ms / 1000)
@@ -477,6 +513,11 @@ class _Game:
                 )
                 connection.next_request += 1
                 line = protocol.encode(message)
+                try:
+                    connection.check_quiet(message["id"])
+                except _BotFault as error:
+                    self._fault(seat, error, message, None)
+                    continue
                 # The clock starts before the write: on a busy machine the bot
                 # may run (and answer) before the write call returns to us.
                 sent = time.monotonic()
@@ -530,7 +571,7 @@ class _Game:
                         seat,
                         _BotFault(
                             FaultKind.ILLEGAL_ACTION,
-                            f"{chosen!r} is not legal; legal: {', '.join(legal)}",
+                            f"{protocol.shown(chosen)} is not legal; legal: {', '.join(legal)}",
                             line,
                         ),
                         message,
@@ -589,7 +630,9 @@ class _Game:
             "result": result,
             "seats": [record.to_json() for record in self.seats],
         }
-        return GameRecord(self.game_id, self.description, result, self.seats, log)
+        return GameRecord(
+            self.game_id, self.description, result, self.seats, log, self.match.bot_seed_key
+        )
 
 
 def _collect(
@@ -753,10 +796,19 @@ def play_series(
     *,
     launcher: Launcher = launch_bot,
     games_per_process: int | None = None,
+    bot_seed_key: bytes | None = None,
 ) -> list[GameRecord]:
-    """Play the games in order with rotated seats; processes live across games."""
+    """Play the games in order with rotated seats; processes live across games.
+
+    One match: one ``bot_seed_key`` (drawn when None) for all the games."""
     records = []
-    with Match(players, limits, launcher=launcher, games_per_process=games_per_process) as match:
+    with Match(
+        players,
+        limits,
+        launcher=launcher,
+        games_per_process=games_per_process,
+        bot_seed_key=bot_seed_key,
+    ) as match:
         for description, seating in zip(
             descriptions, rotations(len(players), len(descriptions)), strict=True
         ):
@@ -765,21 +817,44 @@ def play_series(
 
 
 __all__ = [
+    "BOT_SEED_KEY_BYTES",
     "GameRecord",
     "Match",
     "SeatRecord",
+    "bot_seed",
+    "new_bot_seed_key",
     "outcome_resources",
     "play_series",
     "rotations",
     "standings",
 ]
 
+#: The size of the keys :func:`new_bot_seed_key` draws. A key given must have at
+#: least half as many bytes: it is a secret, and must not be guessable.
+BOT_SEED_KEY_BYTES = 32
 
-def bot_seed(game_seed: int, seat: int) -> int:
-    """A seed for a bot's own randomness in one game, derived one way from the game seed.
 
-    The same game gives the same bot the same seed (reproducible matches),
-    but the game seed, which fixes the dice to come, cannot be recovered from it.
+def new_bot_seed_key() -> bytes:
+    """A random key for :func:`bot_seed` (what a match draws when given none)."""
+    return secrets.token_bytes(BOT_SEED_KEY_BYTES)
+
+
+def _check_bot_seed_key(key: object) -> None:
+    if not isinstance(key, bytes):
+        raise TypeError(f"a bot seed key is bytes, got {type(key).__name__}")
+    if len(key) < BOT_SEED_KEY_BYTES // 2:
+        raise ValueError(f"a bot seed key needs at least {BOT_SEED_KEY_BYTES // 2} bytes")
+
+
+def bot_seed(game_seed: int, seat: int, *, key: bytes) -> int:
+    """A seed for a bot's own randomness in one game: HMAC-SHA256 of the game
+    seed and the seat under ``key``, a secret of the referee.
+
+    Equal (key, game seed, seat) give equal seeds, so a match can be repeated;
+    without the key, a bot cannot tell which game seed (which fixes the dice
+    to come) gave its seed, however small the game seeds are. A bare hash
+    of the seed could be inverted by trying seeds 0, 1, 2, ...
     """
-    digest = hashlib.sha256(f"vegas-arena bot seed/{game_seed}/{seat}".encode()).digest()
+    _check_bot_seed_key(key)
+    digest = hmac.digest(key, f"vegas-arena bot seed/{game_seed}/{seat}".encode(), "sha256")
     return int.from_bytes(digest[:8], "big") >> 1

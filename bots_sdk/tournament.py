@@ -19,7 +19,7 @@ from vegas_engine.state import JsonDict
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits
 from .rating import Rating, ratings
-from .referee import GameRecord, Match, rotations
+from .referee import GameRecord, Match, new_bot_seed_key, rotations
 
 Progress = Callable[[int, int], None]
 
@@ -58,6 +58,8 @@ class Standing:
 class TournamentResult:
     standings: list[Standing]
     records: list[tuple[list[int], GameRecord]] = field(default_factory=list)
+    #: The key of every table's bot seeds: passed back, it repeats the tournament.
+    bot_seed_key: bytes = field(default=b"", repr=False)
 
     def table(self) -> str:
         """The standings, best Elo first, as aligned text."""
@@ -95,15 +97,21 @@ def run_tournament(
     limits: Limits | None = None,
     launcher: Launcher = launch_bot,
     progress: Progress | None = None,
+    bot_seed_key: bytes | None = None,
 ) -> TournamentResult:
-    """Play every table; ``progress(done, total)`` is called after each game."""
+    """Play every table; ``progress(done, total)`` is called after each game.
+
+    Every table derives its bots' seeds with ``bot_seed_key`` (one is drawn
+    when None; :attr:`TournamentResult.bot_seed_key` tells which)."""
     tables = schedule(len(bots), seats, games)
     total = sum(count for _, count in tables)
     standings = [Standing(bot.name) for bot in bots]
-    result = TournamentResult(standings)
+    key = new_bot_seed_key() if bot_seed_key is None else bot_seed_key
+    result = TournamentResult(standings, bot_seed_key=key)
     done = 0
     for table_index, (table, count) in enumerate(tables):
-        with Match([bots[i] for i in table], limits, launcher=launcher) as match:
+        table_bots = [bots[i] for i in table]
+        with Match(table_bots, limits, launcher=launcher, bot_seed_key=key) as match:
             for game, seating in enumerate(rotations(seats, count)):
                 game_seed = seed + table_index * games + game // seats
                 description = describe(rules, seats, game_seed, options)

@@ -6,9 +6,17 @@ order) right before it executes the bot. The program:
 
 * kills the process for any architecture other than x86-64 (this closes the
   32-bit ``int 0x80`` door) and denies x32 system calls;
+* returns ``ENOSYS`` for every system call newer than :data:`LAST_VETTED_SYSCALL`,
+  as a kernel that predates it would: each kernel release adds calls (and
+  attack surface) that nobody here has looked at, and libc falls back;
 * returns ``EPERM`` for the system calls in :data:`DENIED_SYSCALLS`;
-* returns ``EPERM`` for ``clone`` with any namespace flag, and for the
-  terminal-injection ``ioctl`` requests ``TIOCSTI`` / ``TIOCLINUX``;
+* returns ``EAFNOSUPPORT`` for ``socket`` and ``socketpair`` of any address
+  family but those in :data:`ALLOWED_SOCKET_FAMILIES` (unix sockets only):
+  namespaces do not isolate every family (``AF_VSOCK`` reaches the host
+  whatever the network namespace), and the kernel answers so for a family it
+  was built without;
+* returns ``EPERM`` for ``clone`` with any namespace flag or ``CLONE_PIDFD``,
+  and for the terminal-injection ``ioctl`` requests ``TIOCSTI`` / ``TIOCLINUX``;
 * returns ``ENOSYS`` for ``clone3`` (its flags sit behind a pointer that BPF
   cannot read, so libc falls back to ``clone``, which is checked);
 * allows everything else.
@@ -18,7 +26,7 @@ from __future__ import annotations
 
 import errno
 import struct
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 # Classic BPF opcodes (linux/bpf_common.h).
 _BPF_LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -63,12 +71,26 @@ CLONE_NAMESPACE_FLAGS = (
     | CLONE_NEWNET
 )
 
+#: A pidfd from clone: denied like pidfd_open (the handle of process_madvise & co).
+CLONE_PIDFD = 0x00001000
+
 TIOCSTI = 0x5412
 TIOCLINUX = 0x541C
 
 NR_IOCTL = 16
+NR_SOCKET = 41
+NR_SOCKETPAIR = 53
 NR_CLONE = 56
 NR_CLONE3 = 435
+
+#: The newest x86-64 system call this filter was written for (process_mrelease,
+#: Linux 5.15); newer ones get ENOSYS. Python 3.11 and glibc 2.36 use none.
+LAST_VETTED_SYSCALL = 448
+
+AF_UNIX = 1
+#: Address families a bot may create sockets of (socket, socketpair): unix
+#: sockets are what Python itself uses (multiprocessing, asyncio, socketpair).
+ALLOWED_SOCKET_FAMILIES: frozenset[int] = frozenset({AF_UNIX})
 
 #: x86-64 system calls that return EPERM inside the sandbox.
 DENIED_SYSCALLS: Mapping[str, int] = {
@@ -78,6 +100,9 @@ DENIED_SYSCALLS: Mapping[str, int] = {
     "process_vm_writev": 311,
     "kcmp": 312,
     "pidfd_getfd": 438,
+    "pidfd_open": 434,
+    "process_madvise": 440,
+    "process_mrelease": 448,
     "perf_event_open": 298,
     # kernel keyrings
     "add_key": 248,
@@ -89,6 +114,11 @@ DENIED_SYSCALLS: Mapping[str, int] = {
     "io_uring_setup": 425,
     "io_uring_enter": 426,
     "io_uring_register": 427,
+    "memfd_secret": 447,  # memory even the kernel's direct map does not hold
+    "landlock_create_ruleset": 444,
+    "landlock_add_rule": 445,
+    "landlock_restrict_self": 446,
+    "modify_ldt": 154,
     # namespaces and mounts
     "unshare": 272,
     "setns": 308,
@@ -168,32 +198,46 @@ def _assemble(program: list[_Insn | str]) -> bytes:
     return bytes(out)
 
 
-def build_filter(denied: Mapping[str, int] = DENIED_SYSCALLS) -> bytes:
+def build_filter(
+    denied: Mapping[str, int] = DENIED_SYSCALLS,
+    *,
+    socket_families: Collection[int] = ALLOWED_SOCKET_FAMILIES,
+) -> bytes:
     """Return the BPF program (raw ``struct sock_filter[]`` bytes) for x86-64."""
     eperm = SECCOMP_RET_ERRNO | errno.EPERM
     enosys = SECCOMP_RET_ERRNO | errno.ENOSYS
+    eafnosupport = SECCOMP_RET_ERRNO | errno.EAFNOSUPPORT
     program: list[_Insn | str] = [
         (_BPF_LD_W_ABS, 0, 0, _OFF_ARCH),
         (_BPF_JMP_JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
         (_BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS),
         (_BPF_LD_W_ABS, 0, 0, _OFF_NR),
         (_BPF_JMP_JGE_K, "eperm", 0, X32_SYSCALL_BIT),
+        (_BPF_JMP_JGE_K, "enosys", 0, LAST_VETTED_SYSCALL + 1),
         (_BPF_JMP_JEQ_K, "clone", 0, NR_CLONE),
         (_BPF_JMP_JEQ_K, "ioctl", 0, NR_IOCTL),
+        (_BPF_JMP_JEQ_K, "socket", 0, NR_SOCKET),
+        (_BPF_JMP_JEQ_K, "socket", 0, NR_SOCKETPAIR),
         (_BPF_JMP_JEQ_K, "enosys", 0, NR_CLONE3),
     ]
     for number in sorted(set(denied.values())):
         program.append((_BPF_JMP_JEQ_K, "eperm", 0, number))
     program += [
         (_BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        "socket",
+        (_BPF_LD_W_ABS, 0, 0, _arg_low(0)),
+        *[(_BPF_JMP_JEQ_K, "allow", 0, family) for family in sorted(socket_families)],
+        (_BPF_RET_K, 0, 0, eafnosupport),
         "clone",
         (_BPF_LD_W_ABS, 0, 0, _arg_low(0)),
-        (_BPF_JMP_JSET_K, "eperm", 0, CLONE_NAMESPACE_FLAGS),
+        (_BPF_JMP_JSET_K, "eperm", 0, CLONE_NAMESPACE_FLAGS | CLONE_PIDFD),
         (_BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
         "ioctl",
         (_BPF_LD_W_ABS, 0, 0, _arg_low(1)),
         (_BPF_JMP_JEQ_K, "eperm", 0, TIOCSTI),
         (_BPF_JMP_JEQ_K, "eperm", 0, TIOCLINUX),
+        (_BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        "allow",
         (_BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
         "eperm",
         (_BPF_RET_K, 0, 0, eperm),

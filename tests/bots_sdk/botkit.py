@@ -59,6 +59,14 @@ for line in sys.stdin:
                 reply["id"] = message["id"] + 1
             if MODE == "illegal":
                 reply["action"] = "place 9"
+            if MODE in ("early", "early_flood"):
+                # The reply and a guess at the next request in one write (so the
+                # referee has both before it could send that request), then a flood.
+                guess = json.dumps(dict(reply, id=message["id"] + 1))
+                os.write(1, (json.dumps(reply) + "\\n" + guess + "\\n").encode())
+                while MODE == "early_flood":  # blocks once the pipe is full
+                    os.write(1, (guess + "\\n").encode())
+                continue
             if MODE == "long_line":
                 os.write(1, b"x" * 100_000)
                 time.sleep(30)
@@ -70,6 +78,8 @@ for line in sys.stdin:
                 time.sleep(0.2)
                 os._exit(4)
         send(reply)
+    elif kind == "game_over" and MODE == "stray":
+        send({{"type": "action", "id": 0, "action": "good game"}})
     elif kind == "shutdown":
         break
 """

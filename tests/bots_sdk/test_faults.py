@@ -134,6 +134,38 @@ def test_bad_reply(tmp_path: Path, mode: str, kind: FaultKind, sent: str) -> Non
     check_no_leftovers(pids, str(tmp_path))
 
 
+@pytest.mark.parametrize("mode", ["early", "early_flood"])
+def test_a_line_before_its_request_answers_nothing(tmp_path: Path, mode: str) -> None:
+    """A line written before its request is a fault at that request, never its
+    reply; of a flood, the referee reads one small piece."""
+    record, pids, _ = play_one(raw_bot(tmp_path, mode, at=2))
+    check_forfeit(record)
+    fault = record.seats[1].fault
+    assert fault is not None and fault.kind is FaultKind.GARBAGE
+    assert fault.message == "wrote to stdout before request 3 was sent"
+    assert fault.request is not None and fault.request["id"] == 3
+    assert fault.elapsed_ms is None  # never sent, never timed
+    assert fault.sent is not None and fault.sent.startswith('{"type": "action", "id": 3, ')
+    assert len(record.seats[1].decision_ms) == 2
+    check_no_leftovers(pids, str(tmp_path))
+
+
+def test_a_line_between_games_is_a_fault_at_the_next_request(tmp_path: Path) -> None:
+    spec = raw_bot(tmp_path, "stray")
+    with Match([spec, house_bot("random")], FAST) as match:
+        first = match.play(describe("classic", 2, 1), [0, 1])
+        time.sleep(0.5)  # the stray line is written by now, before the next game
+        second = match.play(describe("classic", 2, 2), [0, 1])
+    assert first.seats[0].fault is None
+    fault = second.seats[0].fault
+    assert fault is not None and fault.kind is FaultKind.GARBAGE
+    assert fault.request is not None and fault.game_id == 2
+    assert fault.message == f"wrote to stdout before request {fault.request['id']} was sent"
+    assert fault.sent == '{"type": "action", "id": 0, "action": "good game"}\n'
+    assert second.seats[0].decision_ms == []
+    assert processes_with(str(tmp_path)) == []
+
+
 def test_line_too_long(tmp_path: Path) -> None:
     record, pids, _ = play_one(raw_bot(tmp_path, "long_line", at=2))
     check_forfeit(record)

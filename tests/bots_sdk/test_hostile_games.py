@@ -248,8 +248,19 @@ def check_syscalls(played: Played) -> None:
     assert line is not None
     results = dict(item.split(" ", 1) for item in line[1].split(", "))
     assert results.pop("clone3") == f"-1 {errno.ENOSYS}"  # libc falls back to clone
-    assert len(results) == 19
+    assert results.pop("cachestat") == f"-1 {errno.ENOSYS}"  # newer than the filter knows
+    assert len(results) == 25
+    assert {"memfd_secret", "landlock_create_ruleset", "pidfd_open", "clone_pidfd"} <= set(results)
     assert {name: r for name, r in results.items() if r != f"-1 {errno.EPERM}"} == {}
+
+
+def check_early_flood(played: Played) -> None:
+    # The referee read the first chunk of the flood with the reply, then one small piece.
+    fault = played.record.seats[played.seat].fault
+    assert fault is not None and fault.sent is not None
+    clipped = re.search(r"\.\.\. \((\d+) bytes\)$", fault.sent)
+    seen = int(clipped[1]) if clipped else len(fault.sent)
+    assert seen <= 64 * 1024 + 1024, seen
 
 
 def check_environ(played: Played) -> None:
@@ -304,9 +315,17 @@ CASES = [
     # ---- escapes: the game goes on, the bot reports what it was denied
     Case(
         "connect_tcp",
+        stderr=(rf"hostile: tcp 127\.0\.0\.1:{{port}}: OSError errno {errno.EAFNOSUPPORT}",),
+    ),
+    Case(
+        "sockets",
         stderr=(
-            r"hostile: tcp 127\.0\.0\.1:{port}: "
-            rf"ConnectionRefusedError errno {errno.ECONNREFUSED}",
+            "hostile: sockets: "
+            + ", ".join(
+                f"{family} errno {errno.EAFNOSUPPORT}"
+                for family in ("AF_VSOCK", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET")
+            )
+            + r", AF_UNIX ok fd \d+",
         ),
     ),
     Case(
@@ -354,6 +373,7 @@ CASES = [
         seat=1,
     ),
     Case("syscalls", check=check_syscalls),
+    Case("seed_recovery", stderr=("hostile: bot_seed matches no game seed in 0..1999",)),
     # ---- the protocol broken
     Case(
         "flood_stdout",
@@ -404,6 +424,62 @@ CASES = [
         answered=2,
         sent=re.escape('{"type":"action","id":2,"action":"place 9"}'),
         stderr=("hostile: answering place 9",),
+    ),
+    Case(
+        "deep_json",
+        FaultKind.GARBAGE,
+        "arrays or objects nested more than 32 deep",
+        answered=2,
+        sent=r"\[{1024}\.\.\. \(15000 bytes\)",
+        stderr=("hostile: answering 15000 \\[",),
+    ),
+    Case(
+        "long_int",
+        FaultKind.GARBAGE,
+        "not JSON this parser can read (an integer of more than 4300 digits)",
+        answered=2,
+        sent=r'\{"type": "action", "id": 2, "action": "[^"]+", "n": 9+\.\.\. \(\d+ bytes\)',
+        stderr=("hostile: answering with a 5000-digit number",),
+    ),
+    Case(
+        "deep_ready",
+        FaultKind.BAD_HANDSHAKE,
+        "arrays or objects nested more than 32 deep",
+        request=None,
+        sent=r"\[{1024}\.\.\. \(15000 bytes\)",
+        stderr=("hostile: ready as 15000 \\[",),
+    ),
+    Case(
+        "long_int_ready",
+        FaultKind.BAD_HANDSHAKE,
+        "not JSON this parser can read (an integer of more than 4300 digits)",
+        request=None,
+        sent=r'\{"type": "ready", "protocol": 1, "n": 9+\.\.\. \(5039 bytes\)',
+        stderr=("hostile: ready with a 5000-digit number",),
+    ),
+    Case(
+        "early_answer",
+        FaultKind.GARBAGE,
+        "wrote to stdout before request 3 was sent",
+        request=3,
+        sent=r'\{"type": "action", "id": 3, "action": "place \d"\}\n',
+        stderr=("hostile: answering request 3 early",),
+    ),
+    Case(
+        "early_flood",
+        FaultKind.GARBAGE,
+        "wrote to stdout before request 2 was sent",
+        sent=r'(?s)(\{"type": "action", "id": 2, "action": "place \d"\}\n)+.*',
+        stderr=("hostile: flooding early answers",),
+        check=check_early_flood,
+    ),
+    Case(
+        "early_ready",
+        FaultKind.GARBAGE,
+        "wrote to stdout before request 1 was sent",
+        request=1,
+        sent=re.escape('{"type": "action", "id": 1, "action": "place 1"}\n'),
+        stderr=("hostile: answering request 1 with ready",),
     ),
     Case("silent", FaultKind.TIMEOUT, no_reply(), stderr=("hostile: ignoring request 2",)),
     Case(
@@ -571,7 +647,9 @@ def check_fault(played: Played) -> None:
     assert fault.game_id == 1
     if case.request is None:  # during start-up
         assert fault.request is None
-        assert record.seats[seat].startup_ms is None
+        # a bad ready line came in time: only then was the start-up timed
+        timed = record.seats[seat].startup_ms is not None
+        assert timed is (case.kind is FaultKind.BAD_HANDSHAKE)
         assert fault.message == case.message, fault.describe()
     else:
         assert fault.request is not None and fault.request["type"] == "request"

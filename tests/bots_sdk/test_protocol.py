@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from pathlib import Path
@@ -9,6 +10,8 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from referencing import Registry, Resource
 
 from bots_sdk import Bot, protocol
@@ -102,14 +105,15 @@ def test_sdk_messages_match_their_schemas() -> None:
         def act(self, observation: dict[str, Any]) -> str:
             return str(observation["legal_actions"][-1])
 
-    from bots_sdk.referee import bot_seed
+    from bots_sdk.referee import bot_seed, new_bot_seed_key
     from vegas_engine import new_game, observe
 
     state = new_game(describe("classic", 2, 3))
     seat = state.to_move()[0]
+    seed = bot_seed(7, seat, key=new_bot_seed_key())
     conversation = [
         protocol.hello(Limits()),
-        protocol.new_game(1, seat, state.description.public_json(), 20_000, bot_seed(7, seat)),
+        protocol.new_game(1, seat, state.description.public_json(), 20_000, seed),
         protocol.request(1, 1, observe(state, seat), 1000, 20_000),
         protocol.game_over(
             1,
@@ -150,6 +154,31 @@ def test_lines_are_single_line_ascii() -> None:
         (b'{"type": "action", "id": 1, "action": 3}', "must be a string"),
         (b'{"type": "action", "id": true, "action": "place 3"}', "pending request"),
         (b"\xff\xfe", "UTF-8"),
+        (b'{"type": "action", "id": 1.0, "action": "place 3"}', "request id 1.0"),
+        pytest.param(b"[" * 15_000, "nested more than 32 deep", id="15000["),
+        pytest.param(
+            b'{"type": "action", "id": 1, "action": "a", "x": ' + b"9" * 5000 + b"}",
+            "an integer of more than 4300 digits",
+            id="5000-digits",
+        ),
+        (b'{"type": "action", "id": NaN, "action": "a"}', "NaN is not a JSON value"),
+        (b'{"type": "action", "id": 1, "action": -Infinity}', "Infinity is not a JSON value"),
+        pytest.param(
+            b'{"type": "action", "id": 1, "action": [' + b"[" * 40 + b"]" * 41 + b"}",
+            "32 deep",
+            id="41-deep",
+        ),
+        pytest.param(
+            b'{"type": "action", "id": ' + b"[" * 20 + b"]" * 20 + b', "a": 1}',
+            "id an array,",
+            id="20-deep-id",
+        ),
+        (b'{"type": "action", "id": 1, "action": {"a": 1}}', "got an object$"),
+        pytest.param(
+            b'{"type": "' + b"t" * 9000 + b'"}',
+            r"got 'ttt.*\.\.\. \(9002 chars\)$",
+            id="9000-char-type",
+        ),
     ],
 )
 def test_bad_replies_are_refused_with_a_reason(line: bytes, error: str) -> None:
@@ -157,12 +186,97 @@ def test_bad_replies_are_refused_with_a_reason(line: bytes, error: str) -> None:
         protocol.parse_action(line, 1)
 
 
+def test_reply_nesting_is_counted_outside_strings() -> None:
+    deep = b"[" * 31 + b"]" * 31  # 32 levels with the message's own object
+    assert protocol.nesting(b'{"x":' + deep + b"}") == 32
+    assert protocol.parse_action(b'{"type":"action","id":1,"action":"a","x":' + deep + b"}", 1)
+    brackets = b'"' + b'[[[\\\\\\"{{{' * 40 + b'"'  # escaped quotes and backslashes among them
+    line = b'{"type":"action","id":1,"action":' + brackets + b"}"
+    assert protocol.nesting(line) == 1
+    assert protocol.parse_action(line, 1) == json.loads(brackets)
+    with pytest.raises(ProtocolError, match="32 deep"):
+        protocol.parse_action(b'{"type":"action","id":1,"action":"a","x":[' + deep + b"]}", 1)
+
+
 def test_ready_checks_the_version() -> None:
     assert protocol.parse_ready(b'{"type": "ready", "protocol": 1, "name": "x"}') == "x"
     with pytest.raises(ProtocolError, match="protocol 2"):
         protocol.parse_ready(b'{"type": "ready", "protocol": 2}')
+    with pytest.raises(ProtocolError, match="protocol True"):
+        protocol.parse_ready(b'{"type": "ready", "protocol": true}')
     # Unknown fields are ignored (additions within a version stay compatible).
     assert protocol.parse_action(b'{"type":"action","id":1,"action":"a","why":"x"}', 1) == "a"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [b'"' + b"n" * 201 + b'"', b'"a\\ud800"', b"3", b'["x"]'],
+    ids=["long", "lone_surrogate", "number", "array"],
+)
+def test_ready_refuses_a_name_that_is_not_text(name: bytes) -> None:
+    assert protocol.parse_ready(b'{"type":"ready","protocol":1,"name":"' + b"n" * 200 + b'"}')
+    with pytest.raises(ProtocolError, match="name"):
+        protocol.parse_ready(b'{"type":"ready","protocol":1,"name":' + name + b"}")
+
+
+# ------------------------------------------------------------------ fuzzing
+
+#: JSON-ish values as text: valid JSON, and what a hostile bot would try
+#: (NaN, 5000-digit numbers, lone surrogates, 1e999, invalid escapes, deep nesting).
+SCALARS = st.one_of(
+    st.sampled_from(["null", "true", "false", "NaN", "-Infinity", "1e999", "-0", '"\\ud800"']),
+    st.integers().map(str),
+    st.integers(1, 6000).map(lambda digits: "7" * digits),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.text().map(lambda text: json.dumps(text, ensure_ascii=False)),
+    st.text(st.characters(codec="utf-8"), max_size=8).map(lambda text: f'"\\{text}"'),
+)
+JSONISH = st.recursive(
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4).map(lambda items: "[" + ",".join(items) + "]"),
+        st.lists(st.tuples(st.text(max_size=6), children), max_size=4).map(
+            lambda pairs: "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in pairs) + "}"
+        ),
+        st.integers(1, 20_000).map(lambda depth: "[" * depth + "]" * depth),
+        st.integers(1, 20_000).map(lambda depth: '{"a":' * depth + "1" + "}" * depth),
+    ),
+    max_leaves=12,
+)
+REPLIES = st.one_of(
+    JSONISH,
+    st.tuples(st.sampled_from(["action", "ready", "x"]), JSONISH, JSONISH, JSONISH).map(
+        lambda t: f'{{"type":"{t[0]}","id":{t[1]},"action":{t[2]},"protocol":{t[3]},"name":{t[3]}}}'
+    ),
+)
+
+
+def decodes_or_refuses(line: bytes) -> None:
+    """Every reader of a bot's line returns or raises ProtocolError, nothing else."""
+    for read in (protocol.decode, protocol.parse_ready, lambda b: protocol.parse_action(b, 1)):
+        try:
+            read(line)
+        except ProtocolError as error:
+            assert len(str(error)) < 300
+    with contextlib.suppress(ProtocolError):
+        assert isinstance(protocol.parse_action(line, 1), str)
+    with contextlib.suppress(ProtocolError):
+        name = protocol.parse_ready(line)
+        assert name is None or len(name.encode("utf-8")) <= 4 * protocol.MAX_NAME_CHARS
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=20_000))
+def test_any_bytes_decode_or_are_refused(line: bytes) -> None:
+    decodes_or_refuses(line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(REPLIES, st.sampled_from(["utf-8", "utf-16", "latin-1"]))
+def test_any_jsonish_reply_decodes_or_is_refused(text: str, encoding: str) -> None:
+    # utf-8 keeps lone surrogates (bytes UTF-8 forbids); latin-1 makes non-UTF-8 bytes
+    errors = "replace" if encoding == "latin-1" else "surrogatepass"
+    decodes_or_refuses(text.encode(encoding, errors=errors))
 
 
 def test_referee_log_section_matches_its_schema(tmp_path: Path) -> None:
@@ -170,14 +284,19 @@ def test_referee_log_section_matches_its_schema(tmp_path: Path) -> None:
     check_log = validator("referee-log")
     kinds = check_log.schema["$defs"]["fault"]["properties"]["kind"]["enum"]
     assert kinds == [kind.value for kind in FaultKind]
-    bots = [raw_bot(tmp_path / "a", "illegal", at=2), raw_bot(tmp_path / "b", "slow_start")]
+    bots = [
+        raw_bot(tmp_path / "a", "illegal", at=2),
+        raw_bot(tmp_path / "b", "slow_start"),
+        raw_bot(tmp_path / "c", "early", at=1),  # a fault at a request never sent
+    ]
     limits = Limits(startup_ms=500)
     with Match([*bots, house_bot("greedy")], limits) as match:
-        faulty = match.play(describe("classic", 3, 8), [0, 1, 2])
-        second = match.play(describe("boulevard", 3, 9), [2, 0, 1])
+        faulty = match.play(describe("classic", 4, 8), [0, 1, 2, 3])
+        second = match.play(describe("boulevard", 4, 9), [3, 0, 1, 2])
     assert {fault.kind for fault in faulty.faults} == {
         FaultKind.ILLEGAL_ACTION,
         FaultKind.STARTUP_TIMEOUT,
+        FaultKind.GARBAGE,
     }
     for record in (faulty, second):
         check_log.validate(record.log["referee"])

@@ -525,15 +525,43 @@ def test_dangerous_syscalls_return_eperm(make_bot: MakeBot) -> None:
     assert int(report["cap_eff"], 16) == 0
     calls = report["calls"]
     assert calls.pop("clone3") == [-1, errno.ENOSYS]  # libc falls back to clone
+    assert calls.pop("cachestat") == [-1, errno.ENOSYS]  # newer than the filter knows
     for name in ("ptrace", "unshare_newuser", "keyctl", "io_uring_setup", "bpf", "mount"):
+        assert name in calls
+    for name in ("memfd_secret", "landlock_create_ruleset", "pidfd_open", "clone_pidfd"):
         assert name in calls
     denied = {name: result for name, result in calls.items() if result != [-1, errno.EPERM]}
     assert denied == {}
 
     # control: outside the sandbox the same probe sees these calls succeed
     control, _ = run_json(bot_dir, "syscalls.py", "control", trusted=True)
-    for name in ("keyctl", "add_key", "process_vm_readv", "clone3"):
+    for name in ("keyctl", "add_key", "process_vm_readv", "clone3", "pidfd_open", "clone_pidfd"):
         assert control["calls"][name][0] >= 0, (name, control["calls"][name])
+    # These depend on the kernel's build (secretmem, landlock): never EPERM, though.
+    for name in ("memfd_secret", "landlock_create_ruleset", "modify_ldt", "cachestat"):
+        assert control["calls"][name][1] not in (errno.EPERM, errno.ENOSYS), name
+
+
+def test_sockets_are_unix_sockets_only(make_bot: MakeBot) -> None:
+    bot_dir = make_bot("sockets.py")
+    report, outcome = run_json(bot_dir, "sockets.py")
+    assert outcome.exit_code == 0
+    refused = f"errno {errno.EAFNOSUPPORT}"
+    assert report == {
+        "AF_VSOCK": refused,
+        "AF_INET": refused,
+        "AF_INET_udp": refused,
+        "AF_INET6": refused,
+        "AF_NETLINK": refused,
+        "AF_PACKET": refused,
+        "AF_UNIX": "ok",
+        "socketpair_AF_UNIX": "ok",
+        "socketpair_AF_INET": refused,
+    }
+    # control: outside the sandbox the families the kernel has do open
+    control, _ = run_json(bot_dir, "sockets.py", trusted=True)
+    for label in ("AF_INET", "AF_INET_udp", "AF_NETLINK", "AF_UNIX", "socketpair_AF_UNIX"):
+        assert control[label] == "ok", (label, control)
 
 
 def test_trusted_mode_is_opt_in_and_runs_without_sandbox(make_bot: MakeBot) -> None:

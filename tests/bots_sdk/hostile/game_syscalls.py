@@ -8,6 +8,7 @@ from bots_sdk import Bot, run
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+CLONE_PIDFD = 0x00001000
 SIGCHLD = 17
 TIOCSTI = 0x5412
 
@@ -22,7 +23,8 @@ def calls():
     remote_iov = (ctypes.c_void_p * 2)(ctypes.addressof(source), 16)
     clone_args = ctypes.create_string_buffer(88)  # struct clone_args: a plain fork
     ctypes.memmove(ctypes.addressof(clone_args) + 32, SIGCHLD.to_bytes(8, "little"), 8)
-    keep = (buf, char, source, target, local_iov, remote_iov, clone_args)
+    pidfd = ctypes.c_int(-1)
+    keep = (buf, char, source, target, local_iov, remote_iov, clone_args, pidfd)
     return keep, {
         "clone_newuser": (56, (CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0)),
         "clone3": (435, (ctypes.addressof(clone_args), 88)),
@@ -47,6 +49,13 @@ def calls():
         "ptrace": (101, (0, 0, 0, 0)),  # PTRACE_TRACEME
         "unshare_newnet": (272, (CLONE_NEWNET,)),
         "unshare_newuser": (272, (CLONE_NEWUSER,)),
+        "memfd_secret": (447, (0,)),
+        "landlock_create_ruleset": (444, (None, 0, 1)),
+        "pidfd_open": (434, (os.getpid(), 0)),
+        "clone_pidfd": (56, (CLONE_PIDFD | SIGCHLD, 0, ctypes.addressof(pidfd), 0, 0)),
+        "process_madvise": (440, (-1, None, 0, 0, 0)),
+        "modify_ldt": (154, (0, ctypes.addressof(buf), 16)),
+        "cachestat": (451, (0, ctypes.addressof(buf), ctypes.addressof(buf), 0)),
     }
 
 

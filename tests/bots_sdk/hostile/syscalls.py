@@ -17,6 +17,7 @@ libc.syscall.restype = ctypes.c_long
 
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
+CLONE_PIDFD = 0x00001000
 SIGCHLD = 17
 TIOCSTI = 0x5412
 
@@ -28,6 +29,7 @@ local_iov = (ctypes.c_void_p * 2)(ctypes.addressof(target), 16)  # struct iovec
 remote_iov = (ctypes.c_void_p * 2)(ctypes.addressof(source), 16)  # read from itself
 clone_args = ctypes.create_string_buffer(88)  # struct clone_args: a plain fork
 ctypes.memmove(ctypes.addressof(clone_args) + 32, (SIGCHLD).to_bytes(8, "little"), 8)
+pidfd = ctypes.c_int(-1)  # where clone(CLONE_PIDFD) would put the pidfd
 
 CALLS = {
     # name: (syscall number, arguments)
@@ -48,6 +50,13 @@ CALLS = {
     "kexec_load": (246, (0, 0, None, 0)),
     "ioctl_tiocsti": (16, (0, TIOCSTI, ctypes.addressof(char))),
     "x32_getpid": (0x40000000 | 39, ()),
+    "memfd_secret": (447, (0,)),
+    "landlock_create_ruleset": (444, (None, 0, 1)),  # LANDLOCK_CREATE_RULESET_VERSION
+    "pidfd_open": (434, (os.getpid(), 0)),
+    "process_madvise": (440, (-1, None, 0, 0, 0)),
+    "modify_ldt": (154, (0, ctypes.addressof(buf), 16)),  # read the LDT
+    "cachestat": (451, (0, ctypes.addressof(buf), ctypes.addressof(buf), 0)),  # newer than vetted
+    "clone_pidfd": (56, (CLONE_PIDFD | SIGCHLD, 0, ctypes.addressof(pidfd), 0, 0)),
     "process_vm_readv": (
         310,
         (os.getpid(), ctypes.addressof(local_iov), 1, ctypes.addressof(remote_iov), 1, 0),
@@ -57,7 +66,20 @@ CALLS = {
     "unshare_newnet": (272, (CLONE_NEWNET,)),
     "unshare_newuser": (272, (CLONE_NEWUSER,)),
 }
-HARMLESS = {"process_vm_readv", "clone3", "keyctl", "add_key", "io_uring_setup", "x32_getpid"}
+HARMLESS = {
+    "process_vm_readv",
+    "clone3",
+    "keyctl",
+    "add_key",
+    "io_uring_setup",
+    "x32_getpid",
+    "memfd_secret",
+    "landlock_create_ruleset",
+    "pidfd_open",
+    "modify_ldt",
+    "cachestat",
+    "clone_pidfd",
+}
 control = sys.argv[1:] == ["control"]
 
 results = {}
