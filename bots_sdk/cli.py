@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -22,7 +23,7 @@ from .games import GameSetup
 from .launcher import HOUSE_BOTS, BotNotFoundError, BotSpec, resolve_bot, sandbox_problem
 from .preflight import preflight
 from .protocol import Limits
-from .referee import GameRecord, play_series
+from .referee import GameRecord, new_bot_seed_key, play_series
 from .tournament import run_tournament
 
 
@@ -85,7 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play games between bots and print the result")
     play.add_argument("bots", nargs="+", metavar="BOT", help="one bot per seat (missing: random)")
     _game_arguments(play)
-    play.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    play.add_argument(
+        "--seed", type=int, help="seed of the first game (default: a random one, printed)"
+    )
+    _bot_seed_key_argument(play)
     play.add_argument("--games", type=int, default=1, help="games, seats rotating (default 1)")
     play.add_argument("--log", type=Path, help="write the game logs here, one JSON per line")
     play.set_defaults(run=_play)
@@ -94,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("bots", nargs="+", metavar="BOT")
     _game_arguments(tournament)
     tournament.add_argument("--games", type=int, required=True, help="games per table")
-    tournament.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    tournament.add_argument("--seed", type=int, help="first seed (default: a random one, printed)")
+    _bot_seed_key_argument(tournament)
     tournament.set_defaults(run=_tournament)
 
     validate = commands.add_parser(
@@ -135,6 +140,32 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", required=True, help="rule system id, e.g. classic")
     parser.add_argument("--players", type=int, required=True, help="seats per game")
     _common_arguments(parser)
+
+
+def _bot_seed_key_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bot-seed-key",
+        metavar="HEX",
+        help="the secret the bots' own seeds come from (default: a random one, printed); "
+        "with --seed, repeats a run exactly",
+    )
+
+
+def _run_seeds(args: argparse.Namespace) -> tuple[int, bytes]:
+    """The first game's seed and the bot seed key: given, or drawn and printed to repeat."""
+    seed = args.seed if args.seed is not None else secrets.randbelow(10**12)
+    if args.bot_seed_key is None:
+        key = new_bot_seed_key()
+    else:
+        try:
+            key = bytes.fromhex(args.bot_seed_key)
+        except ValueError:
+            raise CliError("--bot-seed-key: give the hexadecimal key a run printed") from None
+        if len(key) < 16:
+            raise CliError("--bot-seed-key: the key must be at least 16 bytes (32 hex digits)")
+    if not args.json:
+        print(f"seed {seed}; repeat this run with --seed {seed} --bot-seed-key {key.hex()}")
+    return seed, key
 
 
 def _option_argument(parser: argparse.ArgumentParser) -> None:
@@ -224,16 +255,16 @@ def _play(args: argparse.Namespace) -> int:
     filled = args.players - len(names)
     names += ["random"] * filled
     specs = _bots(names, args.no_sandbox)
-    descriptions = [
-        describe(system.id, args.players, args.seed + game) for game in range(args.games)
-    ]
-    records = play_series(specs, descriptions, _limits(args))
+    seed, key = _run_seeds(args)
+    descriptions = [describe(system.id, args.players, seed + game) for game in range(args.games)]
+    records = play_series(specs, descriptions, _limits(args), bot_seed_key=key)
     if args.log:
         with args.log.open("w") as handle:
             for record in records:
                 handle.write(json.dumps(record.log, separators=(",", ":")) + "\n")
     if args.json:
-        print(json.dumps({"games": [_game_json(record) for record in records]}))
+        games = [_game_json(record) for record in records]
+        print(json.dumps({"seed": seed, "bot_seed_key": key.hex(), "games": games}))
         return 0
     if filled:
         print(f"({filled} seat(s) filled with the house bot random)")
@@ -253,7 +284,8 @@ def _tournament(args: argparse.Namespace) -> int:
     specs = _bots(args.bots, args.no_sandbox)
     if len(specs) < args.players:
         raise CliError(f"{args.players}-seat games need at least {args.players} bots")
-    describe(args.rules, args.players, args.seed)  # validates the seat count early
+    describe(args.rules, args.players, 0)  # validates the seat count early
+    seed, key = _run_seeds(args)
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
@@ -269,14 +301,21 @@ def _tournament(args: argparse.Namespace) -> int:
         rules=args.rules,
         seats=args.players,
         games=args.games,
-        seed=args.seed,
+        seed=seed,
         limits=_limits(args),
         progress=progress,
+        bot_seed_key=key,
     )
     if args.json:
+        standings = [s.to_json() for s in result.standings]
         print(
             json.dumps(
-                {"standings": [s.to_json() for s in result.standings], "games": len(result.records)}
+                {
+                    "seed": seed,
+                    "bot_seed_key": key.hex(),
+                    "standings": standings,
+                    "games": len(result.records),
+                }
             )
         )
     else:

@@ -82,7 +82,8 @@ def test_tournament_table_and_json() -> None:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "12/12 games" in run.stderr  # the progress bar
-    lines = run.stdout.splitlines()
+    repeat, *lines = run.stdout.splitlines()
+    assert repeat.startswith("seed ") and "repeat this run with --seed" in repeat
     assert "Elo (95% CI)" in lines[0]
     assert lines[1].startswith("greedy ")  # best Elo first
     assert "±" in lines[1]
@@ -116,3 +117,21 @@ def test_bad_input_exits_2(tmp_path: Path) -> None:
     assert rules.returncode == 2 and "unknown rule system" in rules.stderr
     seats = cli("play", "random", "--rules", "classic", "--players", "9", "--no-sandbox")
     assert seats.returncode == 2 and "seats" in seats.stderr
+
+
+def test_a_run_prints_its_seed_and_key_and_repeats_exactly_with_them() -> None:
+    first = cli("play", "greedy", "random", "--rules", "classic", "--players", "2", "--json")
+    assert first.returncode == 0, first.stderr
+    played = json.loads(first.stdout)
+    assert played["seed"] >= 0 and len(bytes.fromhex(played["bot_seed_key"])) == 32
+    again = cli(
+        "play", "greedy", "random", "--rules", "classic", "--players", "2", "--json",
+        "--seed", str(played["seed"]), "--bot-seed-key", played["bot_seed_key"],
+    )  # fmt: skip
+    # The same dice and the same bot seeds: the same game, move for move.
+    results = [game["result"] for game in json.loads(again.stdout)["games"]]
+    assert results == [game["result"] for game in played["games"]]
+    other = cli("play", "greedy", "random", "--rules", "classic", "--players", "2", "--json")
+    assert json.loads(other.stdout)["seed"] != played["seed"]
+    bad = cli("play", "greedy", "--rules", "classic", "--players", "2", "--bot-seed-key", "zz")
+    assert bad.returncode == 2 and "--bot-seed-key" in bad.stderr

@@ -13,6 +13,8 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass
 
+from django.utils.crypto import salted_hmac
+
 from arena.bots.sandboxing import (
     InfrastructureError,
     RecordingLauncher,
@@ -36,6 +38,15 @@ def forfeit_cause(kind: FaultKind) -> ForfeitCause:
     return ForfeitCause(kind.value)
 
 
+def bot_seed_key() -> bytes:
+    """The secret the bots' own seeds are derived with: the platform's, never a bot's.
+
+    Derived from SECRET_KEY, so a match replayed on this platform gives its bots the
+    same seeds, and no bot can work back from its seed to the game's (its dice).
+    """
+    return salted_hmac("arena.matches.bot_seed", "bot seeds", algorithm="sha256").digest()
+
+
 @dataclass(frozen=True)
 class PlayedMatch:
     seats: list[SeatOutcome]
@@ -56,8 +67,10 @@ def play_match(match: Match) -> PlayedMatch:
     with ExitStack() as stack:
         specs = [bot_spec(v, stack.enter_context(materialised(v))) for v in versions]
         try:
-            with referee.Match(specs, game.limits(), launcher=launcher) as game:
-                record = game.play(description, list(range(len(specs))))
+            with referee.Match(
+                specs, game.limits(), launcher=launcher, bot_seed_key=bot_seed_key()
+            ) as table:
+                record = table.play(description, list(range(len(specs))))
         except (sandbox.SandboxError, OSError) as error:
             raise InfrastructureError(f"the referee failed: {error}") from error
     launcher.check()
