@@ -76,6 +76,7 @@ class LadderFactory(factory.django.DjangoModelFactory):
 class RatingFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Rating
+        skip_postgeneration_save = True
 
     ladder = factory.SubFactory(LadderFactory)
     bot_version = factory.SubFactory(BotVersionFactory)

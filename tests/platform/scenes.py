@@ -68,6 +68,8 @@ def play_match(
     stored = {**log, "referee": referee} if referee is not None else log
     result = log["events"][-1]["result"]
     outcomes = [SeatOutcome(seat=r["seat"], money=r["money"], rank=r["rank"]) for r in result]
+    for version in versions:  # they play there, so they entered
+        Entry.objects.get_or_create(bot_id=version.bot_id, ladder=ladder)
     # One transaction: the run task match_create queues on commit then finds the
     # match finished and leaves it (the test's versions have no code to run).
     with transaction.atomic():

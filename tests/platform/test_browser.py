@@ -76,9 +76,9 @@ def test_sign_up_and_upload_a_good_and_a_broken_bot(page: Any, screenshot: Any) 
     upload_file(page, "first", "first.py", GOOD_BOT)
     page.wait_for_url(re.compile(r"/bots/\d+/$"))
     assert "Uploaded first version 1" in page.inner_text(".messages")
-    assert page.inner_text("#v1 .badge") == "ACTIVE"  # text-transform: uppercase
+    assert page.inner_text("#v1 header .badge") == "ACTIVE"  # text-transform: uppercase
     page.click("#v1 summary")  # the report of a passing version starts folded
-    assert "Pre-flight: classic game against" in page.inner_text("#v1 .report")
+    assert "pre-flight: classic, 4 seats against" in page.inner_text("#v1 .report")
     screenshot("bot-uploaded")
 
     # A broken upload: the form says exactly what is wrong, nothing is stored.
@@ -107,7 +107,7 @@ def test_the_owner_reads_why_the_preflight_game_failed(
     bot_url = page.url
 
     version = page.locator("#v1")
-    assert version.locator(".badge").inner_text() == "FAILED"
+    assert version.locator("header .badge").inner_text() == "FAILED"
     report = version.locator(".report")
     assert report.is_visible()  # open by default on a failed version
     assert report.locator("h4", has_text="Fault:").inner_text() == "Fault: crashed"
@@ -124,7 +124,7 @@ def test_the_owner_reads_why_the_preflight_game_failed(
     page.click("text=Log out")
     log_in("bob", PASSWORD)
     page.goto(bot_url)
-    assert page.inner_text("#v1 .badge") == "FAILED"
+    assert page.inner_text("#v1 header .badge") == "FAILED"
     assert page.locator("#v1 .report").count() == 0
 
 

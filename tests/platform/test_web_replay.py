@@ -68,7 +68,9 @@ def forfeited_match(ladder: Ladder, versions: list[Any], seed: int, *, seat: int
         for r in log["events"][-1]["result"]
     ]
     with transaction.atomic():
-        match = match_start(match=match_create(ladder=ladder, versions=versions, seed=seed))
+        match = match_start(
+            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed)
+        )
         return match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
 
 

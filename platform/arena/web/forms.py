@@ -133,8 +133,11 @@ class ChallengeForm(forms.Form):
     def __init__(self, *args: Any, opponents: Any, max_games: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["ladder"].queryset = open_ladders_query()  # type: ignore[attr-defined]
-        self.fields["opponents"].queryset = opponents  # type: ignore[attr-defined]
-        self.fields["games"].max_value = max_games
+        field = self.fields["opponents"]
+        field.queryset = opponents  # type: ignore[attr-defined]
+        # Names are unique per owner only: say whose bot it is.
+        field.label_from_instance = lambda bot: f"{bot.name} ({bot.owner.username})"  # type: ignore[attr-defined]
+        # The service says what is wrong with too many; the browser already stops at max.
         self.fields["games"].widget.attrs["max"] = max_games
 
 

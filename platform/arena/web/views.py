@@ -160,7 +160,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             internals=internals,
         ),
         "entries_form": EntriesForm(initial={"ladders": entered}) if is_owner else None,
-        "challenge_form": _challenge_form(request, bot) if is_owner else None,
+        # A challenge needs a playing version (qualified on the ladder it names).
+        "challenge_form": _challenge_form(request, bot) if is_owner and active else None,
         "versions": [
             (v, presenters.version_report(v.validation_report) if internals else None)
             for v in versions
@@ -184,10 +185,16 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     return render(request, "web/bot.html", context)
 
 
+CHALLENGE_OPPONENTS = 500
+
+
 def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> ChallengeForm:
+    # The first bots by name: a list to pick from, still filterable (a sliced queryset is not).
+    visible = bot_list_visible(user=request.user).exclude(pk=bot.pk).order_by("name")
+    first = visible.values("pk")[:CHALLENGE_OPPONENTS]
     return ChallengeForm(
         data,
-        opponents=bot_list_visible(user=request.user).exclude(pk=bot.pk).order_by("name")[:500],
+        opponents=visible.filter(pk__in=first).select_related("owner"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
     )
 
