@@ -772,6 +772,11 @@ def measure_fair_share() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small data: a smoke run")
+    parser.add_argument(
+        "--fair-share-only",
+        action="store_true",
+        help="only the scheduler's fair share on a driven clock (no database, seconds)",
+    )
     parser.add_argument("--requests", type=int, help="requests per latency measurement")
     parser.add_argument("--pipeline-matches", type=int, help="matches per pipeline run")
     parser.add_argument(
@@ -789,6 +794,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.pipeline_matches:
         sizes = Sizes(**{**sizes.__dict__, "pipeline_matches": args.pipeline_matches})
 
+    if args.fair_share_only:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
+        import django
+
+        django.setup()
+        measure_fair_share()
+        return 0
     server = _server_params(args.pg)
     broker = REDIS_URL if _reachable(*REDIS) else "filesystem://"
     data_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))

@@ -167,7 +167,8 @@ def test_the_admin_freezes_duplicate_deals_once_the_ladder_has_matches(carol: An
     assert "duplicate_deals" in ladder_admin.get_readonly_fields(request, ladder)
 
 
-def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any) -> None:
+def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any, house: Any) -> None:
+    greedy = BotFactory(owner=house, name="greedy")
     data = {
         "slug": "boulevard-3-duplicate",
         "name": "Boulevard 3, duplicate",
@@ -186,7 +187,10 @@ def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any) -> None:
     response = client.post("/admin/ladders/ladder/add/", data)
 
     assert response.status_code == 302, response.content.decode()[-2000:]
-    assert Ladder.objects.get(slug="boulevard-3-duplicate").duplicate_deals is True
+    ladder = Ladder.objects.get(slug="boulevard-3-duplicate")
+    assert ladder.duplicate_deals is True
+    # The house bots enter it at once, as they do a ladder made by the service.
+    assert list(ladder.entries.values_list("bot", flat=True)) == [greedy.pk]
 
 
 # --------------------------------------------------------------------------- creating deals

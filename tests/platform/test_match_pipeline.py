@@ -154,6 +154,26 @@ def test_a_faulty_bot_forfeits_its_seat_and_the_cause_is_recorded(
     assert Rating.objects.get(bot_version=cheat).rating < 1500
 
 
+@pytest.mark.django_db
+def test_the_api_names_a_forfeit_by_the_log_s_exact_fault_kind(
+    alice: Any, house: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    # 200 ms a decision out of a 300 ms bank: the bank runs out, not one decision's time.
+    tight = ladder_create(
+        slug="tight", name="Tight", rules="classic", seats=2,
+        time_per_decision_ms=250, time_bank_ms=300,
+    )  # fmt: skip
+    slow = player_bot(alice, "slow", protocol_bot(prelude="import time", before="time.sleep(0.2)"))
+    match = match_create(**on_ladder(tight), versions=[house_bot(house, "greedy"), slow])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match = match_run(match=match)
+
+    seat = APIClient().get(f"/api/matches/{match.pk}/").json()["participants"][1]
+    log = APIClient().get(f"/api/matches/{match.pk}/log/").json()
+    assert seat["forfeit"] == log["referee"]["seats"][1]["fault"]["kind"] == "time_bank_exhausted"
+
+
 @pytest.fixture
 def sandbox_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     """This process as a worker whose sandbox self-test failed."""

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 
 from arena.errors import ArenaError
 
+from .entries import house_bots_enter
 from .models import Ladder, Rating, RatingChange
 from .services import ladder_validate_game, ladder_validate_limits
 
@@ -43,6 +44,11 @@ class LadderAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "rules", "seats", "duplicate_deals", "is_open", "created_at")
     list_filter = ("rules", "seats", "duplicate_deals", "is_open")
     prepopulated_fields: ClassVar[dict[str, tuple[str, ...]]] = {"slug": ("name",)}
+
+    def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change:  # as ladder_create does: a new ladder plays from the start
+            house_bots_enter(ladder=obj)
 
     def get_readonly_fields(
         self, request: HttpRequest, obj: Ladder | None = None
