@@ -736,18 +736,11 @@ def measure_fair_share() -> None:
     simulated minutes: games per uploaded bot on each ladder, taking turns
     (plan_picks) beside filling one ladder after another (the policy before).
     """
-    from arena.ladders.simulate import SimBot, SimLadder, simulate
+    from arena.ladders.simulate import DEFAULT_LADDERS, HOUSE_BOTS, SimBot, simulate
 
-    ladders = [
-        SimLadder("classic-2", 2, 0.6),
-        SimLadder("classic-4", 4, 1.2),
-        SimLadder("boulevard-4", 4, 2.0),
-        SimLadder("cardgame-4", 4, 1.0),
-        SimLadder("royale-4", 4, 2.5),
-        SimLadder("sixdice-4", 4, 1.2),
-    ]
+    ladders = DEFAULT_LADDERS
     uploaded = [SimBot(f"bot-{n}") for n in range(8)]
-    house = [SimBot(n, is_house=True) for n in ("random", "greedy", "gambler", "montecarlo")]
+    house = list(HOUSE_BOTS)
     names = [bot.name for bot in uploaded]
     _say("fair share across ladders (driven clock, 30 min, 2 workers, 8 bots + 4 house bots)")
     _say(f"  {'ladder':<12} {'taking turns':>14} {'one by one':>12}   games per uploaded bot")

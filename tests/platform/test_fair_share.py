@@ -11,21 +11,18 @@ import random
 
 import pytest
 
+from arena.ladders.management.commands.load_house_bots import DEFAULT_LADDERS as DEFAULTS
 from arena.ladders.matchmaking import LadderQueue, plan_picks
 from arena.ladders.selectors import MatchmakingCandidate
-from arena.ladders.simulate import SimBot, SimLadder, SimResult, simulate
+from arena.ladders.simulate import DEFAULT_LADDERS, HOUSE_BOTS, SimBot, SimResult, simulate
 
-#: The default ladders, with rough seconds of a worker's time per sandboxed match.
-LADDERS = [
-    SimLadder("classic-2", 2, 0.6),
-    SimLadder("classic-4", 4, 1.2),
-    SimLadder("boulevard-4", 4, 2.0),
-    SimLadder("cardgame-4", 4, 1.0),
-    SimLadder("royale-4", 4, 2.5),
-    SimLadder("sixdice-4", 4, 1.2),
-]
+LADDERS = list(DEFAULT_LADDERS)
 UPLOADED = [SimBot(f"bot-{n}") for n in range(8)]
-HOUSE = [SimBot(name, is_house=True) for name in ("random", "greedy", "gambler", "montecarlo")]
+HOUSE = list(HOUSE_BOTS)
+
+
+def test_the_simulation_models_the_default_ladders() -> None:
+    assert [(sim.name, sim.seats) for sim in LADDERS] == [(d.slug, d.seats) for d in DEFAULTS]
 
 
 def spread(result: SimResult, bots: list[SimBot]) -> float:

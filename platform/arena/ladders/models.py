@@ -64,14 +64,7 @@ class Ladder(models.Model):
     @property
     def game(self) -> MatchGame:
         """What the ladder's matches (and a bot's pre-flight for it) play."""
-        return MatchGame(
-            rules=self.rules,
-            seats=self.seats,
-            options=self.options,
-            time_per_decision_ms=self.time_per_decision_ms,
-            time_bank_ms=self.time_bank_ms,
-            memory_mb=self.memory_mb,
-        )
+        return MatchGame.of(self)
 
 
 class Entry(models.Model):

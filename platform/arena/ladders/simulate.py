@@ -35,6 +35,21 @@ class SimBot:
     ladders: frozenset[str] | None = None
 
 
+#: The default ladders (load_house_bots), with rough seconds of a worker's time per
+#: sandboxed match: more seats and more decisions (tiles, modules) take longer.
+DEFAULT_LADDERS = (
+    SimLadder("classic-2", 2, 0.6),
+    SimLadder("classic-4", 4, 1.2),
+    SimLadder("boulevard-4", 4, 2.0),
+    SimLadder("cardgame-4", 4, 1.0),
+    SimLadder("royale-4", 4, 2.5),
+    SimLadder("sixdice-4", 4, 1.2),
+)
+HOUSE_BOTS = tuple(
+    SimBot(name, is_house=True) for name in ("random", "greedy", "gambler", "montecarlo")
+)
+
+
 @dataclass
 class SimResult:
     #: Finished matches per (ladder, bot).

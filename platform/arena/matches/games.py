@@ -10,6 +10,8 @@ from bots_sdk.protocol import Limits
 from vegas_engine import OptionValue
 
 MiB = 1024 * 1024
+#: The fields that name a game and its limits, on a ladder and on a match alike.
+GAME_FIELDS = ("rules", "seats", "options", "time_per_decision_ms", "time_bank_ms", "memory_mb")
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,15 @@ class MatchGame:
     time_per_decision_ms: int = 1000
     time_bank_ms: int = 10_000
     memory_mb: int = 256
+
+    @classmethod
+    def of(cls, row: object) -> MatchGame:
+        """The game of a row that has the GAME_FIELDS (a ladder, a match)."""
+        return cls(**{name: getattr(row, name) for name in GAME_FIELDS})
+
+    def fields(self) -> dict[str, object]:
+        """The GAME_FIELDS as a row stores them."""
+        return {name: getattr(self, name) for name in GAME_FIELDS} | {"options": dict(self.options)}
 
     def limits(self) -> Limits:
         return Limits(

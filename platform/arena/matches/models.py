@@ -153,14 +153,7 @@ class Match(models.Model):
 
     @property
     def game(self) -> MatchGame:
-        return MatchGame(
-            rules=self.rules,
-            seats=self.seats,
-            options=self.options,
-            time_per_decision_ms=self.time_per_decision_ms,
-            time_bank_ms=self.time_bank_ms,
-            memory_mb=self.memory_mb,
-        )
+        return MatchGame.of(self)
 
 
 class Participant(models.Model):

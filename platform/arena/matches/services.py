@@ -109,12 +109,7 @@ def _insert(
     """The match row and its seats, queued to run once the caller's transaction commits."""
     match = Match.objects.create(
         ladder_id=ladder_id,
-        rules=game.rules,
-        seats=game.seats,
-        options=dict(game.options),
-        time_per_decision_ms=game.time_per_decision_ms,
-        time_bank_ms=game.time_bank_ms,
-        memory_mb=game.memory_mb,
+        **game.fields(),
         seed=seed,
         rated=rated,
         deal=deal,
