@@ -1,7 +1,9 @@
 """Checks a stored version must pass before it may play a game.
 
-First every Python file must compile (cheap, and says which line is wrong).
-Then the bots SDK's pre-flight runs the version as it will run, once for
+First every Python file must compile, checked in the sandbox under limits of
+its own (``bots_sdk.source_check``: a compile bomb is the bot's failure, never
+the worker's), and the report says which line is wrong. Then the bots SDK's
+pre-flight runs the version as it will run, once for
 each game it is checked for (a ladder's rule system, seats, options and
 exact limits), on a fresh seed each time: in the sandbox (house bots bare),
 it must complete the handshake and play a full game against house bots
@@ -13,10 +15,9 @@ ours (no sandbox, storage, launch) raises
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.core.files.storage import default_storage
@@ -25,8 +26,10 @@ from bots_sdk import preflight as sdk_preflight
 from bots_sdk import sandbox
 from bots_sdk.faults import Fault
 from bots_sdk.games import GameSetup
+from bots_sdk.launcher import sandbox_config
+from bots_sdk.source_check import SourceCheck, check_sources
 
-from .models import BotVersion, CodeFormat
+from .models import BotVersion
 from .sandboxing import (
     InfrastructureError,
     RecordingLauncher,
@@ -35,7 +38,6 @@ from .sandboxing import (
     materialised,
     require_isolation,
 )
-from .uploads import MAIN_MODULE
 
 VALIDATOR = "preflight-2"
 #: The game checked when the caller names none: the SDK's default pre-flight.
@@ -75,31 +77,6 @@ class ValidationReport:
             # Clears the note of an earlier postponed attempt.
             "infra_error": None,
         }
-
-
-def _sources(content: bytes, code_format: str) -> dict[str, bytes]:
-    if code_format == CodeFormat.PY:
-        return {MAIN_MODULE: content}
-    with zipfile.ZipFile(io.BytesIO(content)) as archive:
-        return {
-            info.filename: archive.read(info)
-            for info in archive.infolist()
-            if not info.is_dir() and info.filename.endswith(".py")
-        }
-
-
-def validate_code(content: bytes, code_format: str) -> ValidationReport:
-    """Compile every Python file of the upload; syntax errors fail the version."""
-    report = ValidationReport()
-    for name, source in sorted(_sources(content, code_format).items()):
-        report.checked_files.append(name)
-        try:
-            compile(source, name, "exec", dont_inherit=True)
-        except SyntaxError as error:
-            report.fail(f"{name}, line {error.lineno}: {error.msg}")
-        except ValueError as error:  # e.g. NUL bytes in the source
-            report.fail(f"{name}: {error}")
-    return report
 
 
 def fault_report(fault: Fault) -> dict[str, Any]:
@@ -147,34 +124,53 @@ def preflight_games(
         return {}
     content = _read_code(version) if content is None else content
     require_isolation([version])
-    checks: dict[str, GameCheck] = {}
     with materialised(version, content=content) as bot_dir:
-        spec = bot_spec(version, bot_dir)
-        for key, setup in games.items():
-            launcher = RecordingLauncher()
-            try:
-                result = sdk_preflight.preflight(spec, setup, launcher=launcher)
-            except (sandbox.SandboxError, OSError) as error:
-                raise InfrastructureError(f"the pre-flight of {version} failed: {error}") from error
-            launcher.check()
-            checks[key] = _game_check(result)
+        return _play_preflights(version, bot_dir, games)
+
+
+def _play_preflights(
+    version: BotVersion, bot_dir: Path, games: Mapping[str, GameSetup]
+) -> dict[str, GameCheck]:
+    spec = bot_spec(version, bot_dir)
+    checks: dict[str, GameCheck] = {}
+    for key, setup in games.items():
+        launcher = RecordingLauncher()
+        try:
+            result = sdk_preflight.preflight(spec, setup, launcher=launcher)
+        except (sandbox.SandboxError, OSError) as error:
+            raise InfrastructureError(f"the pre-flight of {version} failed: {error}") from error
+        launcher.check()
+        checks[key] = _game_check(result)
     return checks
+
+
+def _check_sources(version: BotVersion, bot_dir: Path) -> SourceCheck:
+    """Compile the sources where the bot runs (the sandbox), under the check's own limits."""
+    try:
+        return check_sources(bot_dir, trusted=is_trusted(version), config=sandbox_config())
+    except (sandbox.SandboxError, OSError) as error:
+        raise InfrastructureError(f"the source check of {version} failed: {error}") from error
 
 
 def validate_version(
     version: BotVersion, games: Mapping[str, GameSetup] = DEFAULT_GAMES
 ) -> ValidationReport:
-    """The static checks, then one sandboxed pre-flight game of each of ``games``.
+    """The source check, then one pre-flight game of each of ``games``, both sandboxed.
 
     It passes when the code passes the static checks and at least one game:
     a version plays the games it passed (a card game bot need not play dice).
     """
     content = _read_code(version)
-    report = validate_code(content, version.code_format)
-    if not report.passed:
-        return report
-    report.games = preflight_games(version, games, content=content)
-    report.sandboxed = not is_trusted(version)
+    require_isolation([version])
+    report = ValidationReport(sandboxed=not is_trusted(version))
+    with materialised(version, content=content) as bot_dir:
+        sources = _check_sources(version, bot_dir)
+        report.checked_files = sources.checked
+        for error in sources.errors:
+            report.fail(error)
+        if not report.passed:
+            return report
+        report.games = _play_preflights(version, bot_dir, games)
     for key, check in report.games.items():
         fault = check.report["fault"]
         if fault is not None:
