@@ -217,9 +217,19 @@ class LadderLogsApi(APIView):
 
 
 LADDERS_HELP = (
-    "Slugs of the ladders the bot enters from now on (repeat the field, or a JSON list); "
-    "left out: a new bot enters every open ladder, an existing one keeps its entries."
+    "Slugs of the ladders the bot enters from now on (repeat the field, or separate them "
+    "with commas); left out: a new bot enters every open ladder, an existing one keeps its "
+    "entries."
 )
+
+
+def _chosen_ladders(data: dict[str, Any]) -> list[Ladder] | None:
+    """The ladders named in an upload's ``ladders`` field (None when it is left out)."""
+    if "ladders" not in data:
+        return None
+    return ladders_from_slugs(
+        slug.strip() for value in data["ladders"] for slug in value.split(",") if slug.strip()
+    )
 
 
 class BotSubmitApi(BotListApi):
@@ -233,7 +243,7 @@ class BotSubmitApi(BotListApi):
         visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
         file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
         ladders = serializers.ListField(
-            child=serializers.SlugField(), required=False, help_text=LADDERS_HELP
+            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
         )
 
     @extend_schema(request=InputSerializer, responses={201: VersionOutput})
@@ -251,7 +261,7 @@ class BotSubmitApi(BotListApi):
             filename=upload.name,
             content=read_upload(upload),
             visibility=data["visibility"],
-            ladders=ladders_from_slugs(data["ladders"]) if "ladders" in data else None,
+            ladders=_chosen_ladders(data),
         )
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
@@ -265,7 +275,7 @@ class VersionSubmitApi(BotVersionListApi):
 
         file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
         ladders = serializers.ListField(
-            child=serializers.SlugField(), required=False, help_text=LADDERS_HELP
+            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
         )
 
     @extend_schema(request=InputSerializer, responses={201: VersionOutput})
@@ -280,7 +290,7 @@ class VersionSubmitApi(BotVersionListApi):
             bot=bot,
             filename=upload.name,
             content=read_upload(upload),
-            ladders=ladders_from_slugs(data["ladders"]) if "ladders" in data else None,
+            ladders=_chosen_ladders(data),
         )
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
