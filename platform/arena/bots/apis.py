@@ -23,10 +23,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.pagination import LimitOffset, paginated_response
-from arena.players.models import User
 
 from .models import Bot, BotVersion, Visibility
-from .selectors import bot_get_visible, bot_list_visible, bot_version_get, bot_versions
+from .selectors import (
+    bot_get_visible,
+    bot_list_visible,
+    bot_version_get,
+    bot_versions,
+    may_read_internals,
+)
 from .services import (
     bot_update,
     bot_version_retire,
@@ -59,11 +64,6 @@ def visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:
         raise Http404
     view.check_object_permissions(request, bot)
     return bot
-
-
-def may_read_internals(user: User, bot: Bot) -> bool:
-    # Validation reports may quote the code and its output: owner and staff only.
-    return bool(user.is_authenticated and (user.is_staff or user.pk == bot.owner_id))
 
 
 class VersionOutput(serializers.ModelSerializer[BotVersion]):

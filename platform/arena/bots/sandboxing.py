@@ -36,8 +36,7 @@ from bots_sdk.protocol import Limits
 from bots_sdk.sandbox import BotProcess
 
 from .models import BotVersion, CodeFormat
-from .uploads import MAIN_MODULE
-from .uploads import _member_name as member_name
+from .uploads import MAIN_MODULE, member_name
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,12 @@ from arena.players.models import User
 from .models import Bot, BotVersion, VersionStatus, Visibility
 
 
-def bot_list_public() -> QuerySet[Bot]:
-    return Bot.objects.filter(visibility=Visibility.PUBLIC).select_related("owner").order_by("name")
+def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
+    """The one access rule for a bot's internals (reports, stderr, faults, private bots):
+    its owner and staff read them, nobody else."""
+    return bool(
+        user is not None and user.is_authenticated and (user.is_staff or user.pk == bot.owner_id)
+    )
 
 
 def bot_get_visible(*, bot_id: int, user: User | None) -> Bot | None:
@@ -19,9 +23,7 @@ def bot_get_visible(*, bot_id: int, user: User | None) -> Bot | None:
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:
         return None
-    if bot.visibility == Visibility.PUBLIC:
-        return bot
-    if user is not None and user.is_authenticated and (user.is_staff or user.pk == bot.owner_id):
+    if bot.visibility == Visibility.PUBLIC or may_read_internals(user, bot):
         return bot
     return None
 

@@ -170,7 +170,7 @@ def _check_utf8_source(name: str, data: bytes, *, shown: str) -> None:
         ) from None
 
 
-def _member_name(info: zipfile.ZipInfo) -> str:
+def member_name(info: zipfile.ZipInfo) -> str:
     """The member's name as UTF-8 text, or an error naming the bad name."""
     if info.flag_bits & _ZIP_FLAG_UTF8 or info.filename.isascii():
         return info.filename
@@ -221,7 +221,7 @@ def _check_archive(filename: str, content: bytes, limits: UploadLimits) -> tuple
         seen: set[str] = set()
         declared_total = 0
         for info in infos:
-            name = _member_name(info)
+            name = member_name(info)
             _check_member_path(name)
             if _is_symlink(info):
                 raise ArchiveSymlinkError(
@@ -304,7 +304,7 @@ def _read_members(
     for info in infos:
         if info.is_dir():
             continue
-        name = _member_name(info)
+        name = member_name(info)
         chunks: list[bytes] = []
         keep = name.endswith(".py")
         try:

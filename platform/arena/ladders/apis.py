@@ -19,12 +19,11 @@ from arena.bots.apis import (
     BotVersionListApi,
     IsOwnerOrReadOnly,
     VersionOutput,
-    may_read_internals,
     read_upload,
     visible_bot,
 )
 from arena.bots.models import Bot, Visibility
-from arena.bots.selectors import bot_active_version, bot_get_visible
+from arena.bots.selectors import bot_active_version, bot_get_visible, may_read_internals
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list

@@ -91,10 +91,6 @@ def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:
     )
 
 
-def rating_history(*, rating: Rating) -> QuerySet[RatingChange]:
-    return rating.changes.order_by("-id")
-
-
 def unrated_finished_matches(limit: int = 500) -> list[Match]:
     """The latest-finished unrated match of each ladder (rating it rates the earlier ones)."""
     latest: dict[int, Match] = {}

@@ -13,7 +13,7 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 
-from arena.bots.models import BotVersion, Visibility
+from arena.bots.models import Visibility
 from arena.players.models import User
 
 from .models import Match, MatchStatus, Participant
@@ -24,10 +24,6 @@ def _with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
     return matches.prefetch_related(Prefetch("participants", queryset=seats))
 
 
-def match_get(*, match_id: int) -> Match | None:
-    return _with_participants(Match.objects.select_related("ladder").filter(pk=match_id)).first()
-
-
 def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     """Finished matches of a ladder, latest first (served by match_ladder_finished)."""
     return _with_participants(
@@ -35,12 +31,6 @@ def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
             "-finished_at", "-id"
         )
     )
-
-
-def version_matches(*, version: BotVersion) -> QuerySet[Match]:
-    """Matches a version played, newest first (served by participant_version_recent)."""
-    ids = Participant.objects.filter(bot_version=version).values("match_id")
-    return _with_participants(Match.objects.filter(pk__in=ids).order_by("-id"))
 
 
 # --------------------------------------------------------------------------- visibility

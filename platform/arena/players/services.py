@@ -41,12 +41,6 @@ def player_create(
     return user
 
 
-def profile_ensure(*, user: User) -> Profile:
-    """The user's profile, created if missing (users made by `createsuperuser`)."""
-    profile, _ = Profile.objects.get_or_create(user=user, defaults={"display_name": user.username})
-    return profile
-
-
 class CredentialsError(ArenaError):
     code = "credentials_invalid"
 

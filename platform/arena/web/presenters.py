@@ -16,6 +16,7 @@ from django.contrib.auth.models import AnonymousUser
 
 import vegas_engine
 from arena.bots.models import Bot
+from arena.bots.selectors import may_read_internals
 from arena.ladders.models import Ladder, Qualification, Rating, RatingChange
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
 from arena.leagues.selectors import (
@@ -29,11 +30,6 @@ from arena.players.models import User
 from vegas_engine.rules.royale import ROYALE_RULES
 
 from . import charts
-
-
-def may_read_internals(user: User | AnonymousUser, bot: Bot) -> bool:
-    """Validation reports and stderr may quote the code and its output: owner and staff only."""
-    return bool(user.is_authenticated and (user.is_staff or user.pk == bot.owner_id))
 
 
 def owned_seats(participants: Iterable[Participant], user: User | AnonymousUser) -> set[int]:

@@ -33,7 +33,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from arena.bots.models import Bot, VersionStatus
-from arena.bots.selectors import bot_get_visible, bot_list_visible, bot_versions, player_bots
+from arena.bots.selectors import (
+    bot_get_visible,
+    bot_list_visible,
+    bot_versions,
+    may_read_internals,
+    player_bots,
+)
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
@@ -143,7 +149,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = bot_get_visible(bot_id=bot_id, user=request.user)
     if bot is None:
         raise Http404("No such bot.")
-    internals = presenters.may_read_internals(request.user, bot)
+    internals = may_read_internals(request.user, bot)
     is_owner = request.user.pk == bot.owner_id
     versions = list(bot_versions(bot=bot))
     active = next((v for v in versions if v.status == VersionStatus.ACTIVE), None)
