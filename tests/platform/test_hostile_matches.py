@@ -16,12 +16,13 @@ from rest_framework.test import APIClient
 
 from arena.ladders.models import RatingChange
 from arena.ladders.services import ladder_create, ratings_apply
-from arena.matches.models import MatchStatus
+from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create, match_run
 from tests.bots_sdk.test_hostile_games import CASES, LIMITS, Case
 
 from .scenes import on_ladder
 from .test_match_pipeline import house_bot, player_bot
+from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
 
 HOSTILE = Path(__file__).resolve().parents[1] / "bots_sdk" / "hostile"
 #: The attacks that fault, under the limits a ladder can set (the others keep to the rules).
@@ -84,3 +85,35 @@ def test_a_hostile_line_in_the_preflight_fails_the_version_never_sticks_it(
     assert version.status == VersionStatus.FAILED
     fault = version.validation_report["games"]["classic-2"]["fault"]
     assert fault["cause"] == ("bad_handshake" if bot.endswith("ready") else "garbage")
+
+
+@needs_shared_database
+@needs_redis
+@pytest.mark.django_db(transaction=True)
+def test_hostile_bots_in_matches_played_by_a_real_worker(
+    alice: Any, house: Any, settings: Any, media_root: Path, tmp_path: Path
+) -> None:
+    attacks = {"deep_json": "garbage", "early_answer": "garbage", "long_int": "garbage"}
+    ladder = ladder_create(slug="hostile", name="Hostile", rules="classic", seats=2)
+    greedy = house_bot(house, "greedy")
+    with redis_worker(tmp_path, media_root):
+        matches = {
+            bot: match_create(
+                **on_ladder(ladder),
+                versions=[
+                    greedy,
+                    player_bot(alice, bot, (HOSTILE / f"game_{bot}.py").read_bytes()),
+                ],
+            )
+            for bot in attacks
+        }
+
+        def rated() -> bool:
+            done = Match.objects.filter(pk__in=[m.pk for m in matches.values()])
+            return all(m.status == MatchStatus.FINISHED and m.rated_at for m in done)
+
+        wait_for(rated, timeout=90, what="the worker to play and rate the hostile matches")
+    for bot, match in matches.items():
+        attacker = match.participants.get(seat=1)
+        assert (attacker.forfeit, attacker.rank) == (attacks[bot], 2), bot
+        assert RatingChange.objects.filter(match=match).count() == 2
