@@ -191,8 +191,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 # The queue every task goes to; platforms sharing one broker (or tests) use their own.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
-# Leagues keep their rounds' times in the database (django-celery-beat); the
-# fixed entries below are copied there when beat starts.
+# The fixed entries below are copied into the database when beat starts
+# (django-celery-beat); leagues need no entries of their own: a sweep advances them.
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
@@ -210,6 +210,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "fill-ladder-queues": {
         "task": "arena.ladders.tasks.ladders_fill_queues",
+        "schedule": 10.0,
+    },
+    "advance-leagues": {
+        "task": "arena.leagues.tasks.leagues_advance_due",
         "schedule": 10.0,
     },
 }

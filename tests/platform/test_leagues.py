@@ -15,6 +15,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django_celery_beat.models import PeriodicTask
 
 import vegas_engine
@@ -32,7 +33,6 @@ from arena.leagues.models import (
     LeagueFormat,
     LeagueGame,
     LeagueGameSeat,
-    LeagueRound,
     LeagueStatus,
     LeagueVisibility,
     RoundStatus,
@@ -50,8 +50,9 @@ from arena.leagues.services import (
     league_entry_respond,
     league_pause,
     league_resume,
+    leagues_advance_due,
 )
-from arena.leagues.tasks import league_tick
+from arena.leagues.tasks import league_tick, leagues_advance
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 from arena.matches.services import SeatOutcome, match_finish, match_start
 from arena.players.models import User
@@ -240,29 +241,25 @@ def test_the_slug_is_unique(ladder: Ladder, carol: User) -> None:
 def test_a_scheduled_round_starts_at_its_time(ladder: Ladder, carol: User) -> None:
     bots = make_bots(carol, 5)
     league = create(carol, ladder, bots)
-    tick = PeriodicTask.objects.get(pk=league.tick_task_id)
-    assert (tick.task, tick.start_time, tick.enabled) == (
-        "arena.leagues.tasks.league_tick",
-        T0,
-        True,
-    )
+    # One static sweep advances every league: no beat job of its own.
+    sweep = settings.CELERY_BEAT_SCHEDULE["advance-leagues"]
+    assert (sweep["task"], sweep["schedule"]) == (leagues_advance.name, 10.0)
+    assert not PeriodicTask.objects.exists()
 
     with mock.patch("django.utils.timezone.now", return_value=T0 - timedelta(seconds=1)):
-        league_tick.delay(league.pk)
+        assert leagues_advance.delay().get() == 0  # not due yet
     league.refresh_from_db()
     assert league.status == LeagueStatus.SCHEDULED
     assert not Match.objects.exists()
 
     with mock.patch("django.utils.timezone.now", return_value=T0):
-        league_tick.delay(league.pk)
+        assert leagues_advance.delay().get() == 1
     league.refresh_from_db()
     assert (league.status, league.started_at) == (LeagueStatus.RUNNING, T0)
     rounds = list(league.rounds.order_by("number"))
     # C(5, 4) = 5 tables, any two share players: one table a round, one round a day.
     assert [r.scheduled_at for r in rounds] == [T0 + k * DAY for k in range(5)]
-    clocks = PeriodicTask.objects.filter(pk__in=[r.clock_task_id for r in rounds])
-    assert sorted(t.clocked.clocked_time for t in clocks) == [r.scheduled_at for r in rounds]
-    assert all(t.one_off for t in clocks)
+    assert not PeriodicTask.objects.exists()
     assert [r.status for r in rounds] == [RoundStatus.RUNNING] + [RoundStatus.SCHEDULED] * 4
     (game,) = queued_games(league, 1)
     assert game.match is not None and game.match.status == MatchStatus.QUEUED
@@ -277,25 +274,32 @@ def test_a_scheduled_round_starts_at_its_time(ladder: Ladder, carol: User) -> No
     assert all(v is not None for v in frozen.values())
 
     with mock.patch("django.utils.timezone.now", return_value=T0 + DAY - timedelta(seconds=1)):
-        league_tick.delay(league.pk)
+        leagues_advance.delay()
     assert league.rounds.get(number=2).status == RoundStatus.SCHEDULED
     with mock.patch("django.utils.timezone.now", return_value=T0 + DAY):
-        league_tick.delay(league.pk)
+        leagues_advance.delay()
     assert league.rounds.get(number=2).status == RoundStatus.RUNNING
     assert len(queued_games(league, 2)) == 1
 
 
-def test_the_tick_task_runs_at_the_time_it_is_given(ladder: Ladder, carol: User) -> None:
+def test_the_tasks_run_at_the_time_they_are_given(ladder: Ladder, carol: User) -> None:
     """Beat sends no time (the worker's clock); a test drives a worker's clock with one."""
     league = create(carol, ladder, make_bots(carol, 4))
-    league_tick.delay(league.pk, (T0 - timedelta(seconds=1)).isoformat())
+    other = create(carol, ladder, make_bots(carol, 4, prefix="other"), slug="later", name="Later")
+    League.objects.filter(pk=other.pk).update(start_at=T0 + DAY)
+    leagues_advance.delay((T0 - timedelta(seconds=1)).isoformat())
     league.refresh_from_db()
     assert league.status == LeagueStatus.SCHEDULED
-    league_tick.delay(league.pk, T0.isoformat())
+    leagues_advance.delay(T0.isoformat())
     league.refresh_from_db()
+    other.refresh_from_db()
     assert (league.status, league.started_at) == (LeagueStatus.RUNNING, T0)
+    assert other.status == LeagueStatus.SCHEDULED  # its time has not come
+    league_tick.delay(other.pk, (T0 + DAY).isoformat())  # one league, now
+    other.refresh_from_db()
+    assert other.status == LeagueStatus.RUNNING
     with pytest.raises(ValueError, match="has no UTC offset; send an aware time"):
-        league_tick.delay(league.pk, "2031-03-02T18:00:00")
+        leagues_advance.delay("2031-03-02T18:00:00")
 
 
 def test_a_frozen_version_retired_by_a_newer_upload_keeps_playing(
@@ -373,8 +377,7 @@ def test_round_robin_plays_to_the_end_and_keeps_the_final_table(
     assert sorted(s.points for s in standings) == sorted((s.points for s in standings), key=float)
     points = [s.points for s in standings]
     assert points == sorted(points, reverse=True) or len(set(points)) < len(points)
-    # The beat jobs are gone; the results and logs stay.
-    assert not PeriodicTask.objects.filter(name__startswith=f"league {league.pk}:").exists()
+    # The results and logs stay.
     assert Match.objects.filter(status=MatchStatus.FINISHED).count() == 5
     assert all(m.log for m in Match.objects.all())
 
@@ -768,12 +771,8 @@ def test_pause_resume_and_cancel(ladder: Ladder, carol: User) -> None:
     league = advance(create(carol, ladder, bots), T0)
     league = league_pause(league=league, now=T0 + timedelta(hours=1))
     assert league.status == LeagueStatus.PAUSED
-    tasks = PeriodicTask.objects.filter(name__startswith=f"league {league.pk}:")
-    scheduled = LeagueRound.objects.filter(league=league, status=RoundStatus.SCHEDULED)
-    paused_ids = list(scheduled.values_list("clock_task_id", flat=True))
-    assert not any(tasks.filter(pk__in=paused_ids).values_list("enabled", flat=True))
-    # The minute tick goes on: it records the games already queued.
-    assert tasks.get(pk=league.tick_task_id).enabled
+    # The sweep goes on for a paused league: it records the games already queued.
+    assert leagues_advance_due(now=T0 + timedelta(hours=2)) == 1
 
     # Round 1 still finishes and counts; round 2 does not start while paused.
     play_round(league, 1)
@@ -791,8 +790,6 @@ def test_pause_resume_and_cancel(ladder: Ladder, carol: User) -> None:
         .values_list("scheduled_at", flat=True)
     )
     assert times == [T0 + (k + 3) * DAY for k in range(4)]
-    clock = PeriodicTask.objects.get(pk=league.rounds.get(number=2).clock_task_id)
-    assert (clock.clocked.clocked_time, clock.enabled) == (T0 + 3 * DAY, True)
     league = advance(league, T0 + 3 * DAY)
     assert league.rounds.get(number=2).status == RoundStatus.RUNNING
 
@@ -803,7 +800,7 @@ def test_pause_resume_and_cancel(ladder: Ladder, carol: User) -> None:
     assert game.match is not None
     game.match.refresh_from_db()
     assert game.match.status == MatchStatus.CANCELLED
-    assert not tasks.exists()
+    assert leagues_advance_due(now=T0 + 4 * DAY) == 0  # cancelled: the sweep passes it by
     assert league.rounds.get(number=1).status == RoundStatus.FINISHED
     assert league_standings(league=league).count() == 5
     with pytest.raises(LeagueTransitionError, match="only a paused league resumes"):
@@ -842,7 +839,7 @@ def test_private_league_of_invited_bots(ladder: Ladder, alice: User, bob: User) 
         EntryStatus.WITHDRAWN,
         "the invitation was not accepted before the start",
     )
-    assert not PeriodicTask.objects.filter(name__startswith=f"league {league.pk}:").exists()
+    assert leagues_advance_due(now=T0 + 4 * DAY) == 0  # cancelled: the sweep passes it by
 
 
 def test_house_bots_enter_a_private_league_at_once(

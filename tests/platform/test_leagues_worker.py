@@ -1,10 +1,10 @@
 """A league end to end on a real Celery worker, with the clock driven by the test.
 
 Real processes: a Celery worker (prefork) on the test PostgreSQL database and
-a Redis queue of its own. The test sends the league's beat task,
-``league_tick``, with an explicit ``now`` (beat sends none: the current
-time), so the worker runs exactly the code beat would run, at the league
-time the test chooses. The worker starts each round at its time, plays its
+a Redis queue of its own. The test sends beat's sweep of the leagues,
+``leagues_advance_due``, with an explicit ``now`` (beat sends none: the
+current time), so the worker runs exactly the code beat would run, at the
+league time the test chooses. The worker starts each round at its time, plays its
 matches (the uploaded bots in the sandbox, the house bots bare), rates them on
 the ladder, and collects the results; the league finishes with a winner and a
 bundle holding every game's log.
@@ -39,7 +39,7 @@ from arena.leagues.models import (
 )
 from arena.leagues.selectors import league_standings
 from arena.leagues.services import league_create
-from arena.leagues.tasks import league_tick
+from arena.leagues.tasks import leagues_advance
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 
 from ..dice_checks import compare_seat_dice, rolls_by_seat
@@ -62,16 +62,16 @@ MATCH_LOST = (MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED)
 
 
 def tick(worker: CeleryWorker, league: League, now: datetime) -> None:
-    """The worker runs the league's beat task at league time ``now``; waits until it did."""
-    sent = league_tick.delay(league.pk, now.isoformat())
+    """The worker runs beat's league sweep at league time ``now``; waits until it did."""
+    sent = leagues_advance.delay(now.isoformat())
 
     def done() -> bool:
         log = worker.log()
         if f"[{sent.id}] raised" in log:
-            raise AssertionError(f"league_tick failed on the worker:\n{log[-4000:]}")
+            raise AssertionError(f"the league sweep failed on the worker:\n{log[-4000:]}")
         return f"[{sent.id}] succeeded" in log
 
-    wait_for(done, timeout=60, what=f"the worker to run league_tick at {now:%H:%M:%S}")
+    wait_for(done, timeout=60, what=f"the worker to sweep the leagues at {now:%H:%M:%S}")
     league.refresh_from_db()
 
 

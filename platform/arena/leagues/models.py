@@ -143,14 +143,6 @@ class League(models.Model):
         "LeagueEntry", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     note = models.TextField(blank=True, help_text="Why it was cancelled, for readers.")
-    # The beat job that advances the league every minute (django-celery-beat).
-    tick_task = models.OneToOneField(
-        "django_celery_beat.PeriodicTask",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
     standings_updated_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -219,14 +211,6 @@ class LeagueRound(models.Model):
     )
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # A one-off beat job at scheduled_at, so the round starts on time.
-    clock_task = models.OneToOneField(
-        "django_celery_beat.PeriodicTask",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
 
     class Meta:
         constraints = (

@@ -20,7 +20,6 @@ clocked job never act twice. ``now`` parameters let tests drive the clock.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import secrets
@@ -29,14 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
-from django_celery_beat.models import (
-    ClockedSchedule,
-    IntervalSchedule,
-    PeriodicTask,
-    PeriodicTasks,
-)
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.errors import ArenaError
@@ -72,9 +65,6 @@ from .selectors import bot_rule_systems, league_entry_is_invitation, league_unit
 
 log = logging.getLogger(__name__)
 
-TICK_TASK = "arena.leagues.tasks.league_tick"
-#: The league's beat job runs this often: it collects results and starts late rounds.
-TICK_SECONDS = 60
 MIN_ROUND_INTERVAL = timedelta(minutes=1)
 MAX_GAMES_PER_TABLE = 100
 MAX_ROUNDS = 1000
@@ -305,8 +295,6 @@ def league_create(
                 LeagueEntry(league=league, bot=bot, seed=seed, status=_entry_status(bot, organiser))
                 for seed, bot in enumerate(bots, start=1)
             )
-            league.tick_task = _tick_task_create(league)
-            league.save(update_fields=["tick_task"])
     except IntegrityError:
         raise LeagueConfigError(f"a league with the slug {slug!r} already exists.") from None
     return league
@@ -420,66 +408,6 @@ def league_entry_respond(*, entry: LeagueEntry, accept: bool) -> LeagueEntry:
     return current
 
 
-# --------------------------------------------------------------------------- beat jobs
-
-
-def _tick_task_create(league: League) -> PeriodicTask:
-    interval, _ = IntervalSchedule.objects.get_or_create(
-        every=TICK_SECONDS, period=IntervalSchedule.SECONDS
-    )
-    return PeriodicTask.objects.create(
-        name=f"league {league.pk}: tick",
-        task=TICK_TASK,
-        interval=interval,
-        args=json.dumps([league.pk]),
-        # The first run is at start_at: that run starts the league.
-        start_time=league.start_at,
-        description=f"Advances the league {league.slug}: start, rounds, results.",
-    )
-
-
-def _round_tasks_create(rounds: Sequence[LeagueRound], league: League) -> None:
-    """One one-off clocked job per round, at its time; bulk-created for long calendars."""
-    clocks = ClockedSchedule.objects.bulk_create(
-        ClockedSchedule(clocked_time=rnd.scheduled_at) for rnd in rounds
-    )
-    tasks = PeriodicTask.objects.bulk_create(
-        PeriodicTask(
-            name=f"league {league.pk}: round {rnd.number}",
-            task=TICK_TASK,
-            clocked=clock,
-            one_off=True,
-            args=json.dumps([league.pk]),
-            description=f"Starts round {rnd.number} of the league {league.slug} on time.",
-        )
-        for rnd, clock in zip(rounds, clocks, strict=True)
-    )
-    for rnd, task in zip(rounds, tasks, strict=True):
-        rnd.clock_task = task
-    LeagueRound.objects.bulk_update(rounds, ["clock_task"])
-    # bulk_create skips PeriodicTask.save(), which tells beat to reload: do it once here.
-    PeriodicTasks.update_changed()
-
-
-def _beat_enable(league: League, enabled: bool) -> None:
-    """Switch the clocked jobs of rounds not started; the tick keeps collecting results."""
-    ids = LeagueRound.objects.filter(
-        league=league, status=RoundStatus.SCHEDULED, clock_task__isnull=False
-    ).values_list("clock_task_id", flat=True)
-    PeriodicTask.objects.filter(pk__in=list(ids)).update(enabled=enabled)
-    # A bulk update skips the model's save(): tell beat to reload its schedule.
-    PeriodicTasks.update_changed()
-
-
-def _beat_delete(league: League) -> None:
-    round_tasks = LeagueRound.objects.filter(league=league, clock_task__isnull=False)
-    task_ids = [league.tick_task_id, *round_tasks.values_list("clock_task_id", flat=True)]
-    clocked_ids = PeriodicTask.objects.filter(pk__in=task_ids).values_list("clocked_id", flat=True)
-    PeriodicTask.objects.filter(pk__in=task_ids).delete()
-    ClockedSchedule.objects.filter(pk__in=[c for c in clocked_ids if c is not None]).delete()
-    PeriodicTasks.update_changed()
-
-
 # --------------------------------------------------------------------------- organiser
 
 
@@ -506,7 +434,6 @@ def league_pause(*, league: League, now: datetime | None = None) -> League:
         locked.paused_from = was
         locked.paused_at = now or timezone.now()
         locked.save(update_fields=["status", "paused_from", "paused_at"])
-        _beat_enable(locked, False)
     return locked
 
 
@@ -527,7 +454,6 @@ def league_resume(*, league: League, now: datetime | None = None) -> League:
         _move(locked, LeagueStatus(locked.paused_from or LeagueStatus.SCHEDULED))
         if locked.status == LeagueStatus.SCHEDULED and locked.start_at < now:
             locked.start_at = now
-            PeriodicTask.objects.filter(pk=locked.tick_task_id).update(start_time=now)
         pending = list(
             LeagueRound.objects.filter(league=locked, status=RoundStatus.SCHEDULED).order_by(
                 "number"
@@ -539,18 +465,8 @@ def league_resume(*, league: League, now: datetime | None = None) -> League:
             for rnd in pending:
                 rnd.scheduled_at += shift
             LeagueRound.objects.bulk_update(pending, ["scheduled_at"])
-            tasks = PeriodicTask.objects.filter(
-                pk__in=[rnd.clock_task_id for rnd in pending if rnd.clock_task_id]
-            ).in_bulk()
-            for rnd in pending:
-                task = tasks.get(rnd.clock_task_id or 0)
-                if task is not None and task.clocked_id is not None:
-                    ClockedSchedule.objects.filter(pk=task.clocked_id).update(
-                        clocked_time=rnd.scheduled_at
-                    )
         locked.paused_from, locked.paused_at = "", None
         locked.save(update_fields=["status", "start_at", "paused_from", "paused_at"])
-        _beat_enable(locked, True)
     _queue_tick(locked)
     return locked
 
@@ -576,7 +492,6 @@ def league_cancel(*, league: League, reason: str = "", now: datetime | None = No
         locked.note = reason or "cancelled by the organiser"
         locked.paused_from = ""
         locked.save(update_fields=["status", "finished_at", "note", "paused_from"])
-        _beat_delete(locked)
         league_standings_recompute(league=locked, now=now)
     return locked
 
@@ -589,6 +504,26 @@ def _queue_tick(league: League) -> None:
 
 
 # --------------------------------------------------------------------------- the tick
+
+
+def leagues_advance_due(*, now: datetime | None = None) -> int:
+    """Advance every league with something due at ``now`` (beat's static sweep).
+
+    One sweep for all leagues, every few seconds, instead of a beat job per
+    league and per round: a league starts, and each round starts, at the
+    first sweep at or after its time (never before), and running leagues
+    collect their results. Returns how many leagues it advanced.
+    """
+    now = now or timezone.now()
+    due = League.objects.filter(
+        Q(status=LeagueStatus.SCHEDULED, start_at__lte=now)
+        | Q(status__in=[LeagueStatus.RUNNING, LeagueStatus.PAUSED])
+    ).order_by("pk")
+    count = 0
+    for league in due.only("pk"):
+        league_advance(league=league, now=now)
+        count += 1
+    return count
 
 
 def league_advance(*, league: League, now: datetime | None = None) -> League:
@@ -656,7 +591,6 @@ def _start(locked: League, now: datetime) -> None:
         locked.note = f"could not start: {error}"
         locked.finished_at = now
         locked.save(update_fields=["status", "note", "finished_at"])
-        _beat_delete(locked)
         log.warning("league %s cancelled at its start: %s", locked.pk, error)
         return
     rounds = LeagueRound.objects.bulk_create(
@@ -667,7 +601,6 @@ def _start(locked: League, now: datetime) -> None:
         )
         for number in range(1, count + 1)
     )
-    _round_tasks_create(rounds, locked)
     if locked.format == LeagueFormat.ROUND_ROBIN:
         _store_round_robin(locked, rounds, playing)
     locked.status = LeagueStatus.RUNNING
@@ -1080,7 +1013,6 @@ def _finish(locked: League, now: datetime) -> None:
     locked.finished_at = now
     locked.winner_id = lines[0].entry_id if lines else None
     locked.save(update_fields=["status", "finished_at", "winner"])
-    _beat_delete(locked)
 
 
 # --------------------------------------------------------------------------- standings

@@ -7,17 +7,23 @@ from datetime import datetime
 from celery import shared_task
 
 from .models import League
-from .services import league_advance
+from .services import league_advance, leagues_advance_due
 
 
-@shared_task(name="arena.leagues.tasks.league_tick")
-def league_tick(league_id: int, now: str | None = None) -> None:
-    """Run by the league's beat jobs (every minute, and at each round's time).
+@shared_task(name="arena.leagues.tasks.leagues_advance_due")
+def leagues_advance(now: str | None = None) -> int:
+    """Beat's sweep, every few seconds: every league with something due advances.
 
     Beat leaves out ``now`` (the current time); ``now``, an ISO 8601 time with
     its offset, drives the clock of the worker that runs it (tests), as the
     services' ``now`` parameters do in-process.
     """
+    return leagues_advance_due(now=_parse_now(now))
+
+
+@shared_task(name="arena.leagues.tasks.league_tick")
+def league_tick(league_id: int, now: str | None = None) -> None:
+    """Advance one league now (a resumed league, at once); ``now`` as in leagues_advance."""
     league = League.objects.filter(pk=league_id).first()
     if league is not None:
         league_advance(league=league, now=_parse_now(now))
@@ -28,5 +34,5 @@ def _parse_now(now: str | None) -> datetime | None:
         return None
     moment = datetime.fromisoformat(now)
     if moment.tzinfo is None:
-        raise ValueError(f"league_tick: now={now!r} has no UTC offset; send an aware time.")
+        raise ValueError(f"now={now!r} has no UTC offset; send an aware time.")
     return moment
