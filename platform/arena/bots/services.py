@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.errors import ArenaError
 from arena.players.models import User
+from arena.transitions import check_move
 from bots_sdk.games import GameSetup
 
 from .models import Bot, BotVersion, Runtime, VersionStatus, Visibility
@@ -195,11 +196,7 @@ def bot_version_transition(
     with transaction.atomic():
         locked = BotVersion.objects.select_for_update().get(pk=version.pk)
         current = VersionStatus(locked.status)
-        if to not in VERSION_TRANSITIONS[current]:
-            allowed = ", ".join(sorted(VERSION_TRANSITIONS[current])) or "none (final)"
-            raise VersionTransitionError(
-                f"{locked} is {current}: it cannot become {to} (allowed: {allowed})."
-            )
+        check_move(VERSION_TRANSITIONS, current, to, what=locked, error=VersionTransitionError)
         now = timezone.now()
         if to == VersionStatus.ACTIVE:
             Bot.objects.select_for_update().get(pk=locked.bot_id)

@@ -43,6 +43,7 @@ from arena.matches.services import (
     match_create,
 )
 from arena.players.models import User
+from arena.transitions import check_move
 
 from . import formats, scoring
 from .models import (
@@ -413,11 +414,7 @@ def league_entry_respond(*, entry: LeagueEntry, accept: bool) -> LeagueEntry:
 
 def _move(locked: League, to: LeagueStatus) -> None:
     current = LeagueStatus(locked.status)
-    if to not in LEAGUE_TRANSITIONS[current]:
-        allowed = ", ".join(sorted(LEAGUE_TRANSITIONS[current])) or "none (final)"
-        raise LeagueTransitionError(
-            f"{locked} is {current}: it cannot become {to} (allowed: {allowed})."
-        )
+    check_move(LEAGUE_TRANSITIONS, current, to, what=locked, error=LeagueTransitionError)
     locked.status = to
 
 

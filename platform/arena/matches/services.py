@@ -21,6 +21,7 @@ from django.utils.module_loading import import_string
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
+from arena.transitions import check_move
 from bots_sdk import referee
 
 from .games import MatchGame
@@ -196,11 +197,9 @@ def _lock(match_id: int) -> Match:
 def _move(locked: Match, to: MatchStatus) -> None:
     """Check and set the move of a locked match; the caller saves in its transaction."""
     current = MatchStatus(locked.status)
-    if to not in MATCH_TRANSITIONS[current]:
-        allowed = ", ".join(sorted(MATCH_TRANSITIONS[current])) or "none (final)"
-        raise MatchTransitionError(
-            f"match {locked.pk} is {current}: it cannot become {to} (allowed: {allowed})."
-        )
+    check_move(
+        MATCH_TRANSITIONS, current, to, what=f"match {locked.pk}", error=MatchTransitionError
+    )
     locked.status = to
 
 
