@@ -145,6 +145,8 @@ def bench_swiss(entrants: int) -> None:
     from django.db import transaction
 
     from arena.leagues import services
+
+    from arena.leagues.services import common, tick
     from arena.leagues.models import LeagueFormat
 
     print(f"Swiss, {entrants} entrants, 4 seats, 4 games per table (one rotation):")
@@ -167,30 +169,32 @@ def bench_swiss(entrants: int) -> None:
         swiss_round(league, number, entrants)
         finish_round_randomly(league, number, rng)
         with transaction.atomic():
-            locked = services._lock(league)
-            services._collect(locked)
-            services._close_rounds(locked, T0 + number * DAY)
+            locked = common.lock_league(league)
+            tick._collect(locked)
+            tick._close_rounds(locked, T0 + number * DAY)
 
 
 def swiss_round(league: Any, number: int, entrants: int) -> None:
     """Time one Swiss round: pure pairing, pairing and storing, creating its matches."""
     from django.db import transaction
 
-    from arena.leagues import formats, services
+    from arena.leagues import formats
+
+    from arena.leagues.services import common, standings, tick
     from arena.leagues.models import RoundStatus
 
     with transaction.atomic():
-        locked = services._lock(league)
+        locked = common.lock_league(league)
         if number == 1:
             # The start without its first round: freeze versions, put rounds on the calendar.
             timed(
                 "start (freeze versions, calendar of 9 rounds)",
-                lambda: services._start(locked, T0),
+                lambda: tick._start(locked, T0),
             )
         rnd = locked.rounds.get(number=number)
-        order = [line.entry for line in services._compute_lines(locked)]
-        played = services._played_tables(locked)
-        history = services._seat_history(locked)
+        order = [line.entry for line in standings._compute_lines(locked)]
+        played = tick._played_tables(locked)
+        history = tick._seat_history(locked)
 
         def pure() -> None:
             players, _ = formats.swiss_byes(order, 4, {})
@@ -200,11 +204,11 @@ def swiss_round(league: Any, number: int, entrants: int) -> None:
         timed(f"round {number}: pairing and seating (formats, pure)", pure)
         timed(
             f"round {number}: pair and store ({entrants // 4} tables, {entrants} games)",
-            lambda: services.league_round_store_swiss(league=locked, rnd=rnd),
+            lambda: tick.league_round_store_swiss(league=locked, rnd=rnd),
         )
         timed(
             f"round {number}: create and queue its {entrants} matches",
-            lambda: services._queue_games(locked, rnd),
+            lambda: tick._queue_games(locked, rnd),
         )
         rnd.status = RoundStatus.RUNNING
         rnd.save(update_fields=["status"])
@@ -214,6 +218,8 @@ def bench_round_robin(entrants: int, seats: int, max_tables: int) -> None:
     from django.db import transaction
 
     from arena.leagues import formats, services
+
+    from arena.leagues.services import common, tick
     from arena.leagues.models import LeagueFormat, LeagueGame
 
     bots = make_bots(entrants)
@@ -249,8 +255,8 @@ def bench_round_robin(entrants: int, seats: int, max_tables: int) -> None:
         ),
     )
     with transaction.atomic():
-        locked = services._lock(league)
-        timed("start: generate and store every fixture", lambda: services._start(locked, T0))
+        locked = common.lock_league(league)
+        timed("start: generate and store every fixture", lambda: tick._start(locked, T0))
     games = LeagueGame.objects.filter(fixture__round__league=league).count()
     print(f"  {'stored':<58} {games:8d} games")
 
@@ -259,6 +265,8 @@ def bench_standings(games: int) -> None:
     from django.db import transaction
 
     from arena.leagues import selectors, services
+
+    from arena.leagues.services import standings
     from arena.leagues.models import (
         EntryStatus,
         GameStatus,
@@ -351,7 +359,7 @@ def bench_standings(games: int) -> None:
     print(f"  {'units':<58} {len(units):8d}")
     timed(
         "read and compute the table (points, money, h2h, league Elo)",
-        lambda: services._compute_lines(league),
+        lambda: standings._compute_lines(league),
     )
     with transaction.atomic():
         timed(
