@@ -200,6 +200,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.matches.tasks.matches_requeue_stale",
         "schedule": 60.0,
     },
+    "republish-queued-matches": {
+        "task": "arena.matches.tasks.matches_republish_queued",
+        "schedule": 60.0,
+    },
     "revalidate-stuck-versions": {
         "task": "arena.ladders.tasks.qualifications_requeue_stuck",
         "schedule": 300.0,
@@ -229,7 +233,13 @@ ARENA_UPLOAD_MAX_RATIO = env_int("ARENA_UPLOAD_MAX_RATIO", 100)
 # A match still running this long after it started is presumed lost with its
 # worker: it is queued again (or failed after ARENA_MATCH_MAX_ATTEMPTS).
 ARENA_MATCH_STALE_SECONDS = env_int("ARENA_MATCH_STALE_SECONDS", 3600)
-ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3)
+ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 6)
+# A failed attempt is retried after BASE seconds, 4 times longer each time, at most MAX:
+# 30 s, 2 min, 8 min, 30 min, 30 min with the defaults, over an hour in all.
+ARENA_MATCH_RETRY_BASE_SECONDS = env_int("ARENA_MATCH_RETRY_BASE_SECONDS", 30)
+ARENA_MATCH_RETRY_MAX_SECONDS = env_int("ARENA_MATCH_RETRY_MAX_SECONDS", 1800)
+# A match still queued this long after its message was due lost it: it is published again.
+ARENA_MATCH_REPUBLISH_SECONDS = env_int("ARENA_MATCH_REPUBLISH_SECONDS", 300)
 # A worker playing a match writes a heartbeat every quarter of this; a running
 # match silent for longer lost its worker and is queued again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)

@@ -50,6 +50,7 @@ from arena.matches.services import (
     match_create,
 )
 from arena.players.models import User
+from arena.queueing import publish_on_commit
 
 from . import formats, scoring
 from .models import (
@@ -584,8 +585,7 @@ def league_cancel(*, league: League, reason: str = "", now: datetime | None = No
 def _queue_tick(league: League) -> None:
     from .tasks import league_tick
 
-    league_id = league.pk
-    transaction.on_commit(lambda: league_tick.delay(league_id))
+    publish_on_commit(league_tick, league.pk)
 
 
 # --------------------------------------------------------------------------- the tick
