@@ -152,6 +152,14 @@ class Match(models.Model):
         )
         verbose_name_plural = "matches"
 
+    @property
+    def public_seed(self) -> int | None:
+        """The seed once the match finished (its log is public then), else None.
+
+        Before that the seed, with the engine, tells every roll still to come.
+        """
+        return self.seed if self.status == MatchStatus.FINISHED else None
+
     def __str__(self) -> str:
         return f"match {self.pk} on {self.ladder_id}"
 
