@@ -16,7 +16,10 @@ from typing import Any
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import OperationalError as DatabaseOperationalError
+from django.test import Client
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from arena.bots.models import BotVersion
 from arena.celery import app
@@ -359,3 +362,74 @@ def test_a_failed_finish_never_deletes_the_log_of_the_attempt_that_won(
     with pytest.raises(MatchTransitionError):
         match_finish(match=match, outcomes=outcomes, game_log=b"{}", attempt=1)
     assert len([p for p in media_root.rglob("*.gz")]) == 1
+
+
+# --------------------------------------------------------------------------- outages over the API
+
+
+def _raising(error: Exception) -> Any:
+    def raise_it(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    return raise_it
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        DatabaseOperationalError("connection to server at 127.0.0.1 failed: Connection refused"),
+        BrokerOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused."),
+    ],
+    ids=["database", "broker"],
+)
+def test_an_outage_answers_a_json_503_with_retry_after(
+    error: Exception, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("arena.matches.apis.match_list", _raising(error))
+
+    response = client_for().get("/api/matches/")
+
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["code"] == "unavailable" and "try again" in response.json()["detail"]
+    assert response["Retry-After"] == "30"
+
+
+def test_an_outage_outside_drf_views_under_api_is_json_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The database goes away while the session is read, before any DRF view.
+    monkeypatch.setattr(
+        "django.contrib.sessions.backends.db.SessionStore.load",
+        _raising(DatabaseOperationalError("server closed the connection unexpectedly")),
+    )
+    monkeypatch.setattr(
+        "django.contrib.auth.middleware.AuthenticationMiddleware.process_request",
+        lambda self, request: request.session.load(),
+    )
+    client = Client(raise_request_exception=False)
+    client.cookies["sessionid"] = "x" * 32
+
+    api = client.get("/api/matches/")
+    page = client.get("/")
+
+    assert (api.status_code, api["Content-Type"], api.json()["code"]) == (
+        503,
+        "application/json",
+        "unavailable",
+    )
+    assert api["Retry-After"] == "30"
+    assert page.status_code == 503 and page["Retry-After"] == "30"
+
+
+def test_a_bug_under_api_answers_json_500(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.matches.apis.match_list", _raising(RuntimeError("a bug")))
+    client = Client(raise_request_exception=False)
+
+    response = client.get("/api/matches/")
+
+    assert response.status_code == 500
+    assert response.json() == {
+        "code": "server_error",
+        "detail": "An unexpected error occurred on our side.",
+    }
