@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import status
+from rest_framework.exceptions import Throttled
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -50,7 +51,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             status=status.HTTP_503_SERVICE_UNAVAILABLE,
             headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if isinstance(exc, Throttled) and response is not None:
+        # DRF's detail already says when: "Expected available in 52 seconds."
+        response.data = {"code": "throttled", "detail": f"Too many requests. {exc.detail}"}
+    return response
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -29,6 +29,7 @@ from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
 from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
+from arena.throttling import UploadsThrottled
 
 from .challenges import ChallengeError, challenge_create
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
@@ -222,7 +223,7 @@ LADDERS_HELP = (
 )
 
 
-class BotSubmitApi(BotListApi):
+class BotSubmitApi(UploadsThrottled, BotListApi):
     parser_classes = (MultiPartParser, FormParser)
 
     class InputSerializer(serializers.Serializer[None]):
@@ -256,7 +257,7 @@ class BotSubmitApi(BotListApi):
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
-class VersionSubmitApi(BotVersionListApi):
+class VersionSubmitApi(UploadsThrottled, BotVersionListApi):
     parser_classes = (MultiPartParser, FormParser)
 
     class InputSerializer(serializers.Serializer[None]):
