@@ -229,6 +229,22 @@ def test_a_pending_preflight_whose_message_was_lost_is_queued_again(
     assert published == [("arena.ladders.tasks.version_qualify", (version.pk,))]
 
 
+def test_a_new_upload_whose_preflight_message_was_lost_is_queued_again(
+    alice: Any, ladder: Any, published: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    """The case of an upload committed while the broker was down."""
+    version = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"), status="pending")
+    Qualification.objects.create(bot_version=version, ladder=ladder)
+    BotVersion.objects.filter(pk=version.pk).update(
+        status_changed_at=timezone.now() - timedelta(minutes=11)
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert qualifications_requeue_stuck() == 1
+
+    assert published == [("arena.ladders.tasks.version_qualify", (version.pk,))]
+
+
 # --------------------------------------------------------------------------- retries
 
 
