@@ -11,14 +11,18 @@ through :func:`throttle_wait`.
 
 from __future__ import annotations
 
+import logging
 import math
 from datetime import timedelta
+from typing import Any
 
 from axes.helpers import get_cool_off
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRateThrottle
 from rest_framework.views import APIView
+
+log = logging.getLogger(__name__)
 
 
 def retry_message(seconds: float) -> str:
@@ -44,7 +48,23 @@ def lockout_response(
     return response
 
 
-class _Throttle(SimpleRateThrottle):
+class _FailOpen(SimpleRateThrottle):
+    """A cache that cannot be reached lets requests through: uploads keep working
+    while Redis restarts (the lockout of password guessing is in the database)."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception as error:  # the cache backend's own errors (redis, memcached, ...)
+            log.warning("rate limit %s not checked, cache unavailable: %s", self.scope, error)
+            return True
+
+
+class LoginThrottle(_FailOpen, ScopedRateThrottle):
+    """Token requests per client address (the view's ``throttle_scope``)."""
+
+
+class _Throttle(_FailOpen):
     """Keyed by the account when logged in, else by the client's address."""
 
     def get_cache_key(self, request: HttpRequest, view: APIView | None) -> str:  # type: ignore[override]

@@ -141,3 +141,27 @@ def test_sign_ups_are_rate_limited_per_address(rates: Any) -> None:
     assert refused.status_code == 429
     assert b"Too many sign-ups from you: try again in" in refused.content
     assert browser.get("/signup/").status_code == 200
+
+
+def test_limits_let_requests_through_while_the_cache_is_down(
+    alice: Any, rates: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uploads and tokens keep working while Redis (the cache) restarts."""
+
+    class DownCache:
+        def get(self, *args: Any, **kwargs: Any) -> Any:
+            raise ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+        set = get
+
+    rates("upload", "1/hour")
+    rates("login", "1/min")
+    monkeypatch.setattr(SimpleRateThrottle, "cache", DownCache())
+
+    assert [token(PASSWORD).status_code for _ in range(3)] == [200] * 3
+    for _ in range(3):
+        file = SimpleUploadedFile("shark.txt", b"not a bot")
+        response = client_for(alice).post(
+            "/api/bots/", {"name": "shark", "file": file}, format="multipart"
+        )
+        assert response.status_code == 400  # checked, not throttled

@@ -7,8 +7,9 @@ from rest_framework import permissions, serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
+
+from arena.throttling import LoginThrottle
 
 from .services import auth_token_obtain, auth_token_revoke
 
@@ -22,7 +23,7 @@ class AuthTokenApi(APIView):
     permission_classes = (permissions.AllowAny,)
     parser_classes = (JSONParser, FormParser, MultiPartParser)
     # Per address; failures per username and address also lock out (django-axes).
-    throttle_classes = (ScopedRateThrottle,)
+    throttle_classes = (LoginThrottle,)
     throttle_scope = "login"
 
     class InputSerializer(serializers.Serializer[None]):
