@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    "axes",
     "arena.players",
     "arena.bots",
     "arena.ladders",
@@ -79,6 +81,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a login refused by its lockout into arena.throttling's 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "arena.urls"
@@ -127,6 +131,21 @@ DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "players.User"
 
+# django-axes first: it refuses every login (web, API, admin) of a locked-out
+# username and address before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ARENA_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15))
+# The pair: one address cannot guess a password, and nobody can lock a player out
+# of their own account from elsewhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "arena.throttling.lockout_response"
+AXES_VERBOSE = False
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -138,6 +157,19 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# --------------------------------------------------------------------------- cache
+
+# Rate limits count here: with several web processes they must share it, e.g.
+# CACHE_URL=redis://redis:6379/2; the default counts per process.
+_CACHE_URL = env_str("CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _CACHE_URL}
+        if _CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 
 # --------------------------------------------------------------------------- files
 
@@ -200,6 +232,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.matches.tasks.matches_requeue_stale",
         "schedule": 60.0,
     },
+    "republish-queued-matches": {
+        "task": "arena.matches.tasks.matches_republish_queued",
+        "schedule": 60.0,
+    },
     "revalidate-stuck-versions": {
         "task": "arena.ladders.tasks.qualifications_requeue_stuck",
         "schedule": 300.0,
@@ -233,7 +269,13 @@ ARENA_UPLOAD_MAX_RATIO = env_int("ARENA_UPLOAD_MAX_RATIO", 100)
 # A match still running this long after it started is presumed lost with its
 # worker: it is queued again (or failed after ARENA_MATCH_MAX_ATTEMPTS).
 ARENA_MATCH_STALE_SECONDS = env_int("ARENA_MATCH_STALE_SECONDS", 3600)
-ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 3)
+ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 6)
+# A failed attempt is retried after BASE seconds, 4 times longer each time, at most MAX:
+# 30 s, 2 min, 8 min, 30 min, 30 min with the defaults, over an hour in all.
+ARENA_MATCH_RETRY_BASE_SECONDS = env_int("ARENA_MATCH_RETRY_BASE_SECONDS", 30)
+ARENA_MATCH_RETRY_MAX_SECONDS = env_int("ARENA_MATCH_RETRY_MAX_SECONDS", 1800)
+# A match still queued this long after its message was due lost it: it is published again.
+ARENA_MATCH_REPUBLISH_SECONDS = env_int("ARENA_MATCH_REPUBLISH_SECONDS", 300)
 # A worker playing a match writes a heartbeat every quarter of this; a running
 # match silent for longer lost its worker and is queued again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
@@ -263,6 +305,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "arena.api.exception_handler",
+    # Counted in Django's cache (CACHES): per client address for token requests and
+    # sign-ups, per account for uploads (arena.throttling).
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env_str("ARENA_RATE_LOGIN", "10/min"),
+        "signup": env_str("ARENA_RATE_SIGNUP", "10/hour"),
+        "upload": env_str("ARENA_RATE_UPLOAD", "30/hour"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Las Vegas Arena API",

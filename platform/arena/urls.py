@@ -35,3 +35,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("arena.web.urls")),
 ]
+
+# JSON (503 during outages) under /api/ instead of Django's HTML page.
+handler500 = "arena.api.server_error"

@@ -249,6 +249,16 @@ def media_root(settings: Any, tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> Iterator[None]:
+    """Rate limits count in the cache: each test starts with none used."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def alice(db: None) -> Any:
     """Alice writes bots."""

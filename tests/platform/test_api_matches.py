@@ -20,7 +20,14 @@ from arena.matches import selectors as match_selectors
 from arena.matches.models import Match
 
 from .api_support import client_for, play_match, stderr_of
-from .factories import BotFactory, BotVersionFactory, LadderFactory, MatchFactory, finished_match
+from .factories import (
+    BotFactory,
+    BotVersionFactory,
+    LadderFactory,
+    MatchFactory,
+    ParticipantFactory,
+    finished_match,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -154,6 +161,27 @@ def test_match_detail(ladder: Ladder, shark: BotVersion, turtle: BotVersion) -> 
         (1, "turtle", "bob"),
     ]
     assert client_for().get("/api/matches/999999/").status_code == 404
+
+
+@pytest.mark.parametrize("status", ["queued", "running"])
+def test_the_seed_of_a_match_still_to_play_is_hidden_from_everyone(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion, alice: Any, carol: Any, status: str
+) -> None:
+    """With the seed and the engine anyone could compute every roll still to come."""
+    live = MatchFactory(ladder=ladder, status=status, seed=424242)
+    for seat, version in enumerate([shark, turtle]):
+        ParticipantFactory(match=live, seat=seat, bot_version=version)
+    played = play_match(ladder, [shark, turtle], seed=5)
+
+    for who in (None, alice, carol):
+        api = client_for(who)
+        detail = api.get(f"/api/matches/{live.pk}/").json()
+        assert (detail["status"], detail["seed"]) == (status, None)
+        listed = {m["id"]: m["seed"] for m in api.get("/api/matches/").json()["results"]}
+        assert listed == {live.pk: None, played.pk: 5}
+        filtered = api.get("/api/matches/", {"status": status}).json()["results"]
+        assert [m["seed"] for m in filtered] == [None]
+    assert b"424242" not in client_for(carol).get(f"/api/matches/{live.pk}/").content
 
 
 # --------------------------------------------------------------------------- logs

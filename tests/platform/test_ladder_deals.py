@@ -503,7 +503,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     from arena.ladders import tasks
 
     # Committed here: the rating tasks would otherwise run (eagerly) as each game finishes.
-    monkeypatch.setattr(tasks.ratings_apply_match, "delay", lambda *args: None)
+    monkeypatch.setattr(tasks.ratings_apply_match, "apply_async", lambda *args, **kwargs: None)
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])

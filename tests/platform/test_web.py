@@ -30,6 +30,7 @@ from .factories import (
     BotVersionFactory,
     LadderFactory,
     MatchFactory,
+    ParticipantFactory,
     RatingFactory,
 )
 from .scenes import (
@@ -320,6 +321,23 @@ def replay_data_bytes(content: bytes) -> bytes:
     found = re.search(rb'<script id="replay-data".*?</script>', content, flags=re.S)
     assert found
     return found.group(0)
+
+
+def test_the_match_page_shows_the_seed_only_once_the_match_finished(
+    ladder: Any, alice: Any, bob: Any, carol: Any
+) -> None:
+    shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    live = MatchFactory(ladder=ladder, status=MatchStatus.RUNNING, seed=424242)
+    for seat, version in enumerate([shark, turtle]):
+        ParticipantFactory(match=live, seat=seat, bot_version=version)
+    played, _ = play_match(ladder, [shark, turtle], 11)
+
+    for who in (None, alice, carol):
+        page = client_for(who).get(f"/matches/{live.pk}/")
+        assert page.status_code == 200 and "424242" not in text_of(page)
+        assert "seed" not in text_of(page)
+    assert "seed 11" in text_of(client_for().get(f"/matches/{played.pk}/"))
 
 
 def test_a_match_with_someone_elses_private_bot_is_hidden(

@@ -28,6 +28,7 @@ from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
 from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
+from arena.throttling import UploadsThrottled
 
 from .challenges import ChallengeError, challenge_create
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
@@ -231,7 +232,7 @@ def _chosen_ladders(data: dict[str, Any]) -> list[Ladder] | None:
     )
 
 
-class BotSubmitApi(BotListApi):
+class BotSubmitApi(UploadsThrottled, BotListApi):
     parser_classes = (MultiPartParser, FormParser)
 
     class InputSerializer(serializers.Serializer[None]):
@@ -265,7 +266,7 @@ class BotSubmitApi(BotListApi):
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
-class VersionSubmitApi(BotVersionListApi):
+class VersionSubmitApi(UploadsThrottled, BotVersionListApi):
     parser_classes = (MultiPartParser, FormParser)
 
     class InputSerializer(serializers.Serializer[None]):

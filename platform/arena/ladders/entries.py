@@ -27,6 +27,7 @@ from arena.bots.services import (
 )
 from arena.errors import ArenaError
 from arena.players.models import User
+from arena.queueing import publish_on_commit
 
 from .models import Entry, Ladder, Qualification, QualificationStatus
 
@@ -83,7 +84,7 @@ def _queue_qualify(version_ids: Sequence[int]) -> None:
     from .tasks import version_qualify
 
     for version_id in version_ids:
-        transaction.on_commit(lambda version_id=version_id: version_qualify.delay(version_id))  # type: ignore[misc]
+        publish_on_commit(version_qualify, version_id)
 
 
 def _checkable_versions(bot: Bot) -> list[BotVersion]:

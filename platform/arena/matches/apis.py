@@ -42,7 +42,11 @@ class ParticipantOutput(serializers.Serializer[Participant]):
 class MatchOutput(serializers.Serializer[Match]):
     id = serializers.IntegerField()
     ladder = serializers.CharField(source="ladder.slug")
-    seed = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        source="public_seed",
+        allow_null=True,
+        help_text="Null until the match finished: it fixes every roll still to come.",
+    )
     status = serializers.CharField()
     attempts = serializers.IntegerField()
     created_at = serializers.DateTimeField()

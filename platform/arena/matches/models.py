@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 
 from .games import MatchGame
 
@@ -81,6 +82,9 @@ class Match(models.Model):
     )
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its run message was last published, or is due (a delayed retry): a match
+    # queued for long after that lost its message, which matches_republish_queued resends.
+    queued_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     # Who plays the current attempt ("host:pid:start-time") and when it last said so:
     # a running match whose runner died or fell silent is played again.
@@ -147,6 +151,14 @@ class Match(models.Model):
             ),
         )
         verbose_name_plural = "matches"
+
+    @property
+    def public_seed(self) -> int | None:
+        """The seed once the match finished (its log is public then), else None.
+
+        Before that the seed, with the engine, tells every roll still to come.
+        """
+        return self.seed if self.status == MatchStatus.FINISHED else None
 
     def __str__(self) -> str:
         return f"match {self.pk} on {self.ladder_id}"

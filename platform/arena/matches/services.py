@@ -21,6 +21,7 @@ from django.utils.module_loading import import_string
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
+from arena.queueing import publish_on_commit
 from arena.transitions import check_move
 from bots_sdk import referee
 
@@ -184,10 +185,10 @@ def match_create_deal(
 
 
 def _queue_run(match: Match, *, countdown: float = 0) -> None:
+    """Publish ``match_run`` after the commit; the caller set ``queued_at`` to when it is due."""
     from .tasks import match_run
 
-    match_id = match.pk
-    transaction.on_commit(lambda: match_run.apply_async((match_id,), countdown=countdown))
+    publish_on_commit(match_run, match.pk, countdown=countdown)
 
 
 def _lock(match_id: int) -> Match:
@@ -258,6 +259,7 @@ def match_finish(
     # mtime=0: the same log always compresses to the same bytes.
     compressed = gzip.compress(game_log, mtime=0)
     stored_name: str | None = None
+    saving = False
     try:
         with transaction.atomic():
             locked = _lock(match.pk)
@@ -266,6 +268,7 @@ def match_finish(
             # A previous attempt may have stored a log before its transaction failed.
             if default_storage.exists(name):
                 default_storage.delete(name)
+            saving = True
             stored_name = default_storage.save(name, ContentFile(compressed))
             by_seat = {o.seat: o for o in outcomes}
             participants = list(locked.participants.all())
@@ -281,11 +284,22 @@ def match_finish(
             locked.error = ""
             locked.save(update_fields=["status", "finished_at", "log", "log_size", "error"])
     except BaseException:
-        if stored_name is not None:
-            default_storage.delete(stored_name)
+        # Stored, or half written by a save that failed (a full disk leaves an empty
+        # file): the row does not name it, so nothing would ever delete it.
+        if saving:
+            _delete_quietly(stored_name or name)
         raise
     _announce_finished(locked)
     return locked
+
+
+def _delete_quietly(name: str) -> None:
+    try:
+        if default_storage.exists(name):
+            default_storage.delete(name)
+    except OSError as error:
+        # The failure being raised matters more; the next attempt deletes it.
+        log.warning("could not delete the orphan log %s: %s", name, error)
 
 
 def _announce_finished(match: Match) -> None:
@@ -295,10 +309,8 @@ def _announce_finished(match: Match) -> None:
     each task takes the match id and must be idempotent (a beat sweep catches
     a lost one).
     """
-    match_id = match.pk
     for name in settings.ARENA_MATCH_FINISHED_TASKS:
-        task = import_string(name)
-        transaction.on_commit(lambda task=task: task.delay(match_id))  # type: ignore[misc]
+        publish_on_commit(import_string(name), match.pk)
 
 
 def match_fail(
@@ -316,7 +328,9 @@ def match_fail(
         retry = locked.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS
         _move(locked, MatchStatus.QUEUED if retry else MatchStatus.FAILED_INFRA)
         locked.error = error
-        locked.save(update_fields=["status", "error"])
+        # Due after the delay: matches_republish_queued leaves it alone until then.
+        locked.queued_at = timezone.now() + timedelta(seconds=retry_in)
+        locked.save(update_fields=["status", "error", "queued_at"])
         if retry:
             _queue_run(locked, countdown=retry_in)
     log.warning("match %s attempt %s failed: %s", locked.pk, locked.attempts, error)
@@ -357,6 +371,32 @@ def match_recover(*, match: Match) -> Match | None:
         return match_fail(match=match, error=f"attempt lost: {reason}", attempt=match.attempts)
     except MatchTransitionError:
         return None  # finished or recovered meanwhile
+
+
+def matches_republish_queued(*, limit: int = 500) -> int:
+    """Publish ``match_run`` again for matches queued long past their due time (beat sweep).
+
+    Their message was lost (a broker without persistence, a crash or an outage
+    between commit and publish) and they would hold their ladder's queue and
+    their bots' caps forever. A duplicate delivery is harmless (``match_run``
+    checks the status); the clock restarts, so a long queue gets one more
+    message per ARENA_MATCH_REPUBLISH_SECONDS, not one per sweep.
+    """
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.ARENA_MATCH_REPUBLISH_SECONDS)
+    with transaction.atomic():
+        ids = list(
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(status=MatchStatus.QUEUED, queued_at__lt=cutoff)
+            .order_by("queued_at")
+            .values_list("pk", flat=True)[:limit]
+        )
+        Match.objects.filter(pk__in=ids).update(queued_at=now)
+        for match_id in ids:
+            _queue_run(Match(pk=match_id))
+    if ids:
+        log.warning("re-published %s queued matches whose message was lost: %s", len(ids), ids)
+    return len(ids)
 
 
 def matches_requeue_stale() -> int:
@@ -403,11 +443,24 @@ def _heartbeat(match_id: int, attempt: int) -> Iterator[None]:
 
 
 def _retry_delay(attempt: int) -> float:
-    # Give a passing fault (a full disk, a restarting service) time to clear.
-    return float(min(300, 10 * 2 ** (attempt - 1)))
+    """Seconds before attempt ``attempt + 1``: base, x4 each time, capped.
+
+    Minutes rather than seconds, so a passing fault (a full disk, a restarting
+    service) clears before the attempts run out.
+    """
+    base = settings.ARENA_MATCH_RETRY_BASE_SECONDS
+    return float(min(settings.ARENA_MATCH_RETRY_MAX_SECONDS, base * 4 ** (attempt - 1)))
 
 
-def match_run(*, match: Match) -> Match:
+class AttemptNotRecorded(DatabaseError):
+    """An attempt failed and so did recording it: the task retries with ``attempt``."""
+
+    def __init__(self, match_id: int, attempt: int) -> None:
+        self.match_id, self.attempt = match_id, attempt
+        super().__init__(f"match {match_id}: the failure of attempt {attempt} was not recorded")
+
+
+def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
     """Play a queued match to the end and record it (a task may deliver it more than once).
 
     A finished, cancelled or failed match is left alone; a running one is
@@ -415,12 +468,26 @@ def match_run(*, match: Match) -> Match:
     fails and the match is queued again. The seated versions play even if
     retired since (they were active when it was made; leagues freeze them).
     A failure of ours fails the attempt: the match is retried and nothing
-    counts against a bot.
+    counts against a bot. If recording that fails too, AttemptNotRecorded
+    names the attempt; the task passes it back as ``abandoned_attempt`` so the
+    retry fails it at once instead of waiting out ARENA_MATCH_LEASE_SECONDS.
     """
     from .play import play_match
 
     current = Match.objects.get(pk=match.pk)
     if current.status == MatchStatus.RUNNING:
+        if abandoned_attempt is not None and current.attempts == abandoned_attempt:
+            # Its worker gave up on this attempt but could not record it (the database
+            # was down): fail it now rather than wait out the lease.
+            try:
+                return match_fail(
+                    match=current,
+                    error="attempt given up on by its worker (the failure was not recorded)",
+                    attempt=current.attempts,
+                    retry_in=_retry_delay(current.attempts),
+                )
+            except MatchTransitionError:
+                return Match.objects.get(pk=current.pk)
         return match_recover(match=current) or current
     if current.status != MatchStatus.QUEUED:
         return current
@@ -450,3 +517,5 @@ def match_run(*, match: Match) -> Match:
             )
         except MatchTransitionError:
             return Match.objects.get(pk=started.pk)
+        except DatabaseError as failure:
+            raise AttemptNotRecorded(started.pk, attempt) from failure

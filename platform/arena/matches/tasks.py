@@ -5,14 +5,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.signals import worker_init, worker_ready
 from django.db import DatabaseError, connections
 
 from arena.bots.sandboxing import worker_self_test
 
 from .models import Match
+from .services import AttemptNotRecorded
 from .services import match_run as run_service
+from .services import matches_republish_queued as republish_queued
 from .services import matches_requeue_stale as requeue_stale
 
 log = logging.getLogger(__name__)
@@ -22,21 +24,37 @@ log = logging.getLogger(__name__)
 # to be redelivered, and the match's lost runner to the sweep or the next worker.
 # A database outage retries the task rather than losing the match.
 @shared_task(
+    bind=True,
     name="arena.matches.tasks.match_run",
     autoretry_for=(DatabaseError,),
     retry_backoff=5,
     retry_backoff_max=300,
     max_retries=20,
 )
-def match_run(match_id: int) -> None:
+def match_run(self: Task, match_id: int, abandoned_attempt: int | None = None) -> None:
     match = Match.objects.filter(pk=match_id).first()
-    if match is not None:
-        run_service(match=match)
+    if match is None:
+        return
+    try:
+        run_service(match=match, abandoned_attempt=abandoned_attempt)
+    except AttemptNotRecorded as error:
+        # The retry fails that attempt at once (this worker knows it is over).
+        raise self.retry(
+            kwargs={"match_id": match_id, "abandoned_attempt": error.attempt},
+            exc=error,
+            countdown=5,
+        ) from error
 
 
 @shared_task(name="arena.matches.tasks.matches_requeue_stale")
 def matches_requeue_stale() -> int:
     return requeue_stale()
+
+
+@shared_task(name="arena.matches.tasks.matches_republish_queued")
+def matches_republish_queued() -> int:
+    """Beat: queued matches whose message was lost are published again."""
+    return republish_queued()
 
 
 @worker_init.connect

@@ -9,6 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.throttling import LoginThrottle
+
 from .services import auth_token_obtain, auth_token_revoke
 
 
@@ -20,6 +22,9 @@ class AuthTokenApi(APIView):
     authentication_classes = ()
     permission_classes = (permissions.AllowAny,)
     parser_classes = (JSONParser, FormParser, MultiPartParser)
+    # Per address; failures per username and address also lock out (django-axes).
+    throttle_classes = (LoginThrottle,)
+    throttle_scope = "login"
 
     class InputSerializer(serializers.Serializer[None]):
         class Meta:
@@ -40,7 +45,7 @@ class AuthTokenApi(APIView):
         """Your API token (the same one until you revoke it)."""
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        token = auth_token_obtain(**serializer.validated_data)
+        token = auth_token_obtain(request=request._request, **serializer.validated_data)
         return Response(self.OutputSerializer(token).data)
 
 

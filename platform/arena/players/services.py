@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
 
 from arena.errors import ArenaError
@@ -45,9 +46,13 @@ class CredentialsError(ArenaError):
     code = "credentials_invalid"
 
 
-def auth_token_obtain(*, username: str, password: str) -> Token:
-    """The API token of the account with these credentials, created on first use."""
-    user = authenticate(username=username, password=password)
+def auth_token_obtain(*, request: HttpRequest, username: str, password: str) -> Token:
+    """The API token of the account with these credentials, created on first use.
+
+    ``request`` (Django's, not DRF's) lets django-axes count failures by address
+    and mark a locked-out one for its middleware.
+    """
+    user = authenticate(request, username=username, password=password)
     if user is None or not user.is_active:
         raise CredentialsError(
             "unknown username or wrong password: use the credentials you log in with."

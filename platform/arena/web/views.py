@@ -31,6 +31,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from rest_framework.throttling import SimpleRateThrottle
 
 from arena.bots.models import Bot, VersionStatus
 from arena.bots.selectors import (
@@ -92,6 +93,7 @@ from arena.matches.selectors import (
 )
 from arena.players.selectors import player_get
 from arena.players.services import player_create
+from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
 
 from . import presenters
 from .forms import (
@@ -299,6 +301,7 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
 @login_required(login_url="web:login")
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
+    status = 200
     if request.method == "GET":
         name = request.GET.get("bot", "")
         existing = bot_list_visible(user=request.user, owner=request.user.username).filter(
@@ -306,6 +309,11 @@ def upload(request: HttpRequest) -> HttpResponse:
         )
         entered = [e.ladder for bot in existing[:1] for e in bot_entries(bot=bot)]
         form = UploadForm(initial={"name": name, "ladders": entered or list(open_ladders_query())})
+    elif refused := _throttled(request, UploadThrottle(), "uploads"):
+        form = UploadForm(request.POST)
+        form.is_valid()
+        form.add_error(None, refused)
+        status = 429
     elif (form := UploadForm(request.POST, request.FILES)).is_valid():
         file = form.cleaned_data["file"]
         try:
@@ -332,7 +340,13 @@ def upload(request: HttpRequest) -> HttpResponse:
             )
             return redirect("web:bot", bot_id=version.bot_id)
     my_bots = bot_list_visible(user=request.user, owner=request.user.username)
-    return render(request, "web/upload.html", {"form": form, "my_bots": my_bots})
+    return render(request, "web/upload.html", {"form": form, "my_bots": my_bots}, status=status)
+
+
+def _throttled(request: HttpRequest, throttle: SimpleRateThrottle, what: str) -> str | None:
+    """The message refusing ``request`` over its rate limit, or None to go on."""
+    wait = throttle_wait(throttle, request)
+    return None if wait is None else f"Too many {what} from you: {retry_message(wait)}."
 
 
 @require_http_methods(["GET", "POST"])
@@ -340,6 +354,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("web:home")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and (refused := _throttled(request, SignupThrottle(), "sign-ups")):
+        form.is_valid()
+        form.add_error(None, refused)
+        return render(request, "web/signup.html", {"form": form}, status=429)
     if request.method == "POST" and form.is_valid():
         try:
             user = player_create(

@@ -13,6 +13,7 @@ from arena.matches.models import Match, MatchStatus
 from arena.matches.services import (
     match_cancel,
 )
+from arena.queueing import publish_on_commit
 from arena.transitions import check_move
 
 from ..models import (
@@ -113,5 +114,4 @@ def league_cancel(*, league: League, reason: str = "", now: datetime | None = No
 def _queue_tick(league: League) -> None:
     from ..tasks import league_tick
 
-    league_id = league.pk
-    transaction.on_commit(lambda: league_tick.delay(league_id))
+    publish_on_commit(league_tick, league.pk)

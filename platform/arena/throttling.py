@@ -1,0 +1,97 @@
+"""Limits on guessing passwords, signing up and uploading, with messages that say when to retry.
+
+Passwords: django-axes counts failed logins by username and address on every
+way in (web form, browsable API, admin, token endpoint) and locks that pair
+out for ARENA_LOGIN_COOLOFF_MINUTES after ARENA_LOGIN_FAILURE_LIMIT failures;
+a right password is refused too while locked. Requests: DRF's rate throttles
+(Django's cache) limit token requests and sign-ups per address and uploads
+per account, on the API through ``throttle_scope`` and on the web pages
+through :func:`throttle_wait`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import timedelta
+from typing import Any
+
+from axes.helpers import get_cool_off
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRateThrottle
+from rest_framework.views import APIView
+
+log = logging.getLogger(__name__)
+
+
+def retry_message(seconds: float) -> str:
+    minutes = math.ceil(seconds / 60)
+    if seconds < 90:
+        return f"try again in {math.ceil(seconds)} seconds"
+    return f"try again in {minutes} minutes"
+
+
+def lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None, credentials: dict | None
+) -> HttpResponse:
+    """AXES_LOCKOUT_CALLABLE: 429 saying when to retry; JSON under /api/."""
+    cool_off = get_cool_off(request) or timedelta(minutes=15)
+    seconds = cool_off.total_seconds()
+    detail = f"Too many failed logins for this account from your address: {retry_message(seconds)}."
+    response: HttpResponse
+    if request.path.startswith("/api/"):
+        response = JsonResponse({"code": "login_locked", "detail": detail}, status=429)
+    else:
+        response = render(request, "web/locked.html", {"detail": detail}, status=429)
+    response["Retry-After"] = str(math.ceil(seconds))
+    return response
+
+
+class _FailOpen(SimpleRateThrottle):
+    """A cache that cannot be reached lets requests through: uploads keep working
+    while Redis restarts (the lockout of password guessing is in the database)."""
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception as error:  # the cache backend's own errors (redis, memcached, ...)
+            log.warning("rate limit %s not checked, cache unavailable: %s", self.scope, error)
+            return True
+
+
+class LoginThrottle(_FailOpen, ScopedRateThrottle):
+    """Token requests per client address (the view's ``throttle_scope``)."""
+
+
+class _Throttle(_FailOpen):
+    """Keyed by the account when logged in, else by the client's address."""
+
+    def get_cache_key(self, request: HttpRequest, view: APIView | None) -> str:  # type: ignore[override]
+        user = getattr(request, "user", None)
+        ident = user.pk if user is not None and user.is_authenticated else self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class SignupThrottle(_Throttle):
+    scope = "signup"
+
+
+class UploadThrottle(_Throttle):
+    scope = "upload"
+
+
+class UploadsThrottled(APIView):
+    """An API view whose POST is an upload: limited per account (ARENA_RATE_UPLOAD)."""
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        if self.request.method == "POST":
+            return [UploadThrottle()]
+        return super().get_throttles()
+
+
+def throttle_wait(throttle: SimpleRateThrottle, request: HttpRequest) -> float | None:
+    """For a Django view: None if ``request`` may go on, else the seconds to wait."""
+    if throttle.allow_request(request, None):  # type: ignore[arg-type]
+        return None
+    return throttle.wait() or 1.0

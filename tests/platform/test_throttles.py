@@ -1,0 +1,167 @@
+"""Rate limits: password guessing locked out on every way in, sign-ups and uploads limited.
+
+Each refusal is a 429 that says when to try again (and a Retry-After header).
+The cache the limits count in is cleared before each test (conftest).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+from .api_support import client_for
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery staple"  # the factories' password
+
+
+@pytest.fixture
+def rates(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Set a rate: DRF's throttles read the dict bound when they were imported."""
+
+    def set_rate(scope: str, rate: str) -> None:
+        monkeypatch.setitem(SimpleRateThrottle.THROTTLE_RATES, scope, rate)
+
+    return set_rate
+
+
+def token(password: str, address: str = "203.0.113.7") -> Any:
+    return APIClient(REMOTE_ADDR=address).post(
+        "/api/auth/token/", {"username": "alice", "password": password}, format="json"
+    )
+
+
+def test_30_wrong_passwords_lock_the_token_endpoint_even_for_the_right_one(
+    alice: Any, rates: Any
+) -> None:
+    rates("login", "1000/min")  # the lockout alone
+    answers = [token(f"guess {n}").status_code for n in range(30)]
+
+    # The 5th failure (ARENA_LOGIN_FAILURE_LIMIT) locks the username from this address.
+    assert answers[:4] == [400] * 4
+    assert set(answers[4:]) == {429}
+    right = token(PASSWORD)
+    assert right.status_code == 429
+    assert right.json()["code"] == "login_locked"
+    assert "try again in 15 minutes" in right.json()["detail"]
+    assert right["Retry-After"] == "900"
+    # Another address is not locked out of alice's account.
+    assert token(PASSWORD, address="198.51.100.9").status_code == 200
+
+
+def test_30_wrong_passwords_lock_the_login_form(alice: Any) -> None:
+    browser = Client(REMOTE_ADDR="203.0.113.7")
+    for n in range(30):
+        browser.post("/login/", {"username": "alice", "password": f"guess {n}"})
+
+    right = browser.post("/login/", {"username": "alice", "password": PASSWORD})
+
+    assert right.status_code == 429
+    assert b"try again in 15 minutes" in right.content
+    assert right["Retry-After"] == "900"
+    assert "_auth_user_id" not in browser.session
+    # The browsable API's login form counts against the same lockout.
+    api_login = browser.post("/api/auth/login/", {"username": "alice", "password": PASSWORD})
+    assert api_login.status_code == 429
+
+
+def test_a_few_typos_then_the_right_password_log_in(alice: Any) -> None:
+    browser = Client(REMOTE_ADDR="203.0.113.7")
+    for n in range(4):
+        assert (
+            browser.post("/login/", {"username": "alice", "password": f"typo {n}"}).status_code
+            == 200
+        )
+    assert browser.post("/login/", {"username": "alice", "password": PASSWORD}).status_code == 302
+
+
+def test_token_requests_are_rate_limited_per_address(alice: Any, rates: Any) -> None:
+    rates("login", "3/min")
+    assert [token(PASSWORD).status_code for _ in range(3)] == [200] * 3
+
+    refused = token(PASSWORD)
+
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "throttled"
+    assert "Expected available in" in refused.json()["detail"]
+    assert int(refused["Retry-After"]) > 0
+    assert token(PASSWORD, address="198.51.100.9").status_code == 200
+
+
+def test_uploads_are_rate_limited_per_account(alice: Any, bob: Any, rates: Any) -> None:
+    rates("upload", "2/hour")
+
+    def upload(user: Any) -> Any:
+        file = SimpleUploadedFile("shark.txt", b"not a bot")  # refused: still an upload
+        return client_for(user).post(
+            "/api/bots/", {"name": "shark", "file": file}, format="multipart"
+        )
+
+    assert [upload(alice).status_code for _ in range(2)] == [400, 400]
+    refused = upload(alice)
+    assert refused.status_code == 429 and refused.json()["code"] == "throttled"
+    assert int(refused["Retry-After"]) > 0
+    assert upload(bob).status_code == 400  # bob's own count
+    # Reading is not uploading.
+    assert client_for(alice).get("/api/bots/").status_code == 200
+
+
+def test_the_upload_page_is_rate_limited_too(alice: Any, rates: Any) -> None:
+    rates("upload", "1/hour")
+    browser = Client()
+    browser.force_login(alice)
+
+    def upload() -> Any:
+        file = SimpleUploadedFile("shark.txt", b"not a bot")
+        return browser.post("/upload/", {"name": "shark", "file": file, "visibility": "public"})
+
+    assert upload().status_code == 200  # the form with the file's error
+    refused = upload()
+    assert refused.status_code == 429
+    assert b"Too many uploads from you: try again in" in refused.content
+
+
+def test_sign_ups_are_rate_limited_per_address(rates: Any) -> None:
+    rates("signup", "2/hour")
+    browser = Client(REMOTE_ADDR="203.0.113.7")
+
+    def signup(name: str) -> Any:
+        passphrase = "a long passphrase 42"
+        form = {"username": name, "password1": passphrase, "password2": passphrase}
+        return Client(REMOTE_ADDR="203.0.113.7").post("/signup/", form)
+
+    assert [signup(name).status_code for name in ("dora", "eve")] == [302, 302]
+    refused = signup("mallory")
+    assert refused.status_code == 429
+    assert b"Too many sign-ups from you: try again in" in refused.content
+    assert browser.get("/signup/").status_code == 200
+
+
+def test_limits_let_requests_through_while_the_cache_is_down(
+    alice: Any, rates: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uploads and tokens keep working while Redis (the cache) restarts."""
+
+    class DownCache:
+        def get(self, *args: Any, **kwargs: Any) -> Any:
+            raise ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+        set = get
+
+    rates("upload", "1/hour")
+    rates("login", "1/min")
+    monkeypatch.setattr(SimpleRateThrottle, "cache", DownCache())
+
+    assert [token(PASSWORD).status_code for _ in range(3)] == [200] * 3
+    for _ in range(3):
+        file = SimpleUploadedFile("shark.txt", b"not a bot")
+        response = client_for(alice).post(
+            "/api/bots/", {"name": "shark", "file": file}, format="multipart"
+        )
+        assert response.status_code == 400  # checked, not throttled
