@@ -347,11 +347,15 @@ class _V1Cgroup(BotCgroup):
             state = f"{freezer}/freezer.state"
             try:
                 _write(state, "FROZEN")
-                _wait_for(lambda: (_read_or_none(state) or "").strip() == "FROZEN", 1.0)
-                _kill_each(_pids_in(procs))
-            finally:
-                with contextlib.suppress(OSError):
-                    _write(state, "THAWED")
+            except FileNotFoundError:
+                pass  # released meanwhile (a kill after an OOM kill): the plain kill below
+            else:
+                try:
+                    _wait_for(lambda: (_read_or_none(state) or "").strip() == "FROZEN", 1.0)
+                    _kill_each(_pids_in(procs))
+                finally:
+                    with contextlib.suppress(OSError):
+                        _write(state, "THAWED")
         for _ in range(100):
             pids = _pids_in(procs)
             if not pids:

@@ -151,3 +151,14 @@ def enter(version: BotVersion, ladder: Ladder) -> None:
         ladder=ladder,
         defaults={"status": QualificationStatus.PASSED, "report": {"passed": True}},
     )
+
+
+def never_run(monkeypatch: Any, task: Any) -> None:
+    """Messages of ``task`` go nowhere: it is queued but never runs.
+
+    Patched on the task's own class (a shared task is a proxy: its object is
+    found first), which monkeypatch restores cleanly; patching the instance
+    would leave a stale bound method shadowing later class-level patches.
+    """
+    real = task._get_current_object() if hasattr(task, "_get_current_object") else task
+    monkeypatch.setattr(type(real), "apply_async", lambda *args, **kwargs: None)

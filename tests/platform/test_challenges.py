@@ -15,7 +15,7 @@ from arena.matches.models import Match, MatchStatus
 
 from .api_support import client_for
 from .factories import BotFactory, BotVersionFactory
-from .scenes import enter
+from .scenes import enter, never_run
 from .test_match_pipeline import player_bot
 from .worker import GOOD_BOT
 
@@ -134,7 +134,7 @@ def test_each_player_asks_for_a_limited_number_of_games_an_hour(
 ) -> None:
     from arena.matches import tasks
 
-    monkeypatch.setattr(tasks.match_run, "apply_async", lambda *args, **kwargs: None)
+    never_run(monkeypatch, tasks.match_run)
     settings.ARENA_CHALLENGE_GAMES_PER_HOUR = 3
     shark = playing(alice, "shark", duel)
     playing(bob, "turtle", duel)

@@ -50,7 +50,7 @@ from arena.matches.services import (
 
 from .conftest import needs_postgres
 from .factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
-from .scenes import enter
+from .scenes import enter, never_run
 from .test_match_pipeline import house_bot
 from .test_ratings import _in_threads
 from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
@@ -74,7 +74,7 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Queued matches are not played in this process (tasks are eager in tests)."""
     from arena.matches import tasks
 
-    monkeypatch.setattr(tasks.match_run, "apply_async", lambda *args, **kwargs: None)
+    never_run(monkeypatch, tasks.match_run)
 
 
 def duplicate(seats: int, slug: str | None = None) -> Ladder:
@@ -503,7 +503,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     from arena.ladders import tasks
 
     # Committed here: the rating tasks would otherwise run (eagerly) as each game finishes.
-    monkeypatch.setattr(tasks.ratings_apply_match, "apply_async", lambda *args, **kwargs: None)
+    never_run(monkeypatch, tasks.ratings_apply_match)
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])

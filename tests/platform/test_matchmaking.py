@@ -25,7 +25,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import SeatOutcome, match_finish, match_start
 
 from .factories import BotFactory, BotVersionFactory
-from .scenes import enter
+from .scenes import enter, never_run
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Queued matches are not played here (tasks are eager in tests)."""
     from arena.matches import tasks
 
-    monkeypatch.setattr(tasks.match_run, "apply_async", lambda *args, **kwargs: None)
+    never_run(monkeypatch, tasks.match_run)
 
 
 def candidate(version_id: int, rating: float = 1500, games: int = 0, queued: int = 0) -> Any:

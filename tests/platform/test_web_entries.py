@@ -11,7 +11,7 @@ from arena.ladders.services import ladder_create
 from arena.matches.models import Match
 
 from .factories import BotFactory, BotVersionFactory
-from .scenes import enter
+from .scenes import enter, never_run
 from .test_web import client_for, text_of
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def test_a_challenge_from_the_bot_page_lands_on_its_page_for_its_requester_only(
 ) -> None:
     from arena.matches import tasks
 
-    monkeypatch.setattr(tasks.match_run, "apply_async", lambda *args, **kwargs: None)
+    never_run(monkeypatch, tasks.match_run)
     classic, _ = ladders
     shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
     turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
