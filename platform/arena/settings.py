@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 
 from .env import env_bool, env_int, env_json_object, env_list, env_str
+
+# Generic admin and form classes (ModelAdmin[Ladder]) at run time, as the type checker reads them.
+django_stubs_ext.monkeypatch()
 
 PLATFORM_DIR = Path(__file__).resolve().parent.parent
 REPO_DIR = PLATFORM_DIR.parent

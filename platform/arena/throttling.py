@@ -19,6 +19,7 @@ from typing import Any
 from axes.helpers import get_cool_off
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRateThrottle
 from rest_framework.views import APIView
 
@@ -33,7 +34,7 @@ def retry_message(seconds: float) -> str:
 
 
 def lockout_response(
-    request: HttpRequest, original_response: HttpResponse | None, credentials: dict | None
+    request: HttpRequest, original_response: HttpResponse | None, credentials: dict[str, Any] | None
 ) -> HttpResponse:
     """AXES_LOCKOUT_CALLABLE: 429 saying when to retry; JSON under /api/."""
     cool_off = get_cool_off(request) or timedelta(minutes=15)
@@ -67,7 +68,8 @@ class LoginThrottle(_FailOpen, ScopedRateThrottle):
 class _Throttle(_FailOpen):
     """Keyed by the account when logged in, else by the client's address."""
 
-    def get_cache_key(self, request: HttpRequest, view: APIView | None) -> str:  # type: ignore[override]
+    def get_cache_key(self, request: Request, view: APIView | None) -> str:
+        # The pages pass a plain HttpRequest (throttle_wait): it has the same user and META.
         user = getattr(request, "user", None)
         ident = user.pk if user is not None and user.is_authenticated else self.get_ident(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}

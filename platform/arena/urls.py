@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 
@@ -14,7 +14,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("auth/", include("arena.players.urls")),
     # Uploads enter ladders: their routes come from the ladders app, the rest from bots.
     path("bots/", include("arena.ladders.bot_urls")),

@@ -10,7 +10,7 @@ from .models import Bot, BotVersion
 from .services import bot_version_retire
 
 
-class BotVersionInline(admin.TabularInline):
+class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
     model = BotVersion
     fields = ("number", "status", "code_format", "code_size", "code_sha256", "created_at")
     readonly_fields = fields
@@ -22,7 +22,7 @@ class BotVersionInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(admin.ModelAdmin[Bot]):
     list_display = ("name", "owner", "visibility", "created_at")
     list_filter = ("visibility",)
     list_select_related = ("owner",)
@@ -32,7 +32,7 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
     list_display = ("__str__", "status", "code_format", "code_size", "created_at")
     list_filter = ("status", "code_format")
     list_select_related = ("bot",)

@@ -40,10 +40,11 @@ from .services import (
 from .uploads import check_upload_size
 
 
-def read_upload(upload: UploadedFile) -> bytes:
+def read_upload(upload: UploadedFile[bytes]) -> bytes:
     # Refuse a huge file before reading it into memory.
     check_upload_size(upload.name or "", upload.size or 0, upload_limits())
-    return upload.read()
+    content: bytes = upload.read()
+    return content
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
@@ -72,7 +73,7 @@ class VersionOutput(serializers.ModelSerializer[BotVersion]):
     class Meta:
         model = BotVersion
         ref_name = "BotVersion"
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "bot_id",
             "number",

@@ -114,7 +114,7 @@ def _private(path: Path, gid: int | None, *, directory: bool) -> None:
 
 def _write_files(version: BotVersion, content: bytes | None, root: Path, gid: int | None) -> None:
     if content is None:
-        with default_storage.open(version.code.name, "rb") as handle:
+        with default_storage.open(str(version.code.name), "rb") as handle:
             content = handle.read()
     if version.code_format == CodeFormat.PY:
         files = {MAIN_MODULE: content}

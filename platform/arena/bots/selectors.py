@@ -18,7 +18,7 @@ def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
     )
 
 
-def bot_get_visible(*, bot_id: int, user: User | None) -> Bot | None:
+def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
     """The bot if ``user`` may see it: public bots, or the owner's own, or staff."""
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:

@@ -95,8 +95,9 @@ def fault_report(fault: Fault) -> dict[str, Any]:
 
 def _read_code(version: BotVersion) -> bytes:
     try:
-        with default_storage.open(version.code.name, "rb") as handle:
-            return handle.read()
+        with default_storage.open(str(version.code.name), "rb") as handle:
+            content: bytes = handle.read()
+            return content
     except OSError as error:
         raise InfrastructureError(f"cannot read the code of {version}: {error}") from error
 

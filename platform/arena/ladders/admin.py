@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from django import forms
@@ -13,7 +14,7 @@ from .models import Ladder, Rating, RatingChange
 from .services import ladder_validate_game, ladder_validate_limits
 
 
-class LadderForm(forms.ModelForm):
+class LadderForm(forms.ModelForm[Ladder]):
     class Meta:
         model = Ladder
         fields = "__all__"
@@ -39,11 +40,11 @@ class LadderForm(forms.ModelForm):
 
 
 @admin.register(Ladder)
-class LadderAdmin(admin.ModelAdmin):
+class LadderAdmin(admin.ModelAdmin[Ladder]):
     form = LadderForm
     list_display = ("name", "slug", "rules", "seats", "duplicate_deals", "is_open", "created_at")
     list_filter = ("rules", "seats", "duplicate_deals", "is_open")
-    prepopulated_fields: ClassVar[dict[str, tuple[str, ...]]] = {"slug": ("name",)}
+    prepopulated_fields: ClassVar[dict[str, Sequence[str]]] = {"slug": ("name",)}
 
     def save_model(self, request: HttpRequest, obj: Ladder, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
@@ -59,7 +60,7 @@ class LadderAdmin(admin.ModelAdmin):
         return ()
 
 
-class RatingChangeInline(admin.TabularInline):
+class RatingChangeInline(admin.TabularInline[RatingChange, Rating]):
     model = RatingChange
     fields = ("match", "rating_before", "rating_after", "k", "matches_before", "created_at")
     readonly_fields = fields
@@ -71,7 +72,7 @@ class RatingChangeInline(admin.TabularInline):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(admin.ModelAdmin[Rating]):
     list_display = ("bot_version", "ladder", "display", "rated_matches", "updated_at")
     list_filter = ("ladder",)
     list_select_related = ("bot_version__bot", "ladder")

@@ -28,6 +28,7 @@ from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
 from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
+from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
 from .challenges import ChallengeError, challenge_create
@@ -256,7 +257,7 @@ class BotSubmitApi(UploadsThrottled, BotListApi):
         data = serializer.validated_data
         upload = data["file"]
         version = bot_submit(
-            owner=request.user,
+            owner=signed_in(request),
             name=data["name"],
             filename=upload.name,
             content=read_upload(upload),
@@ -336,7 +337,7 @@ class BotEntriesApi(APIView):
             "internals": may_read_internals(request.user, bot),
         }
         entries = bot_entries(bot=bot)
-        return Response(self.OutputSerializer(entries, many=True, context=context).data)
+        return Response(self.OutputSerializer(entries, many=True, context=context).data)  # type: ignore[arg-type]  # many=True takes a queryset
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, bot_id: int) -> Response:
@@ -398,7 +399,7 @@ class ChallengeListApi(APIView):
         return paginated_response(
             pagination_class=self.pagination_class,
             serializer_class=ChallengeOutput,
-            queryset=player_challenges(user=request.user),
+            queryset=player_challenges(user=signed_in(request)),
             request=request,
             view=self,
         )
@@ -419,13 +420,13 @@ class ChallengeListApi(APIView):
                 raise ChallengeError(f"no bot {bot_id}: choose among the bots you can see.")
             opponents.append(opponent)
         challenge = challenge_create(
-            user=request.user,
+            user=signed_in(request),
             bot=bot,
             ladder=_ladder_or_404(data["ladder"]),
             opponents=opponents,
             games=data["games"],
         )
-        found = challenge_get(user=request.user, challenge_id=challenge.pk)
+        found = challenge_get(user=signed_in(request), challenge_id=challenge.pk)
         return Response(ChallengeOutput(found).data, status=status.HTTP_201_CREATED)
 
 
@@ -435,7 +436,7 @@ class ChallengeDetailApi(APIView):
     @extend_schema(responses=ChallengeOutput)
     def get(self, request: Request, challenge_id: int) -> Response:
         """One of your challenges: its matches' results (logs at /api/matches/<id>/log/)."""
-        challenge = challenge_get(user=request.user, challenge_id=challenge_id)
+        challenge = challenge_get(user=signed_in(request), challenge_id=challenge_id)
         if challenge is None:
             raise Http404
         return Response(ChallengeOutput(challenge).data)

@@ -11,6 +11,7 @@ computes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ def display_rating(rating: float, rated_matches: int) -> str:
 
 
 def expected_score(rating: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
 
 
 def pair_score(rank: int, opponent_rank: int) -> float:

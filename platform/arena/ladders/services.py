@@ -341,7 +341,7 @@ def ratings_apply(*, match: Match) -> list[int]:
             .filter(Q(finished_at__lt=until[0]) | Q(finished_at=until[0], id__lte=until[1]))
             .order_by("finished_at", "id")
         )
-        rated = []
+        rated: list[int] = []
         for unit in _ratable_units(target.ladder_id, pending, until):
             _rate_unit(unit)
             rated.extend(m.pk for m in unit)

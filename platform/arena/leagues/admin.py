@@ -12,7 +12,7 @@ from .models import League, LeagueEntry, LeagueRound, LeagueStanding
 from .services import league_advance, league_cancel, league_pause, league_resume
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(admin.TabularInline[LeagueEntry, League]):
     model = LeagueEntry
     fields = ("seed", "bot", "bot_version", "status", "reason", "last_round", "last_place")
     readonly_fields = fields
@@ -22,7 +22,7 @@ class EntryInline(admin.TabularInline):
     can_delete = False
 
 
-class RoundInline(admin.TabularInline):
+class RoundInline(admin.TabularInline[LeagueRound, League]):
     model = LeagueRound
     fields = ("number", "scheduled_at", "status", "started_at", "finished_at")
     readonly_fields = fields
@@ -32,7 +32,7 @@ class RoundInline(admin.TabularInline):
     can_delete = False
 
 
-class StandingInline(admin.TabularInline):
+class StandingInline(admin.TabularInline[LeagueStanding, League]):
     model = LeagueStanding
     fields = ("position", "entry", "points", "money", "games", "wins", "forfeits", "rating")
     readonly_fields = fields
@@ -43,7 +43,7 @@ class StandingInline(admin.TabularInline):
 
 
 @admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
+class LeagueAdmin(admin.ModelAdmin[League]):
     list_display = ("name", "slug", "format", "status", "ladder", "start_at", "organiser")
     list_filter = ("status", "format", "visibility")
     list_select_related = ("ladder", "organiser")

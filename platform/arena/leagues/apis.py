@@ -24,6 +24,7 @@ from arena.bots.models import Bot
 from arena.bots.selectors import bot_get_visible
 from arena.ladders.selectors import ladder_get
 from arena.pagination import LimitOffset, paginated_response
+from arena.players.selectors import signed_in
 
 from .models import (
     League,
@@ -189,7 +190,7 @@ class LeagueListApi(APIView):
         if ladder is None:
             raise LeagueConfigError("no ladder with that slug: see GET /api/ladders/.")
         bots = [_bot_or_error(request, bot_id) for bot_id in data.pop("bots")]
-        league = league_create(organiser=request.user, ladder=ladder, bots=bots, **data)
+        league = league_create(organiser=signed_in(request), ladder=ladder, bots=bots, **data)
         league = _league_or_404(request, league.slug)
         return Response(LeagueOutput(league).data, status=status.HTTP_201_CREATED)
 
@@ -245,7 +246,7 @@ class LeagueEntriesApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         """Entrants in seeding order, with their frozen versions once started."""
         league = _league_or_404(request, slug)
-        return Response(EntryOutput(league_entries(league=league), many=True).data)
+        return Response(EntryOutput(league_entries(league=league), many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
 
     @extend_schema(request=InputSerializer, responses={201: EntryOutput})
     def post(self, request: Request, slug: str) -> Response:
@@ -254,7 +255,7 @@ class LeagueEntriesApi(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bot = _bot_or_error(request, serializer.validated_data["bot"])
-        entry = league_entry_add(league=league, bot=bot, by=request.user)
+        entry = league_entry_add(league=league, bot=bot, by=signed_in(request))
         return Response(EntryOutput(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -278,7 +279,7 @@ class LeagueEntryDetailApi(APIView):
             )
         if not league_entry_can_withdraw(entry=entry, user=request.user):
             raise PermissionDenied("only the bot's owner, the organiser or staff withdraw it.")
-        league_entry_remove(league=league, bot=entry.bot, by=request.user)
+        league_entry_remove(league=league, bot=entry.bot, by=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -319,7 +320,7 @@ class LeagueRoundsApi(APIView):
     def get(self, request: Request, slug: str) -> Response:
         """The calendar: every round with its time and status (after the start)."""
         league = _league_or_404(request, slug)
-        return Response(self.OutputSerializer(league_rounds(league=league), many=True).data)
+        return Response(self.OutputSerializer(league_rounds(league=league), many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
 
 
 class FixtureOutput(serializers.Serializer[LeagueFixture]):

@@ -273,7 +273,7 @@ def _circle_rounds(entrants: int) -> list[list[Table]]:
     if entrants % 2:
         players.append(None)  # whoever meets None sits out
     count = len(players)
-    rounds = []
+    rounds: list[list[tuple[int, ...]]] = []
     for _ in range(count - 1):
         pairs = [(players[i], players[count - 1 - i]) for i in range(count // 2)]
         rounds.append([(min(a, b), max(a, b)) for a, b in pairs if a is not None and b is not None])

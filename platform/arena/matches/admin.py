@@ -10,7 +10,7 @@ from .models import Match, Participant
 from .services import match_cancel
 
 
-class ParticipantInline(admin.TabularInline):
+class ParticipantInline(admin.TabularInline[Participant, Match]):
     model = Participant
     fields = (
         "seat",
@@ -29,7 +29,7 @@ class ParticipantInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(admin.ModelAdmin[Match]):
     list_display = (
         "id",
         "ladder",

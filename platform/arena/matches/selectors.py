@@ -6,7 +6,7 @@ import gzip
 import json
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
@@ -148,7 +148,7 @@ def match_log_read(*, match: Match, user: User | AnonymousUser) -> dict[str, Any
     """
     if not match.log:
         return None
-    with default_storage.open(match.log.name, "rb") as handle:
+    with default_storage.open(str(match.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
     return log_redact_stderr(log, keep_seats=_owned_seats(match, user))
 
@@ -213,7 +213,7 @@ def _latest_seats(
         return _seats_in_visible_matches(finished, user=user).order_by("-match_id", "seat")
 
     if len(version_ids) == 1 or not connection.features.supports_slicing_ordering_in_compound:
-        latest = seats(version_ids)
+        latest: QuerySet[Participant, Any] = seats(version_ids)
     else:
         ranges = [seats([pk]).values_list("id", "match_id")[:limit] for pk in version_ids]
         latest = ranges[0].union(*ranges[1:], all=True).order_by("-match_id", "id")
@@ -269,4 +269,4 @@ def bot_opponent_records(
         )
         .order_by("-games", "name")[:limit]
     )
-    return list(rows)
+    return cast(list[dict[str, Any]], list(rows))  # values() rows: plain dicts

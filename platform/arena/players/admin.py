@@ -4,11 +4,11 @@ from django.contrib.auth.admin import UserAdmin
 from .models import Profile, User
 
 
-class ProfileInline(admin.StackedInline):
+class ProfileInline(admin.StackedInline[Profile, User]):
     model = Profile
     can_delete = False
 
 
 @admin.register(User)
-class ArenaUserAdmin(UserAdmin):
+class ArenaUserAdmin(UserAdmin[User]):
     inlines = (ProfileInline,)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
+from rest_framework.authtoken.models import Token
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,6 +12,7 @@ from rest_framework.views import APIView
 
 from arena.throttling import LoginThrottle
 
+from .selectors import signed_in
 from .services import auth_token_obtain, auth_token_revoke
 
 
@@ -33,7 +35,7 @@ class AuthTokenApi(APIView):
         username = serializers.CharField()
         password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
 
-    class OutputSerializer(serializers.Serializer[None]):
+    class OutputSerializer(serializers.Serializer[Token]):
         class Meta:
             ref_name = "AuthToken"
 
@@ -55,5 +57,5 @@ class AuthTokenRevokeApi(APIView):
     @extend_schema(request=None, responses={204: None})
     def post(self, request: Request) -> Response:
         """Revoke your API token; the next token request makes a new one."""
-        auth_token_revoke(user=request.user)
+        auth_token_revoke(user=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -82,7 +82,7 @@ class LineChart:
 def _nice_step(span: float, most: int) -> float:
     """A round tick step (1, 2, 2.5 or 5 times a power of ten) giving at most ``most`` ticks."""
     raw = max(span, 1.0) / most
-    power = 10 ** math.floor(math.log10(raw))
+    power = math.pow(10, math.floor(math.log10(raw)))
     for factor in (1, 2, 2.5, 5, 10):
         if factor * power >= raw:
             return factor * power

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import password_validation
@@ -334,7 +334,7 @@ class LeagueForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.ladders = {ladder.slug: ladder for ladder in ladders}
         self.candidates = {str(c.bot.pk): c for c in candidates}
-        ladder_field = self.fields["ladder"]
+        ladder_field = cast(forms.ChoiceField, self.fields["ladder"])
         ladder_field.choices = [
             (ladder.slug, f"{ladder.name} ({ladder.rules}, {ladder.seats} seats)")
             for ladder in ladders
@@ -342,7 +342,7 @@ class LeagueForm(forms.Form):
         ladder_field.widget.option_data = {
             ladder.slug: {"data-rules": ladder.rules} for ladder in ladders
         }
-        bots_field = self.fields["bots"]
+        bots_field = cast(forms.MultipleChoiceField, self.fields["bots"])
         bots_field.choices = [
             (str(c.bot.pk), entrant_label(c, user=user, games=True)) for c in candidates
         ]
@@ -392,7 +392,7 @@ class LeagueEntryAddForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = {c.bot.pk: c for c in candidates}
-        self.fields["bot"].choices = _candidate_choices(candidates, user)
+        cast(forms.ChoiceField, self.fields["bot"]).choices = _candidate_choices(candidates, user)
 
     def chosen_bot(self) -> Bot:
         return self.candidates[self.cleaned_data["bot"]].bot

@@ -157,7 +157,8 @@ def _fault_view(fault: dict[str, Any]) -> FaultView:
 
 
 def _game_line(game: dict[str, Any], sandboxed: Any) -> str:
-    setup = game.get("game") if isinstance(game.get("game"), dict) else {}
+    found = game.get("game")
+    setup: dict[str, Any] = found if isinstance(found, dict) else {}
     rules = setup.get("rules") or game.get("rules") or "?"
     seats = f", {setup['seats']} seats" if isinstance(setup.get("seats"), int) else ""
     opponents = ", ".join(str(o) for o in game.get("opponents") or []) or "house bots"

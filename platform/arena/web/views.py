@@ -91,7 +91,7 @@ from arena.matches.selectors import (
     match_log_read,
     matches_visible,
 )
-from arena.players.selectors import player_get
+from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
 
@@ -240,12 +240,14 @@ def challenge_new(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _owned_bot(request, bot_id)
     form = _challenge_form(request, bot, request.POST)
     if not form.is_valid():
-        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        problems = "; ".join(
+            f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in form.errors.items()
+        )
         messages.error(request, f"The challenge was not sent: {problems}")
         return redirect(reverse("web:bot", args=[bot.pk]) + "#challenge")
     try:
         challenge = challenge_create(
-            user=request.user,
+            user=signed_in(request),
             bot=bot,
             ladder=form.cleaned_data["ladder"],
             opponents=list(form.cleaned_data["opponents"]),
@@ -260,7 +262,7 @@ def challenge_new(request: HttpRequest, bot_id: int) -> HttpResponse:
 @login_required(login_url="web:login")
 @require_GET
 def challenge_detail(request: HttpRequest, challenge_id: int) -> HttpResponse:
-    challenge = challenge_get(user=request.user, challenge_id=challenge_id)
+    challenge = challenge_get(user=signed_in(request), challenge_id=challenge_id)
     if challenge is None:
         raise Http404("No such challenge of yours.")
     return render(request, "web/challenge.html", {"challenge": challenge})
@@ -320,7 +322,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             # Refuse a huge file before reading it into memory.
             check_upload_size(file.name, file.size, upload_limits())
             version = bot_submit(
-                owner=request.user,
+                owner=signed_in(request),
                 name=form.cleaned_data["name"],
                 filename=file.name,
                 content=file.read(),
@@ -391,9 +393,9 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
     add_form = None
     if controls.entrants:
         candidates = league_entry_candidates(
-            user=request.user, rules=league.ladder.rules, league=league
+            user=signed_in(request), rules=league.ladder.rules, league=league
         )
-        add_form = LeagueEntryAddForm(user=request.user, candidates=candidates)
+        add_form = LeagueEntryAddForm(user=signed_in(request), candidates=candidates)
     # Before the start the entrants are the news; after it the standings list them.
     entries = None
     if league.started_at is None:
@@ -419,17 +421,17 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required(login_url="web:login")
 @require_http_methods(["GET", "POST"])
 def league_new(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    options = {
-        "user": user,
-        "ladders": list(league_ladders()),
-        "candidates": league_entry_candidates(user=user),
-    }
+    user = signed_in(request)
+    ladders, candidates = list(league_ladders()), league_entry_candidates(user=user)
     if request.method == "GET":
         # Tomorrow, on the hour: a start the service accepts, easy to change.
         start = (timezone.now() + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
-        form = LeagueForm(initial={"start_at": start}, **options)
-    elif (form := LeagueForm(request.POST, **options)).is_valid():
+        form = LeagueForm(
+            initial={"start_at": start}, user=user, ladders=ladders, candidates=candidates
+        )
+    elif (
+        form := LeagueForm(request.POST, user=user, ladders=ladders, candidates=candidates)
+    ).is_valid():
         try:
             league = league_create(organiser=user, **form.league_arguments())
         except LeagueEntryError as error:
@@ -480,7 +482,7 @@ def _form_error(form: LeagueCancelForm | LeagueEntryAddForm | LeagueRespondForm)
     """The first error of a form posted from the league page, to show as its message."""
     field, errors = next(iter(form.errors.items()))
     label = form.fields[field].label if field in form.fields else None
-    return ArenaError(f"{label}: {errors[0]}" if label else errors[0])
+    return ArenaError(f"{label}: {errors[0]}" if label else str(errors[0]))
 
 
 @league_action
@@ -509,12 +511,12 @@ def league_cancel_view(request: HttpRequest, league: League) -> str:
 def league_entry_add_view(request: HttpRequest, league: League) -> str:
     league = _managed(request, league)
     candidates = league_entry_candidates(
-        user=request.user, rules=league.ladder.rules, league=league
+        user=signed_in(request), rules=league.ladder.rules, league=league
     )
-    form = LeagueEntryAddForm(request.POST, user=request.user, candidates=candidates)
+    form = LeagueEntryAddForm(request.POST, user=signed_in(request), candidates=candidates)
     if not form.is_valid():
         raise _form_error(form)
-    entry = league_entry_add(league=league, bot=form.chosen_bot(), by=request.user)
+    entry = league_entry_add(league=league, bot=form.chosen_bot(), by=signed_in(request))
     if entry.status == EntryStatus.INVITED:
         return f"Invited {entry.bot.name}: it plays if {entry.bot.owner.username} accepts."
     return f"Entered {entry.bot.name}."
@@ -529,7 +531,7 @@ def league_entry_withdraw_view(request: HttpRequest, league: League, bot_id: int
         raise LeagueEntryError(f"no bot with id {bot_id} is entered in {league}.")
     if not league_entry_can_withdraw(entry=entry, user=request.user):
         raise PermissionDenied("Only the bot's owner, the organiser or staff withdraw it.")
-    entry = league_entry_remove(league=league, bot=entry.bot, by=request.user)
+    entry = league_entry_remove(league=league, bot=entry.bot, by=signed_in(request))
     if entry.status == EntryStatus.FORFEITED:
         return f"Withdrew {entry.bot.name}: its remaining games are lost by forfeit."
     return f"Withdrew {entry.bot.name}: it plays nothing in {league.name}."

@@ -467,7 +467,7 @@ def _collect(locked: League) -> int:
         assert game.match is not None
         if game.match.status != MatchStatus.FINISHED:
             continue
-        participant = results[(game.match_id, seat.seat)]
+        participant = results[(game.match.pk, seat.seat)]
         seat.money, seat.rank = participant.money, participant.rank
         seat.forfeit = bool(participant.forfeit)
     for game in games:
