@@ -1,7 +1,9 @@
 """End to end on real processes: migrate, upload, and a Celery worker validating the bot.
 
 Once with nothing configured (SQLite, the filesystem broker), once with the
-Redis broker when a Redis server answers on 127.0.0.1:6379.
+Redis broker when a Redis server answers on 127.0.0.1:6379. Then `make run`'s
+scripts/services.sh: web, worker and beat under supervisord, and a worker
+killed with SIGKILL that comes back.
 """
 
 from __future__ import annotations
