@@ -71,8 +71,11 @@ fi
 SCRIPT
 
 # The sandbox needs its own namespaces and cgroups: these options let its
-# self-test pass inside (--privileged is not needed).
-docker run --rm -i \
+# self-test pass inside (--privileged is not needed). The host's cgroups are
+# shared, so the pids must be too (--pid host): a worker sweeps the bot
+# cgroups of workers whose pid is gone, and in a pid namespace of its own it
+# would take the host's live workers for dead ones and kill their bots.
+docker run --rm -i --pid host \
     --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
     --security-opt systempaths=unconfined --cgroupns host -v /sys/fs/cgroup:/sys/fs/cgroup \
     -v "$work:/src:ro" -v "$CA:/etc/ssl/certs/host-ca.crt:ro" \
