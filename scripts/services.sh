@@ -81,6 +81,9 @@ CONF
     program beat "$PYTHON -m celery -A arena beat -l $LOG_LEVEL"
 } >"$RUN_DIR/supervisord.conf"
 
+if [ "$(id -u)" -ne 0 ]; then
+    echo "arena: not root: the worker cannot sandbox bots, uploaded bots will not validate" >&2
+fi
 echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker and beat"
 echo "arena: logs in $LOG_DIR/{web,worker,beat}.log (tail -F $LOG_DIR/*.log);" \
     "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
@@ -95,7 +98,12 @@ stop() {
 trap stop EXIT INT TERM
 if [[ -n "${ARENA_RUN_SECONDS:-}" ]]; then
     sleep "$ARENA_RUN_SECONDS" &
-    wait -n "$supervisor" $! || true
+    timer=$!
+    status=0
+    wait -n "$supervisor" "$timer" || status=$?
+    kill "$timer" 2>/dev/null || true
+    # supervisord ended before the timer (it failed): say so by the exit status.
+    kill -0 "$supervisor" 2>/dev/null || exit "$status"
 else
     wait "$supervisor"
 fi
