@@ -11,6 +11,9 @@
 # - test only: Chromium (Debian's, driven by Playwright), PostgreSQL and Redis
 #   (the test suite starts throwaway servers from their binaries)
 #
+# It also lets the bot user through the directories down to this repository
+# (chmod o+x: traverse, not list), which the sandbox needs.
+#
 # Installing needs root. As another user, with something missing, it prints
 # the command to run as root and fails; with nothing missing it just says so.
 set -euo pipefail
@@ -44,15 +47,27 @@ if [ "$PURPOSE" = test ]; then
 fi
 need_user=0
 getent passwd "$BOT_USER" >/dev/null || need_user=1
+# The sandbox binds the SDK (and, under var/, the bots' files) from this
+# repository as the bot user: every directory down to it must let others
+# through (o+x, not o+r). A fresh Debian's /root is 0700.
+closed=()
+dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+while :; do
+    [ "$(($(stat -c '0%a' "$dir") & 01))" -eq 1 ] || closed+=("$dir")
+    [ "$dir" = / ] && break
+    dir="$(dirname "$dir")"
+done
 
-if [ "${#packages[@]}" -eq 0 ] && [ "$need_user" -eq 0 ]; then
+if [ "${#packages[@]}" -eq 0 ] && [ "$need_user" -eq 0 ] && [ "${#closed[@]}" -eq 0 ]; then
     echo "$me: nothing missing for '$PURPOSE'"
     exit 0
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "$me: missing for '$PURPOSE':" \
-        "${packages[*]:-}${packages[*]:+ }$([ "$need_user" -eq 1 ] && echo "user $BOT_USER")" >&2
+    missing=("${packages[@]}")
+    [ "$need_user" -eq 0 ] || missing+=("user $BOT_USER")
+    [ "${#closed[@]}" -eq 0 ] || missing+=("o+x on ${closed[*]}")
+    echo "$me: missing for '$PURPOSE': $(IFS=,; echo "${missing[*]}" | sed 's/,/, /g')" >&2
     echo "$me: installing them needs root; run once:" >&2
     echo "    sudo $(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/install_system.sh $PURPOSE" >&2
     exit 1
@@ -69,6 +84,11 @@ if ! getent passwd "$BOT_USER" >/dev/null; then
     echo "$me: creating system user $BOT_USER"
     useradd --system --user-group --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin "$BOT_USER"
+fi
+
+if [ "${#closed[@]}" -gt 0 ]; then
+    echo "$me: chmod o+x ${closed[*]} (traverse only: the bot user reaches the SDK and bots here)"
+    chmod o+x "${closed[@]}"
 fi
 
 echo "$me: $(bwrap --version), $(/usr/bin/python3 --version)," \
