@@ -75,8 +75,10 @@ SCRIPT
 # shared, so the pids must be too (--pid host): a worker sweeps the bot
 # cgroups of workers whose pid is gone, and in a pid namespace of its own it
 # would take the host's live workers for dead ones and kill their bots.
+# SYS_PTRACE: root reads the bots' /proc/<pid>/fd (the referee tells a bot
+# that closed its stdout from one that is slow), as root on a machine does.
 docker run --rm -i --pid host \
-    --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+    --cap-add SYS_ADMIN --cap-add SYS_PTRACE --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
     --security-opt systempaths=unconfined --cgroupns host -v /sys/fs/cgroup:/sys/fs/cgroup \
     -v "$work:/src:ro" -v "$CA:/etc/ssl/certs/host-ca.crt:ro" \
     -e PIP_CERT=/etc/ssl/certs/host-ca.crt -e WHAT="$WHAT" \
