@@ -1,49 +1,71 @@
 # Las Vegas Arena — developer entry points. `make` alone lists the targets.
 
-PYTHON ?= python3
+# The project's own virtual environment, built from BASE_PYTHON (3.11+; on
+# Debian /usr/bin/python3 with python3-venv), never the system Python.
+BASE_PYTHON ?= python3
+VENV ?= .venv
+PYTHON ?= $(VENV)/bin/python
 PYTEST_ARGS ?=
+# Touched after a successful install: pip runs again only when pyproject.toml changes.
+INSTALLED := $(VENV)/.installed-$(subst /,_,$(PYTHON))
 
 
 .DEFAULT_GOAL := help
-.PHONY: help install lint test test-sqlite migrations run bench golden sandbox-install sandbox-check
+.PHONY: help install system lint test test-sqlite migrations run bench golden sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-install: ## Install the project in editable mode with the dev tools
-	$(PYTHON) -m pip install --quiet -e '.[dev]'
+install: $(INSTALLED) ## The venv (.venv) with the project in editable mode and the dev tools
 
-lint: ## ruff check, ruff format --check, migrations check, mypy (strict, with the Django plugin)
+$(INSTALLED): pyproject.toml
+	@if [ "$(PYTHON)" = "$(VENV)/bin/python" ] && [ ! -x "$(PYTHON)" ]; then \
+		echo "$(BASE_PYTHON) -m venv $(VENV)"; $(BASE_PYTHON) -m venv $(VENV); fi
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@mkdir -p $(VENV) && touch $@
+
+system: ## Install the Debian packages and bot user the tests need (root; only what is missing)
+	bash scripts/install_system.sh test
+
+lint: install ## ruff check, ruff format --check, migrations check, mypy (strict, with the Django plugin)
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
 	$(PYTHON) manage.py makemigrations --check --dry-run
 	$(PYTHON) -m mypy
 
-test: install ## The whole suite: install, lint, types, then pytest (PYTEST_ARGS=...)
+test: ## The whole suite: set-up, lint, types, then pytest (PYTEST_ARGS=...)
+	@BASE_PYTHON=$(BASE_PYTHON) bash scripts/install_system.sh test
+	@$(MAKE) --no-print-directory install
+	@# The Redis tests need a server on 127.0.0.1:6379: start one when none answers.
+	@$(PYTHON) -c 'import socket; socket.create_connection(("127.0.0.1", 6379), 0.5)' \
+		2>/dev/null || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 \
+		--save "" --appendonly no --dir /tmp
 	$(MAKE) --no-print-directory lint
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
 
-run: install ## Run the platform on embedded defaults: migrate, house bots, web + worker + beat
+run: ## Run the platform on embedded defaults: set-up, migrate, house bots, web + worker + beat
+	@BASE_PYTHON=$(BASE_PYTHON) bash scripts/install_system.sh run
+	@$(MAKE) --no-print-directory install
 	PYTHON=$(PYTHON) scripts/services.sh
 
-test-sqlite: ## Platform tests on SQLite (the embedded default)
+test-sqlite: install ## Platform tests on SQLite (the embedded default)
 	ARENA_TEST_DB=sqlite $(PYTHON) -m pytest tests/platform $(PYTEST_ARGS)
 
-migrations: ## Generate Django migrations after a model change
+migrations: install ## Generate Django migrations after a model change
 	$(PYTHON) manage.py makemigrations
 
-bench: ## Run the benchmarks: engine, referee and sandbox, platform, leagues
+bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues
 	$(PYTHON) bench/engine.py
 	$(PYTHON) bench/referee.py
 	$(PYTHON) bench/platform.py
 	$(PYTHON) bench/leagues.py
 
 sandbox-install: ## Install the bot sandbox's system parts (bubblewrap, bot runtime, bot user; root)
-	bash scripts/install_bot_runtime.sh
+	bash scripts/install_system.sh run
 
-sandbox-check: ## Self-test the bot sandbox and print what it found
+sandbox-check: install ## Self-test the bot sandbox and print what it found
 	$(PYTHON) -m bots_sdk.sandbox
 
-golden: ## Regenerate the golden game logs used by the engine tests
+golden: install ## Regenerate the golden game logs used by the engine tests
 	$(PYTHON) tests/vegas_engine/regenerate_golden.py

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Run the whole platform on this machine: migrate, load the house bots, then
-# the web server (gunicorn), a Celery worker and Celery beat, until Ctrl-C or
-# until one of them stops (then the others are stopped too).
+# the web server (gunicorn), a Celery worker and Celery beat under supervisord,
+# which restarts whichever of them dies, until Ctrl-C (or SIGTERM).
 #
 # With no environment set this is the embedded mode: SQLite, files and the
 # Celery broker under ./var (ARENA_DATA_DIR). Set DATABASE_URL,
-# CELERY_BROKER_URL, ... to use servers instead (docs/platform.md).
+# CELERY_BROKER_URL, ... to use servers instead (docs/platform.md). Each
+# process logs to $ARENA_DATA_DIR/log/<name>.log; supervisord's own log (starts,
+# exits, restarts) to supervisord.log there and to this script's output.
 #
 #   HOST=0.0.0.0 PORT=8000 WEB_WORKERS=2 WORKER_CONCURRENCY=2 scripts/services.sh
 #   ARENA_RUN_SECONDS=20 scripts/services.sh   # stop by itself (smoke tests)
@@ -14,42 +16,94 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PYTHON="${PYTHON:-python3}"
+# supervisord starts the programs from this directory, but a relative path
+# such as .venv/bin/python is made absolute (never resolved: that would leave the venv).
+[[ "$PYTHON" == */* && "$PYTHON" != /* ]] && PYTHON="$PWD/$PYTHON"
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 WEB_WORKERS="${WEB_WORKERS:-2}"
 WORKER_CONCURRENCY="${WORKER_CONCURRENCY:-2}"
 LOG_LEVEL="${CELERY_LOG_LEVEL:-info}"
+DATA_DIR="$(realpath -m "${ARENA_DATA_DIR:-var}")"
+LOG_DIR="$DATA_DIR/log"
+RUN_DIR="$DATA_DIR/run"
 
 # platform/ is a plain directory on the path: the Django project imports as arena.*
 export PYTHONPATH="$PWD:$PWD/platform${PYTHONPATH:+:$PYTHONPATH}"
 export DJANGO_SETTINGS_MODULE=arena.settings
+export ARENA_DATA_DIR="$DATA_DIR"
 
 "$PYTHON" manage.py migrate --noinput
 "$PYTHON" manage.py collectstatic --noinput -v0
 "$PYTHON" manage.py load_house_bots
 
-pids=()
-stop_all() {
-    trap - EXIT INT TERM
-    for pid in "${pids[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    wait || true
+mkdir -p "$LOG_DIR" "$RUN_DIR"
+# Every program restarts whenever it exits (a crash, a kill), with no limit
+# on retries; stopping kills each one's whole process group (gunicorn's and
+# Celery's children included).
+program() {
+    cat <<CONF
+
+[program:$1]
+command=$2
+directory=$PWD
+autorestart=true
+startsecs=5
+startretries=1000000
+stopasgroup=true
+killasgroup=true
+stopwaitsecs=20
+redirect_stderr=true
+stdout_logfile=$LOG_DIR/$1.log
+stdout_logfile_maxbytes=10MB
+stdout_logfile_backups=3
+CONF
 }
-trap stop_all EXIT INT TERM
+{
+    cat <<CONF
+[supervisord]
+nodaemon=true
+logfile=$LOG_DIR/supervisord.log
+pidfile=$RUN_DIR/supervisord.pid
+childlogdir=$LOG_DIR
 
-"$PYTHON" -m gunicorn arena.wsgi --bind "$HOST:$PORT" --workers "$WEB_WORKERS" \
-    --access-logfile - &
-pids+=($!)
-"$PYTHON" -m celery -A arena worker --concurrency "$WORKER_CONCURRENCY" -l "$LOG_LEVEL" &
-pids+=($!)
-"$PYTHON" -m celery -A arena beat -l "$LOG_LEVEL" &
-pids+=($!)
+[unix_http_server]
+file=$RUN_DIR/supervisor.sock
 
-echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker and beat running"
+[supervisorctl]
+serverurl=unix://$RUN_DIR/supervisor.sock
+
+[rpcinterface:supervisor]
+supervisor.rpcinterface_factory=supervisor.rpcinterface:make_main_rpcinterface
+CONF
+    program web "$PYTHON -m gunicorn arena.wsgi --bind $HOST:$PORT --workers $WEB_WORKERS --access-logfile -"
+    program worker "$PYTHON -m celery -A arena worker --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
+    program beat "$PYTHON -m celery -A arena beat -l $LOG_LEVEL"
+} >"$RUN_DIR/supervisord.conf"
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "arena: not root: the worker cannot sandbox bots, uploaded bots will not validate" >&2
+fi
+echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker and beat"
+echo "arena: logs in $LOG_DIR/{web,worker,beat}.log (tail -F $LOG_DIR/*.log);" \
+    "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
+
+"$PYTHON" -m supervisor.supervisord -c "$RUN_DIR/supervisord.conf" &
+supervisor=$!
+stop() {
+    trap - EXIT INT TERM
+    kill -TERM "$supervisor" 2>/dev/null || true
+    wait "$supervisor" || true
+}
+trap stop EXIT INT TERM
 if [[ -n "${ARENA_RUN_SECONDS:-}" ]]; then
     sleep "$ARENA_RUN_SECONDS" &
-    pids+=($!)
+    timer=$!
+    status=0
+    wait -n "$supervisor" "$timer" || status=$?
+    kill "$timer" 2>/dev/null || true
+    # supervisord ended before the timer (it failed): say so by the exit status.
+    kill -0 "$supervisor" 2>/dev/null || exit "$status"
+else
+    wait "$supervisor"
 fi
-# Whichever process ends first (a crash, or the timer) ends the others.
-wait -n

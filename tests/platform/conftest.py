@@ -6,8 +6,8 @@ Database, picked once when this file is imported (before Django loads):
   service layer; tests that need PostgreSQL (row locks across connections)
   skip themselves.
 - ``ARENA_TEST_DATABASE_URL``: that PostgreSQL server.
-- otherwise the server at 127.0.0.1:5432 (user postgres, trust auth) when one
-  answers there, else a throwaway server started for the session from the
+- otherwise the server at 127.0.0.1:5432 when it lets the user postgres in
+  without a password, else a throwaway server started for the session from the
   Debian binaries in /usr/lib/postgresql/*/bin (as the ``postgres`` user when
   run as root, since PostgreSQL refuses to run as root). ``ARENA_TEST_PG=
   throwaway`` forces the throwaway server.
@@ -43,6 +43,20 @@ def _reachable(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def _postgres_trusts(host: str, port: int) -> bool:
+    """A server there lets the user postgres in without a password (a fresh Debian
+    cluster listens on 127.0.0.1:5432 but asks for one: then use a throwaway server)."""
+    if not _reachable(host, port):
+        return False
+    import psycopg
+
+    try:
+        psycopg.connect(f"postgres://postgres@{host}:{port}/postgres", connect_timeout=3).close()
+    except psycopg.Error:
+        return False
+    return True
 
 
 def _free_port() -> int:
@@ -128,7 +142,7 @@ def _choose_database() -> tuple[str, ThrowawayPostgres | None]:
         return f"sqlite:///{TEST_DATA_DIR / 'arena.sqlite3'}", None
     if url := os.environ.get("ARENA_TEST_DATABASE_URL"):
         return url, None
-    if os.environ.get("ARENA_TEST_PG") != "throwaway" and _reachable("127.0.0.1", 5432):
+    if os.environ.get("ARENA_TEST_PG") != "throwaway" and _postgres_trusts("127.0.0.1", 5432):
         return "postgres://postgres@127.0.0.1:5432/arena", None
     server = ThrowawayPostgres.find()
     if server is None:

@@ -1,13 +1,16 @@
 """End to end on real processes: migrate, upload, and a Celery worker validating the bot.
 
 Once with nothing configured (SQLite, the filesystem broker), once with the
-Redis broker when a Redis server answers on 127.0.0.1:6379.
+Redis broker when a Redis server answers on 127.0.0.1:6379. Then `make run`'s
+scripts/services.sh: web, worker and beat under supervisord, and a worker
+killed with SIGKILL that comes back.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -15,7 +18,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,10 +130,12 @@ def _free_port() -> int:
         return port
 
 
-def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
-    """`make run`: migrate, house bots, then gunicorn + worker + beat on the embedded defaults."""
+@contextmanager
+def _services(tmp_path: Path, **extra: str) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """scripts/services.sh (`make run`) on the embedded defaults in tmp_path: the
+    process, its web port and its output file; stopped, whole, on the way out."""
     port = _free_port()
-    env = _env(tmp_path, PORT=str(port), ARENA_RUN_SECONDS="120", WEB_WORKERS="1")
+    env = _env(tmp_path, PORT=str(port), ARENA_RUN_SECONDS="240", WEB_WORKERS="1", **extra)
     env["PYTHON"] = sys.executable
     log_path = tmp_path / "services.log"
     with log_path.open("w") as log:
@@ -139,29 +147,98 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
             start_new_session=True,  # its own process group, stopped as a whole below
         )
     try:
-        deadline = time.monotonic() + 90
-        answer = None
-        while time.monotonic() < deadline:
-            time.sleep(1)
-            assert script.poll() is None, "services.sh stopped early:\n" + log_path.read_text()
-            output = log_path.read_text()
-            if answer is None:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/ladders/") as reply:
-                        answer = json.load(reply)
-                except OSError:
-                    continue
-            if "celery@" in output and "beat: Starting" in output:
-                break
-        assert answer is not None, "the web server never answered:\n" + log_path.read_text()
-        slugs = {ladder["slug"] for ladder in answer["results"]}
-        assert slugs >= {"classic-4", "boulevard-4", "classic-2"}
-        output = log_path.read_text()
-        assert "celery@" in output and "beat: Starting" in output, output
+        yield script, port, log_path
     finally:
         os.killpg(script.pid, signal.SIGTERM)
-        try:
+        with suppress(subprocess.TimeoutExpired):
             script.wait(timeout=30)
-        except subprocess.TimeoutExpired:
+        # Whatever is left of the group (a killed worker's orphans included).
+        with suppress(ProcessLookupError):
             os.killpg(script.pid, signal.SIGKILL)
-            script.wait()
+        script.wait()
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+def _wait_for(
+    what: str,
+    check: Callable[[], bool],
+    script: subprocess.Popen[bytes],
+    log: Path,
+    seconds: float = 90,
+) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert script.poll() is None, "services.sh stopped early:\n" + log.read_text()
+        assert time.monotonic() < deadline, f"never {what}:\n" + log.read_text()
+        time.sleep(0.5)
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
+    """`make run`: migrate, house bots, then gunicorn + worker + beat on the embedded defaults."""
+    with _services(tmp_path) as (script, port, log_path):
+        answer: dict[str, Any] = {}
+
+        def ladders() -> bool:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/ladders/") as reply:
+                    answer.update(json.load(reply))
+            except OSError:
+                return False
+            return True
+
+        _wait_for("web answered", ladders, script, log_path)
+        slugs = {ladder["slug"] for ladder in answer["results"]}
+        assert slugs >= {"classic-4", "boulevard-4", "classic-2"}
+        logs = tmp_path / "log"
+        _wait_for(
+            "worker and beat started",
+            lambda: (
+                "celery@" in _read(logs / "worker.log")
+                and "beat: Starting" in _read(logs / "beat.log")
+            ),
+            script,
+            log_path,
+        )
+        assert f"logs in {logs}" in log_path.read_text()
+
+
+def test_a_killed_worker_comes_back(tmp_path: Path) -> None:
+    """supervisord restarts a worker killed with SIGKILL; the web keeps answering."""
+    spawned = re.compile(r"spawned: 'worker' with pid (\d+)")
+    worker_log = tmp_path / "log" / "worker.log"
+    with _services(tmp_path, WORKER_CONCURRENCY="1") as (script, port, log_path):
+
+        def worker_pids() -> list[int]:
+            return [int(pid) for pid in spawned.findall(log_path.read_text())]
+
+        _wait_for(
+            "worker ready",
+            lambda: bool(worker_pids()) and _read(worker_log).count(" ready.") == 1,
+            script,
+            log_path,
+        )
+        _wait_for("web healthy", lambda: _healthy(port), script, log_path)
+        (first,) = worker_pids()
+        os.kill(first, signal.SIGKILL)
+
+        _wait_for(
+            "a new worker ready",
+            lambda: len(worker_pids()) == 2 and _read(worker_log).count(" ready.") == 2,
+            script,
+            log_path,
+        )
+        second = worker_pids()[1]
+        assert second != first
+        os.kill(second, 0)  # alive
+        assert _healthy(port)
