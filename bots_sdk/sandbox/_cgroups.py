@@ -1,7 +1,7 @@
 """One cgroup per bot, on cgroup v2 or (hybrid hosts) the v1 hierarchies.
 
 The arena keeps a parent cgroup (``vegas-arena`` at the root of each
-hierarchy) and creates a child ``bot-<worker pid>-<n>`` per bot process. The
+hierarchy) and creates a child ``bot-<pid namespace>-<worker pid>-<n>`` per bot process. The
 forked child of the worker joins it before executing bubblewrap by writing
 ``0`` ("myself") to the ``cgroup.procs`` files listed in
 :attr:`BotCgroup.join_paths`, so every process of the bot is accounted.
@@ -116,6 +116,27 @@ def _rmdir_retry(path: str, timeout: float = 2.0) -> None:
             time.sleep(0.002)
 
 
+def _pid_namespace() -> str:
+    """This process's pid namespace (its inode): a pid means something only inside it."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
+
+
+_PID_NAMESPACE = _pid_namespace()
+
+
+def worker_prefix() -> str:
+    """The start of this worker's bot cgroup names: its pid namespace, then its pid.
+
+    A worker judges only the cgroups of its own namespace: a container sharing
+    the host's cgroups sees none of the host's pids, and must not take the
+    host's live bots for a dead worker's (nor the host the container's).
+    """
+    return f"bot-{_PID_NAMESPACE}-{os.getpid()}-"
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -199,7 +220,7 @@ class CgroupManager(ABC):
     def _attach(self, name: str) -> BotCgroup: ...
 
     def new_name(self) -> str:
-        return f"bot-{os.getpid()}-{next(_counter)}"
+        return f"{worker_prefix()}{next(_counter)}"
 
     @staticmethod
     def retry_orphans() -> None:
@@ -225,9 +246,15 @@ class CgroupManager(ABC):
         removed = []
         for name in sorted(set(self._bot_dirs())):
             parts = name.split("-")
-            if len(parts) != 3 or parts[0] != "bot" or not parts[1].isdigit():
+            if parts[0] != "bot" or not all(part.isdigit() for part in parts[1:]):
                 continue
-            if _pid_alive(int(parts[1])):
+            if len(parts) == 4 and parts[1] == _PID_NAMESPACE:
+                worker = int(parts[2])
+            elif len(parts) == 3:  # named before namespaces were (bot-<pid>-<n>)
+                worker = int(parts[1])
+            else:
+                continue  # another pid namespace's worker: its pids are not ours to test
+            if _pid_alive(worker):
                 continue
             self._attach(name).remove()
             removed.append(name)

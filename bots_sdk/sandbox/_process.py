@@ -263,8 +263,14 @@ class BotProcess:
                 continue
             found = True
             for fd in fds:
-                with contextlib.suppress(OSError):
+                try:
                     held.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+                except PermissionError:
+                    # No right to read it (a worker without CAP_SYS_PTRACE, as in some
+                    # containers): unknown, never "closed", or a slow bot is misjudged.
+                    return None
+                except OSError:
+                    continue  # closed meanwhile
         if not found:
             return None
         stdin_inode, stdout_inode = self._pipe_inodes

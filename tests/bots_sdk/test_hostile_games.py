@@ -44,6 +44,7 @@ from bots_sdk.launcher import HOUSE_BOTS, HOUSE_DIR, BotSpec, house_bot, sandbox
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import GameRecord, Match
 from bots_sdk.sandbox import ProcessOutcome, SandboxLimits, SandboxUnavailableError, check_host
+from bots_sdk.sandbox._cgroups import worker_prefix
 from vegas_engine import describe
 from vegas_engine.log import check
 from vegas_engine.replay import final_result, replay
@@ -718,7 +719,7 @@ class Snapshot:
 
 
 def snapshot(world: World) -> Snapshot:
-    mine = f"bot-{os.getpid()}-"
+    mine = worker_prefix()
     cgroups = {
         f"{parent}/{name}"
         for parent in world.cgroup_parents

@@ -45,6 +45,7 @@ from bots_sdk.sandbox import (
     runtime_python_command,
     self_test,
 )
+from bots_sdk.sandbox._cgroups import worker_prefix
 
 HOSTILE = Path(__file__).parent / "hostile"
 REPO = Path(__file__).resolve().parents[2]
@@ -181,7 +182,7 @@ def bot_cgroups(report: SelfTestReport) -> set[str]:
         f"{parent}/{name}"
         for parent in report.cgroup_parents
         for name in os.listdir(parent)
-        if name.startswith(f"bot-{os.getpid()}-")
+        if name.startswith(worker_prefix())
     }
 
 
@@ -595,3 +596,25 @@ def test_cgroups_left_by_a_dead_worker_are_cleaned_up(sandbox: SelfTestReport) -
         for parent in sandbox.cgroup_parents:
             with contextlib.suppress(FileNotFoundError):
                 os.rmdir(f"{parent}/{name}")
+
+
+def test_stale_cleanup_judges_only_its_own_pid_namespace(sandbox: SelfTestReport) -> None:
+    """A worker in a container shares the host's cgroups but sees none of its pids."""
+    from bots_sdk.sandbox._cgroups import detect
+
+    no_such_pid = 2**22 + 7  # above the kernel's largest pid_max: never alive
+    namespace = worker_prefix().split("-")[1]
+    ours, foreign = f"bot-{namespace}-{no_such_pid}-0", f"bot-1-{no_such_pid}-0"
+    for parent in sandbox.cgroup_parents:
+        for name in (ours, foreign):
+            os.mkdir(f"{parent}/{name}")
+    try:
+        removed = detect().cleanup_stale()
+        assert ours in removed and foreign not in removed
+        assert all(os.path.isdir(f"{p}/{foreign}") for p in sandbox.cgroup_parents)
+        assert not any(os.path.exists(f"{p}/{ours}") for p in sandbox.cgroup_parents)
+    finally:
+        for parent in sandbox.cgroup_parents:
+            for name in (ours, foreign):
+                with contextlib.suppress(OSError):
+                    os.rmdir(f"{parent}/{name}")
