@@ -37,7 +37,7 @@ from arena.leagues.models import (
     LeagueVisibility,
     RoundStatus,
 )
-from arena.leagues.selectors import league_standings
+from arena.leagues.selectors import league_standings, seats_with_results
 from arena.leagues.services import (
     LeagueConfigError,
     LeagueEntryError,
@@ -534,8 +534,10 @@ def test_league_games_count_on_the_ladder_elo_only_when_rated(pairs: Ladder, car
         lines = list(league_standings(league=league))
         assert [line.rated_results for line in lines] == [2, 2, 2]
         assert sum(line.rating for line in lines) == pytest.approx(3 * 1500)
-        ranks = LeagueGameSeat.objects.filter(game__fixture__round__league=league)
-        decisive = ranks.filter(rank=2).exists()  # else every game was a tie
+        ranks = seats_with_results(
+            LeagueGameSeat.objects.filter(game__fixture__round__league=league)
+        )
+        decisive = ranks.filter(result_rank=2).exists()  # else every game was a tie
         assert any(line.rating != 1500 for line in lines) == decisive
 
 
@@ -576,8 +578,10 @@ def test_a_failing_bot_forfeits_its_games_and_the_league_goes_on(
     assert lines[broken.pk].forfeits == 3
     assert lines[crasher.pk].forfeits == 1
     assert lines[broken.pk].position == 5
-    seat = LeagueGameSeat.objects.get(game=game, entry=crasher)
-    assert (seat.forfeit, seat.rank) == (True, 4)
+    # Its result is read from its match, where it is kept.
+    seat = seats_with_results(LeagueGameSeat.objects.filter(game=game, entry=crasher)).get()
+    assert (seat.result_forfeit, seat.result_rank) == (True, 4)
+    assert (seat.forfeit, seat.rank) == (False, None)  # nothing copied
 
 
 def test_a_bye_counts_in_the_standings_once_its_round_has_begun(
@@ -648,8 +652,8 @@ def test_an_owner_withdraws_a_bot_from_a_running_league(
     assert league.status == LeagueStatus.FINISHED
     second.refresh_from_db()
     assert second.status == GameStatus.FINISHED
-    played = LeagueGameSeat.objects.get(game=second, entry=entry)
-    assert played.forfeit is False and played.rank is not None
+    played = seats_with_results(LeagueGameSeat.objects.filter(game=second, entry=entry)).get()
+    assert played.result_forfeit is False and played.result_rank is not None
     # Its table in the round it did not sit out was a walkover: last, no money, no match.
     (later,) = LeagueGameSeat.objects.filter(
         entry=entry, game__fixture__round__number__gt=2
@@ -659,11 +663,8 @@ def test_an_owner_withdraws_a_bot_from_a_running_league(
     others = later.game.seats.exclude(entry=entry)
     assert {(s.rank, s.forfeit) for s in others} == {(1, False)}
     # Its results so far stay in the standings, with its status and reason.
-    money = sum(
-        LeagueGameSeat.objects.filter(entry=entry, game__status=GameStatus.FINISHED).values_list(
-            "money", flat=True
-        )
-    )
+    finished = LeagueGameSeat.objects.filter(entry=entry, game__status=GameStatus.FINISHED)
+    money = sum(seat.result_money for seat in seats_with_results(finished))
     line = league_standings(league=league).get(entry=entry)
     assert (line.games, line.forfeits, line.byes, line.money) == (3, 1, 0, money)
     assert line.entry.status == EntryStatus.FORFEITED
@@ -690,8 +691,10 @@ def test_a_withdrawn_entrant_never_goes_through_a_knockout(
     # Seed 2's game still plays, and seed 2 wins it (seed 5 crashes): it still goes out.
     play_round(league, 1, crash=frozenset({seeds[5].pk}))
     league = advance(league, T0 + DAY)
-    won = LeagueGameSeat.objects.get(game__fixture__round__number=1, entry=seeds[2])
-    assert (won.rank, won.forfeit) == (1, False)
+    won = seats_with_results(
+        LeagueGameSeat.objects.filter(game__fixture__round__number=1, entry=seeds[2])
+    ).get()
+    assert (won.result_rank, won.result_forfeit) == (1, False)
     out = {e.seed: (e.status, e.last_round, e.last_place) for e in league.entries.all()}
     assert out[1] == (EntryStatus.FORFEITED, 1, 3)  # below everyone out in round 1
     assert out[2] == (EntryStatus.FORFEITED, 1, 2)

@@ -37,7 +37,7 @@ from arena.leagues.models import (
     LeagueStatus,
     RoundStatus,
 )
-from arena.leagues.selectors import league_standings
+from arena.leagues.selectors import league_standings, seats_with_results
 from arena.leagues.services import league_create
 from arena.leagues.tasks import leagues_advance
 from arena.matches.models import ForfeitCause, Match, MatchStatus
@@ -182,18 +182,18 @@ def test_a_league_plays_on_the_worker_round_by_round_on_a_driven_clock(
     assert set(league.entries.values_list("status", flat=True)) == {EntryStatus.PLAYING}
 
     # Every game was played once by the worker; each seat holds the frozen version and the
-    # league copied the match's result.
+    # league reads the match's result.
     by_match = {m.pk: m for m in matches}
-    seats = LeagueGameSeat.objects.filter(game__fixture__round__league=league).select_related(
-        "game", "entry"
-    )
+    seats = seats_with_results(
+        LeagueGameSeat.objects.filter(game__fixture__round__league=league)
+    ).select_related("game", "entry")
     deals: dict[int, list[LeagueGame]] = defaultdict(list)
     for seat in seats:
         match = by_match[seat.game.match_id]
         assert (match.attempts, match.rated, seat.game.status) == (1, True, GameStatus.FINISHED)
         participant = match.participants.get(seat=seat.seat)
         assert participant.bot_version_id == frozen[seat.entry_id]
-        assert (seat.money, seat.rank, seat.forfeit) == (
+        assert (seat.result_money, seat.result_rank, seat.result_forfeit) == (
             participant.money,
             participant.rank,
             bool(participant.forfeit),

@@ -338,9 +338,9 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
             seat = serializers.IntegerField()
             bot_id = serializers.IntegerField(source="entry.bot_id")
             bot = serializers.CharField(source="entry.bot.name")
-            money = serializers.IntegerField(allow_null=True)
-            rank = serializers.IntegerField(allow_null=True)
-            forfeit = serializers.BooleanField()
+            money = serializers.IntegerField(source="result_money", allow_null=True)
+            rank = serializers.IntegerField(source="result_rank", allow_null=True)
+            forfeit = serializers.BooleanField(source="result_forfeit")
 
         number = serializers.IntegerField()
         deal = serializers.IntegerField()

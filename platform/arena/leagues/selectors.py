@@ -11,20 +11,24 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import (
+    BooleanField,
     Case,
     Exists,
+    F,
     IntegerField,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
+    Subquery,
     Value,
     When,
 )
+from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.ladders.models import Ladder, Rating
-from arena.matches.models import Match, Participant
+from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.selectors import match_log_read
 from arena.players.models import User
 
@@ -190,12 +194,35 @@ def league_rounds(*, league: League) -> QuerySet[LeagueRound]:
     return league.rounds.order_by("number")
 
 
+def seats_with_results(seats: QuerySet[LeagueGameSeat]) -> QuerySet[LeagueGameSeat]:
+    """Seats with their results, read where they are kept: ``result_money``,
+    ``result_rank``, ``result_forfeit``.
+
+    A played game's results stay in its finished match (never copied); a
+    walkover stores its own on the seat.
+    """
+    played = Participant.objects.filter(
+        match_id=OuterRef("game__match_id"),
+        seat=OuterRef("seat"),
+        match__status=MatchStatus.FINISHED,
+    )
+    return seats.annotate(
+        result_money=Coalesce("money", Subquery(played.values("money")[:1])),
+        result_rank=Coalesce("rank", Subquery(played.values("rank")[:1])),
+        result_forfeit=Case(
+            When(game__match__isnull=True, then=F("forfeit")),
+            default=Exists(played.exclude(forfeit="")),
+            output_field=BooleanField(),
+        ),
+    )
+
+
 def league_fixtures(*, league: League, round_number: int | None = None) -> QuerySet[LeagueFixture]:
     """Tables with their games, seats and matches, in calendar order."""
     fixtures = LeagueFixture.objects.filter(round__league=league).select_related("round")
     if round_number is not None:
         fixtures = fixtures.filter(round__number=round_number)
-    seats = LeagueGameSeat.objects.select_related("entry__bot").order_by("seat")
+    seats = seats_with_results(LeagueGameSeat.objects.select_related("entry__bot")).order_by("seat")
     games = (
         LeagueGame.objects.select_related("match")
         .prefetch_related(Prefetch("seats", queryset=seats))
@@ -224,12 +251,27 @@ def league_units(*, league: League, round_number: int | None = None) -> list[sco
     rows = LeagueGameSeat.objects.filter(game__fixture__round__league=league)
     if round_number is not None:
         rows = rows.filter(game__fixture__round__number=round_number)
+    # Played games' results stay in their matches: read in one query and joined here,
+    # cheaper than seats_with_results' subqueries over a league of 100,000 games.
+    seated = Participant.objects.filter(
+        match__league_game__fixture__round__league=league, match__status=MatchStatus.FINISHED
+    )
+    if round_number is not None:
+        seated = seated.filter(match__league_game__fixture__round__number=round_number)
+    results = {
+        (match, seat): (money, rank, bool(forfeit))
+        for match, seat, money, rank, forfeit in seated.values_list(
+            "match_id", "seat", "money", "rank", "forfeit"
+        )
+    }
     values = rows.values_list(
         "game__fixture_id",
         "game__deal",
         "game_id",
         "game__status",
         "entry_id",
+        "game__match_id",
+        "seat",
         "money",
         "rank",
         "forfeit",
@@ -238,7 +280,9 @@ def league_units(*, league: League, round_number: int | None = None) -> list[sco
     for (fixture, _), deal_rows in itertools.groupby(values, key=lambda r: (r[0], r[1])):
         games: dict[int, list[scoring.GameSeat]] = {}
         statuses: dict[int, str] = {}
-        for _, _, game, status, entry, money, rank, forfeit in deal_rows:
+        for _, _, game, status, entry, match, seat, money, rank, forfeit in deal_rows:
+            # A walkover keeps its result on the seat; a played game, in its match.
+            money, rank, forfeit = results.get((match, seat), (money, rank, forfeit))
             statuses[game] = status
             games.setdefault(game, []).append(
                 scoring.GameSeat(entry, money or 0, rank or 0, forfeit)
@@ -359,9 +403,9 @@ def _fixture_json(fixture: LeagueFixture) -> dict[str, Any]:
                     {
                         "seat": seat.seat,
                         "bot": seat.entry.bot.name,
-                        "money": seat.money,
-                        "rank": seat.rank,
-                        "forfeit": seat.forfeit,
+                        "money": seat.result_money,  # type: ignore[attr-defined]
+                        "rank": seat.result_rank,  # type: ignore[attr-defined]
+                        "forfeit": seat.result_forfeit,  # type: ignore[attr-defined]
                     }
                     for seat in game.seats.all()
                 ],
@@ -413,9 +457,9 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
 
 def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
     """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version."""
-    seats = LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version").order_by(
-        "seat"
-    )
+    seats = seats_with_results(
+        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version")
+    ).order_by("seat")
     games = (
         LeagueGame.objects.select_related("match")
         .prefetch_related(Prefetch("seats", queryset=seats))

@@ -2,9 +2,9 @@
 
 At ``start_at`` the entrants' versions are frozen and the rounds put on the
 calendar; at each round's time its tables are formed and its games queued as
-matches; finished matches are copied into the league's seats, rounds close,
-standings follow, and after the last round the league finishes. Every step
-holds the league's row lock.
+matches; finished matches close their games (their results stay in the
+matches, read by the selectors), rounds close, standings follow, and after
+the last round the league finishes. Every step holds the league's row lock.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, VersionStatus
-from arena.matches.models import MatchStatus, Participant
+from arena.matches.models import MatchStatus
 from arena.matches.services import (
     MAX_SEED,
     PLAYABLE_FROZEN,
@@ -446,7 +446,10 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
 
 
 def _collect(locked: League) -> int:
-    """Copy the results of league matches that ended; returns how many games changed."""
+    """Close the games whose matches ended; returns how many changed.
+
+    Their results stay in the matches (selectors.seats_with_results reads them).
+    """
     games = list(
         LeagueGame.objects.filter(
             fixture__round__league=locked,
@@ -456,26 +459,11 @@ def _collect(locked: League) -> int:
     )
     if not games:
         return 0
-    results = {
-        (p.match_id, p.seat): p
-        for p in Participant.objects.filter(match_id__in=[g.match_id for g in games])
-    }
-    seats = list(LeagueGameSeat.objects.filter(game__in=games))
-    by_game = {g.pk: g for g in games}
-    for seat in seats:
-        game = by_game[seat.game_id]
-        assert game.match is not None
-        if game.match.status != MatchStatus.FINISHED:
-            continue
-        participant = results[(game.match.pk, seat.seat)]
-        seat.money, seat.rank = participant.money, participant.rank
-        seat.forfeit = bool(participant.forfeit)
     for game in games:
         assert game.match is not None
         finished = game.match.status == MatchStatus.FINISHED
         # An infrastructure failure or a cancelled match is nobody's result.
         game.status = GameStatus.FINISHED if finished else GameStatus.VOID
-    LeagueGameSeat.objects.bulk_update(seats, ["money", "rank", "forfeit"])
     LeagueGame.objects.bulk_update(games, ["status"])
     return len(games)
 
