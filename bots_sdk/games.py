@@ -28,10 +28,6 @@ class GameSetup:
         """One game of this setup; raises ``InvalidDescriptionError`` for a bad setup."""
         return describe(self.rules, self.seats, seed, self.options)
 
-    def resolved(self) -> GameSetup:
-        """The same setup with every option of the rule system filled in (defaults too)."""
-        return GameSetup(self.rules, self.seats, dict(self.describe(0).options), self.limits)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "rules": self.rules,

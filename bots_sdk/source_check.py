@@ -81,8 +81,10 @@ def check_sources(
     chunks: list[bytes] = []
 
     def read() -> None:  # a thread, so a check that floods stdout cannot block us
-        while len(b"".join(chunks)) < MAX_OUTPUT and (chunk := process.stdout.read1(65536)):
+        size = 0
+        while size < MAX_OUTPUT and (chunk := process.stdout.read1(65536)):
             chunks.append(chunk)
+            size += len(chunk)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

@@ -103,24 +103,26 @@ def entries_set(*, bot: Bot, ladders: Sequence[Ladder]) -> list[Entry]:
     (its ratings are kept). A new entry queues the pre-flight of the bot's
     versions there; a closed ladder takes no new entries.
     """
-    if not ladders:
-        raise EntryError("choose at least one ladder: a bot plays only on the ladders it enters.")
     with transaction.atomic():
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
-        current = {entry.ladder_id: entry for entry in locked.entries.all()}
-        wanted = {ladder.pk: ladder for ladder in ladders}
-        closed = [
-            ladder.slug
-            for ladder in wanted.values()
-            if not ladder.is_open and ladder.pk not in current
-        ]
-        if closed:
-            raise EntryError(f"{', '.join(closed)} closed: it takes no new entries.")
-        Entry.objects.filter(bot=locked).exclude(ladder_id__in=wanted).delete()
-        added = [ladder for pk, ladder in wanted.items() if pk not in current]
-        Entry.objects.bulk_create(Entry(bot=locked, ladder=ladder) for ladder in added)
+        added = _replace_entries(locked, ladders)
         _queue_qualify(_ensure_pending(_checkable_versions(locked), added))
         return list(locked.entries.select_related("ladder").order_by("ladder__slug"))
+
+
+def _replace_entries(locked: Bot, ladders: Sequence[Ladder]) -> list[Ladder]:
+    """Make ``ladders`` the locked bot's entries; returns the ladders newly entered."""
+    if not ladders:
+        raise EntryError("choose at least one ladder: a bot plays only on the ladders it enters.")
+    current = set(locked.entries.values_list("ladder_id", flat=True))
+    wanted = {ladder.pk: ladder for ladder in ladders}
+    closed = [x.slug for x in wanted.values() if not x.is_open and x.pk not in current]
+    if closed:
+        raise EntryError(f"{', '.join(closed)} closed: it takes no new entries.")
+    Entry.objects.filter(bot=locked).exclude(ladder_id__in=wanted).delete()
+    added = [ladder for pk, ladder in wanted.items() if pk not in current]
+    Entry.objects.bulk_create(Entry(bot=locked, ladder=ladder) for ladder in added)
+    return added
 
 
 def _entered_ladders(bot: Bot) -> list[Ladder]:
@@ -159,13 +161,17 @@ def version_submit(
 
 
 def _enter_version(version: BotVersion, ladders: Sequence[Ladder] | None) -> BotVersion:
-    bot = version.bot
-    if ladders is not None:
-        entries_set(bot=bot, ladders=ladders)
-    elif not bot.entries.exists() and (everywhere := open_ladders()):
-        entries_set(bot=bot, ladders=everywhere)
-    _ensure_pending([version], _entered_ladders(bot))
-    _queue_qualify([version.pk])
+    """Enter the version's bot (as chosen) and queue each pre-flight that waits, once."""
+    bot = Bot.objects.select_for_update().get(pk=version.bot_id)
+    if ladders is None and not bot.entries.exists():
+        ladders = open_ladders() or None  # a new bot enters everywhere there is a ladder
+    added = _replace_entries(bot, ladders) if ladders is not None else []
+    waiting = {
+        *_ensure_pending(_checkable_versions(bot), added),
+        *_ensure_pending([version], _entered_ladders(bot)),
+        version.pk,  # entered nowhere yet: it still gets a verdict (the default game)
+    }
+    _queue_qualify(sorted(waiting))
     return version
 
 
