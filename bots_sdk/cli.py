@@ -1,9 +1,12 @@
 """``python -m bots_sdk``: write a starter bot, play, run a tournament, validate.
 
-Human-readable output by default, JSON with ``--json``. A BOT is a ``.py``
-file, a folder with ``main.py``, an executable, or a house bot name
-(``random``, ``greedy``, ``gambler``, ``montecarlo``). Bots run in the sandbox unless
-``--no-sandbox`` (house bots always run bare: they are the platform's code).
+Human-readable output by default, JSON with ``--json``. A BOT is a source
+file of any runtime (``.py``, ``.js``, ``.c``, ``.cpp``, ``.java``, ``.rs``,
+``.go``), a folder with its main file at the top (``main.py``, ``main.c``,
+...), an executable, or a house bot name (``random``, ``greedy``,
+``gambler``, ``montecarlo``). Bots are built and run in the sandbox, as on
+the platform, unless ``--no-sandbox`` (house bots always run bare: they are
+the platform's code).
 Bad input exits with status 2; ``validate`` exits with 1 when the bot fails.
 """
 
@@ -20,10 +23,19 @@ from pathlib import Path
 from vegas_engine import OptionValue, VegasError, describe, rule_system
 
 from .games import GameSetup
-from .launcher import HOUSE_BOTS, BotNotFoundError, BotSpec, resolve_bot, sandbox_problem
+from .launcher import (
+    HOUSE_BOTS,
+    BotBuildError,
+    BotNotFoundError,
+    BotSpec,
+    build_bot,
+    resolve_bot,
+    sandbox_problem,
+)
 from .preflight import preflight
 from .protocol import Limits
 from .referee import GameRecord, new_bot_seed_key, play_series
+from .runtimes import ToolchainMissingError
 from .tournament import run_tournament
 
 
@@ -211,7 +223,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise CliError(str(error)) from None
 
 
-def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
+def _bots(names: Sequence[str], no_sandbox: bool, *, built: bool = True) -> list[BotSpec]:
     specs = [resolve_bot(name, trusted=no_sandbox) for name in names]
     shown = [spec.name for spec in specs]
     for index, name in enumerate(shown):
@@ -221,6 +233,15 @@ def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
         problem = sandbox_problem()
         if problem is not None:
             raise CliError(f"{problem}\nor pass --no-sandbox to run the bots unsandboxed")
+    programs: dict[str, BotSpec] = {}  # a bot named twice is built once
+    for index, spec in enumerate(specs if built else []):
+        key = f"{spec.bot_dir}/{spec.main}"
+        if key not in programs:
+            try:
+                programs[key] = build_bot(spec)
+            except (BotBuildError, ToolchainMissingError) as error:
+                raise CliError(str(error)) from None
+        specs[index] = replace(programs[key], name=spec.name)
     return specs
 
 
@@ -327,7 +348,17 @@ def _validate(args: argparse.Namespace) -> int:
     if args.bot in HOUSE_BOTS and not Path(args.bot).exists():
         spec = resolve_bot(args.bot)
     else:
-        (spec,) = _bots([args.bot], args.no_sandbox)
+        (spec,) = _bots([args.bot], args.no_sandbox, built=False)
+        try:
+            spec = build_bot(spec)
+        except ToolchainMissingError as error:
+            raise CliError(str(error)) from None
+        except BotBuildError as error:  # the bot's failure, as the platform reports it
+            if args.json:
+                print(json.dumps({"ok": False, "bot": spec.name, "build": error.result.output}))
+            else:
+                print(f"FAILED: {error}")
+            return 1
     report = preflight(spec, _setup(args), seed=args.seed)
     if args.json:
         print(json.dumps(report.to_json()))
