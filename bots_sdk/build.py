@@ -215,6 +215,8 @@ def build(
     if truncated:
         output += f"\n[... {tool}'s output cut at {OUTPUT_BYTES // 1024} KiB]"
     if status != 0:
+        if not runtime.builds_program and status == 1 and output.strip():
+            return _failed(runtime, output.rstrip(), took)  # a checker's own list of errors
         how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
         return _failed(runtime, f"the build failed: {tool} {how}:\n{output.rstrip()}", took)
     if runtime.builds_program and not program:

@@ -59,7 +59,7 @@ def test_a_py_file_becomes_version_1_with_hash_and_size(alice: Any, media_root: 
 
     assert version.number == 1 and version.parent is None
     assert version.bot.owner == alice and version.bot.name == "shark"
-    assert version.code_format == CodeFormat.PY
+    assert version.code_format == CodeFormat.FILE
     assert version.code_size == len(GOOD_BOT)
     assert len(version.code_sha256) == 64
     assert version.code.name == f"bots/code/{version.code_sha256[:2]}/{version.code_sha256}.py"
@@ -222,7 +222,7 @@ BAD_UPLOADS = [
         "shark.zip",
         make_zip({"bot.py": GOOD_BOT}),
         uploads.ArchiveMissingMainError,
-        ["no main.py"],
+        ["no main file (main.py, main.js, main.c", "at its top level"],
     ),
     (
         "main.py in a folder",

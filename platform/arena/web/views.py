@@ -328,6 +328,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 content=file.read(),
                 visibility=form.cleaned_data["visibility"],
                 ladders=form.cleaned_data["ladders"],
+                runtime=form.cleaned_data["runtime"] or None,
             )
         except (BotNameError, BotNameTakenError) as error:
             form.add_error("name", error.message)
