@@ -7,11 +7,12 @@
 //
 // Edit choose() below; the rest is plumbing you can keep as it is.
 // Build: javac -encoding UTF-8 -d build main.java      Run: java -cp build Main
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,8 +47,8 @@ class Main {
     public static void main(String[] args) throws IOException {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err); // keep the real stdout for protocol lines, log the rest
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String line; (line = in.readLine()) != null; ) {
+        InputStream in = new BufferedInputStream(System.in);
+        for (String line; (line = readLine(in)) != null; ) {
             Map<?, ?> message;
             try {
                 message = (Map<?, ?>) new Json(line).document();
@@ -73,6 +74,16 @@ class Main {
         }
         out.flush();
         System.exit(0); // at once, even if the author started threads
+    }
+
+    // One line, up to "\n" (readLine() would also split at a "\r", which JSON
+    // allows as whitespace inside a line); null at end of input.
+    static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b; (b = in.read()) != '\n'; line.write(b)) {
+            if (b < 0) return line.size() > 0 ? line.toString(StandardCharsets.UTF_8) : null;
+        }
+        return line.toString(StandardCharsets.UTF_8);
     }
 
     static void send(PrintStream out, String line) {

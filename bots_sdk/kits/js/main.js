@@ -10,8 +10,6 @@
 // Run: node main.js
 "use strict";
 
-const readline = require("readline");
-
 const BOT_NAME = "starter-js";
 
 // splitmix64 (Steele, Lea, Flood 2014): small and well known. Seeded from
@@ -69,8 +67,7 @@ function botSeed(line, parsed) {
   return Number.isInteger(parsed) && parsed >= 0 ? BigInt(parsed) : 0n;
 }
 
-const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-input.on("line", (line) => {
+function handle(line) {
   let message;
   try {
     message = JSON.parse(line);
@@ -97,5 +94,18 @@ input.on("line", (line) => {
       break;
     default: // game_over and unknown types: nothing to answer
   }
+}
+
+// Lines end at "\n" only (readline would also split at a "\r", which JSON
+// allows as whitespace inside a line).
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  for (let end; (end = pending.indexOf("\n")) >= 0; ) {
+    const line = pending.slice(0, end);
+    pending = pending.slice(end + 1);
+    handle(line);
+  }
 });
-input.on("close", () => process.exit(0)); // end of input: as shutdown
+process.stdin.on("end", () => process.exit(0)); // end of input: as shutdown
