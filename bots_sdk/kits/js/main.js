@@ -50,9 +50,10 @@ function choose(observation) {
 }
 
 // ------------------------------------------------------------------ protocol
-// The real stdout for protocol lines, the log for the rest.
+// The real stdout for protocol lines only: console printing goes to the log
+// (so never write to process.stdout yourself).
 const protocolOut = process.stdout;
-console.log = console.info = console.error;
+console.log = console.info = console.debug = console.error;
 
 function send(message) {
   // Writes to a pipe are synchronous in Node on Linux: nothing waits in a buffer.
