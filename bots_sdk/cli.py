@@ -23,6 +23,7 @@ from pathlib import Path
 from vegas_engine import OptionValue, VegasError, describe, rule_system
 
 from .games import GameSetup
+from .kits import KITS, KitError, kit, write_kit
 from .launcher import (
     HOUSE_BOTS,
     BotBuildError,
@@ -43,40 +44,6 @@ class CliError(Exception):
     """Bad command-line input or environment; the message says what to change."""
 
 
-STARTER = '''\
-"""{name}: a Las Vegas Arena bot.
-
-Try it:      python -m bots_sdk play {name} --rules classic --players 2 --no-sandbox
-Check it:    python -m bots_sdk validate {name}
-
-act() receives the observation (docs/observation.md): the casinos and their
-notes, the dice just rolled, everyone's money, and "legal_actions", a list of
-strings such as "place 3". Return one of them. print() goes to stderr, your log.
-"""
-
-from bots_sdk import Bot, run
-
-
-class {cls}(Bot):
-    def act(self, observation):
-        # The biggest top note among the casinos we may place on.
-        top = {{}}
-        for casino in observation["casinos"]:
-            values = [note for note in casino["notes"] if isinstance(note, int)]
-            top[casino["casino"]] = max(values, default=0)
-
-        def value(action):
-            verb, _, argument = action.partition(" ")
-            return top.get(int(argument), 0) if verb == "place" else 0
-
-        return max(observation["legal_actions"], key=value)
-
-
-if __name__ == "__main__":
-    run({cls})
-'''
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -90,8 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bots_sdk", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    new = commands.add_parser("new", help="write a starter bot: NAME/main.py")
-    new.add_argument("name", help="the bot's folder name")
+    new = commands.add_parser("new", help="write a starter bot: the folder NAME with main.<ext>")
+    new.add_argument("name", help="the bot's folder name (a new folder)")
+    new.add_argument(
+        "--lang",
+        default="python",
+        help=f"the kit's language: {', '.join(KITS)} (default python)",
+    )
     new.add_argument("--json", action="store_true", help="print JSON")
     new.set_defaults(run=_new)
 
@@ -250,18 +222,15 @@ def _bots(names: Sequence[str], no_sandbox: bool, *, built: bool = True) -> list
 
 def _new(args: argparse.Namespace) -> int:
     folder = Path(args.name)
-    main_py = folder / "main.py"
-    if main_py.exists():
-        raise CliError(f"{main_py} exists already")
-    cls = "".join(part.capitalize() for part in folder.name.replace("-", "_").split("_")) or "Bot"
-    if not cls.isidentifier() or cls in ("Bot", "run"):
-        cls = "MyBot"
-    folder.mkdir(parents=True, exist_ok=True)
-    main_py.write_text(STARTER.format(name=folder.name, cls=cls))
+    try:
+        written = write_kit(folder.name, args.lang, folder)
+    except KitError as error:
+        raise CliError(str(error)) from None
+    main_file = folder / kit(args.lang).main
     if args.json:
-        print(json.dumps({"created": str(main_py)}))
+        print(json.dumps({"created": str(main_file), "files": [str(p) for p in written]}))
     else:
-        print(f"created {main_py}")
+        print(f"created {main_file} (and README.md): edit its choose function")
         print(f"try it: python -m bots_sdk play {folder} --rules classic --players 2 --no-sandbox")
     return 0
 
