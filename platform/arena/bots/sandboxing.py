@@ -177,8 +177,11 @@ def materialised(
                 program_dir = Path(tempfile.mkdtemp(prefix="p")).resolve()
                 _private(program_dir, gid, directory=True)
                 unpack_program(program, program_dir, file_mode=0o640 if gid is not None else 0o600)
-                for folder in (p for p in program_dir.rglob("*") if p.is_dir()):
-                    _private(folder, gid, directory=True)
+                for path in program_dir.rglob("*"):
+                    if path.is_dir():
+                        _private(path, gid, directory=True)
+                    elif gid is not None:  # keep the mode unpack gave (executables)
+                        os.chown(path, -1, gid)
         except (OSError, zipfile.BadZipFile, ProgramError) as error:
             raise InfrastructureError(f"cannot write the code of {version}: {error}") from error
         yield BotFiles(root, program_dir)
