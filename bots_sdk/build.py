@@ -216,6 +216,11 @@ def build(
         output += f"\n[... {tool}'s output cut at {OUTPUT_BYTES // 1024} KiB]"
     if status != 0:
         how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        if runtime.id == "java" and "class Main is public, should be declared in a file" in output:
+            # javac's advice (rename main.java) cannot be followed: main.java is the main file.
+            output = output.rstrip() + (
+                "\nA bot's main file is main.java: write `class Main`, not `public class Main`."
+            )
         return _failed(runtime, f"the build failed: {tool} {how}:\n{output.rstrip()}", took)
     if runtime.builds_program and not program:
         return _failed(runtime, f"the build wrote no program ({tool} said: {output})", took)
