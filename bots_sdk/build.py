@@ -218,6 +218,11 @@ def build(
         if not runtime.builds_program and status == 1 and output.strip():
             return _failed(runtime, output.rstrip(), took)  # a checker's own list of errors
         how = f"was killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        if runtime.id == "java" and "class Main is public, should be declared in a file" in output:
+            # javac's advice (rename main.java) cannot be followed: main.java is the main file.
+            output = output.rstrip() + (
+                "\nA bot's main file is main.java: write `class Main`, not `public class Main`."
+            )
         return _failed(runtime, f"the build failed: {tool} {how}:\n{output.rstrip()}", took)
     if runtime.builds_program and not program:
         return _failed(runtime, f"the build wrote no program ({tool} said: {output})", took)

@@ -110,6 +110,15 @@ def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
         if any(path.suffix in r.suffixes for r in RUNTIMES.values()):
             return _single_file_bot(path, runtime_for_file(path.name), trusted)
         if os.access(path, os.X_OK):
+            with path.open("rb") as handle:
+                magic = handle.read(4)
+            if magic != b"\x7fELF" and not magic.startswith(b"#!"):
+                # The kernel cannot run it (ENOEXEC); in the sandbox bwrap would only say
+                # "No such file or directory", as it finds no shell to try instead.
+                raise BotNotFoundError(
+                    f"{argument}: executable, but not a program: an executable bot is a "
+                    "Linux (ELF) binary or a script whose first line is #! and its interpreter"
+                )
             return BotSpec(
                 name=path.name,
                 bot_dir=path.parent,
