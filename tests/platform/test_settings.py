@@ -95,7 +95,8 @@ def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
 
     assert (shown["engine"], shown["host"]) == ("django.db.backends.postgresql", "db.internal")
     assert shown["broker"] == "redis://redis:6379/0"
-    assert shown["transport"] == {"visibility_timeout": 3600}
+    # Past a retry's delay (30 min) and the longest match (1 h): no duplicate delivery.
+    assert shown["transport"] == {"visibility_timeout": 7200}
     assert shown["backend"] == "redis://redis:6379/1"
     assert shown["secret"] == "from-the-vault" and shown["debug"] is True
     assert shown["hosts"] == ["arena.example.org", "www.arena.example.org"]
@@ -106,12 +107,46 @@ def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
     assert not (tmp_path / "secret_key").exists()
 
 
+def test_rabbitmq_confirms_each_publish_and_has_no_visibility_timeout(tmp_path: Path) -> None:
+    shown = settings_in_subprocess(
+        tmp_path,
+        CELERY_BROKER_URL="amqp://arena:pw@rabbitmq:5672/arena",
+        CELERY_VISIBILITY_TIMEOUT="60",  # Redis only: no meaning here
+    )
+
+    assert shown["broker"] == "amqp://arena:pw@rabbitmq:5672/arena"
+    assert shown["transport"] == {"confirm_publish": True}
+
+
+def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    clean.update(
+        ARENA_DATA_DIR=str(tmp_path),
+        DJANGO_SETTINGS_MODULE="arena.settings",
+        PYTHONPATH=os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
+        CELERY_BROKER_URL="redis://redis:6379/0",
+        CELERY_VISIBILITY_TIMEOUT="0",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT=0: expected a number of seconds above 0" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "value", "words"),
     [
         ("DEBUG", "maybe", "DEBUG='maybe': expected one of 1/0"),
         ("ARENA_UPLOAD_MAX_FILES", "lots", "expected an integer"),
         ("STORAGE_OPTIONS", "[1]", "expected a JSON object"),
+        # A typo in the scheme, and never the password in the message.
+        ("CELERY_BROKER_URL", "rabitmq://u:secret@host", "unsupported broker 'rabitmq://'; use"),
+        ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(
@@ -135,6 +170,7 @@ def test_a_bad_variable_is_named_in_the_error(
     )
     assert done.returncode != 0
     assert words in done.stderr
+    assert ":secret@" not in done.stderr
 
 
 def test_tasks_are_acknowledged_late_and_never_lost_with_a_dying_worker() -> None:
