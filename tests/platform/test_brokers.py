@@ -118,14 +118,10 @@ def test_rabbitmq_returns_a_killed_worker_s_match_at_once_and_it_is_rated_once(
 
     with rabbitmq_vhost() as url:
         try:
-            # A short retry delay, so the retry's own message also runs within the test.
-            with broker_worker(
-                tmp_path,
-                media_root,
-                broker_url=url,
-                queue=queue,
-                ARENA_MATCH_RETRY_BASE_SECONDS="2",
-            ) as (first, restart):
+            with broker_worker(tmp_path, media_root, broker_url=url, queue=queue) as (
+                first,
+                restart,
+            ):
                 match = match_create(**on_ladder(ladder), versions=[sloth, greedy])
 
                 def running() -> Match | None:
@@ -152,7 +148,8 @@ def test_rabbitmq_returns_a_killed_worker_s_match_at_once_and_it_is_rated_once(
                 done = wait_for(
                     lambda: _rated(match), timeout=90, what="the match replayed and rated"
                 )
-                # Both messages ran: the one RabbitMQ gave back and the retry's.
+                # Both messages ran: the one RabbitMQ gave back and the one the
+                # recovery of the lost attempt published.
                 wait_for(
                     lambda: len(re.findall(r"match_run\[[\w-]+\] succeeded", second.log())) >= 2,
                     timeout=30,
