@@ -178,6 +178,10 @@ def test_tasks_are_acknowledged_late_and_never_lost_with_a_dying_worker() -> Non
     assert app.conf.task_acks_late is True
     assert app.conf.task_reject_on_worker_lost is True
     assert app.conf.worker_prefetch_multiplier == 1
+    # A lost connection or channel (RabbitMQ's consumer_timeout) reconnects the
+    # worker; the match it plays goes on.
+    assert app.conf.broker_channel_error_retry is True
+    assert app.conf.worker_cancel_long_running_tasks_on_connection_loss is False
 
 
 def test_beat_schedules_name_registered_tasks() -> None:
@@ -202,3 +206,24 @@ def test_compose_runs_every_process_from_one_image_with_settings_from_env() -> N
     assert services["web"]["command"][0] == "gunicorn"
     assert services["worker"]["command"][:4] == ["celery", "-A", "arena", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
+
+
+def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
+    import re
+
+    settings_source = (REPO_DIR / "platform" / "arena" / "settings.py").read_text()
+    read = set(
+        re.findall(r'env_(?:str|int|bool|list|json_object)\(\s*"([A-Z0-9_]+)"', settings_source)
+    )
+    services = (REPO_DIR / "scripts" / "services.sh").read_text()
+    read |= set(re.findall(r"\$\{([A-Z_]+):-", services)) - {"PYTHONPATH"}
+    table_rows = [
+        line
+        for line in (REPO_DIR / "docs" / "deploy.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    documented = {
+        name for row in table_rows for name in re.findall(r"`([A-Z0-9_]+)`", row.split("|")[1])
+    }
+    assert len(read) > 40  # the pattern still finds the readers
+    assert read - documented == set(), "add these to the settings tables of docs/deploy.md"
