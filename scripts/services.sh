@@ -5,7 +5,8 @@
 #
 # With no environment set this is the embedded mode: SQLite, files and the
 # Celery broker under ./var (ARENA_DATA_DIR). Set DATABASE_URL,
-# CELERY_BROKER_URL, ... to use servers instead (docs/platform.md). Each
+# CELERY_BROKER_URL (redis:// or amqp://), ... to use servers instead
+# (docs/deploy.md); supervisord passes them on to every program. Each
 # process logs to $ARENA_DATA_DIR/log/<name>.log; supervisord's own log (starts,
 # exits, restarts) to supervisord.log there and to this script's output.
 #

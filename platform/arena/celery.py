@@ -19,5 +19,14 @@ app.conf.update(
     worker_prefetch_multiplier=1,
     task_ignore_result=True,
     broker_connection_retry_on_startup=True,
+    # A lost broker connection (a restart, RabbitMQ's consumer_timeout) leaves the
+    # match being played to finish: its result goes to the database, and the
+    # message delivered again meanwhile finds the match running and leaves it.
+    # Cancelling (Celery 6's default) would throw the game away.
+    worker_cancel_long_running_tasks_on_connection_loss=False,
+    # RabbitMQ closes the channel of a message held past its consumer_timeout:
+    # reconnect, rather than stop the worker ("Unrecoverable error") and wait
+    # for a restart with no worker consuming meanwhile.
+    broker_channel_error_retry=True,
 )
 app.autodiscover_tasks()
