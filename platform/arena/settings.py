@@ -3,9 +3,9 @@
 With nothing set, the platform runs in *embedded* mode on one machine: SQLite
 and uploaded files under the data directory, and a Celery broker made of
 folders there (kombu's filesystem transport), so `make run` needs no server.
-A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis), a
-shared storage backend, SECRET_KEY and ALLOWED_HOSTS; docs/platform.md lists
-every variable.
+Bot code and match logs are kept in the database, so every host shares them.
+A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis),
+SECRET_KEY and ALLOWED_HOSTS; docs/platform.md lists every variable.
 """
 
 from __future__ import annotations
