@@ -3,9 +3,9 @@
 With nothing set, the platform runs in *embedded* mode on one machine: SQLite
 and uploaded files under the data directory, and a Celery broker made of
 folders there (kombu's filesystem transport), so `make run` needs no server.
+Bot code and match logs are kept in the database, so every host shares them.
 A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or
-RabbitMQ), a shared storage backend, SECRET_KEY and ALLOWED_HOSTS;
-docs/deploy.md lists every variable.
+RabbitMQ), SECRET_KEY and ALLOWED_HOSTS; docs/deploy.md lists every variable.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "axes",
+    "arena.blobs",
     "arena.players",
     "arena.bots",
     "arena.ladders",
@@ -186,14 +187,17 @@ with contextlib.suppress(OSError):
 MEDIA_URL = env_str("MEDIA_URL", "media/")
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
 
-# Bot code and match logs go through the default storage. Every web and worker
-# machine must reach it: the embedded default is a folder under the data dir
-# (one machine, or a volume shared by the containers); several machines use a
-# shared backend, e.g. STORAGE_BACKEND=storages.backends.s3.S3Storage with
-# STORAGE_OPTIONS='{"bucket_name": "arena"}' (needs django-storages).
+# Bot code and match logs go through the default storage, which every web and
+# worker host must share: by default the platform's own database
+# (arena.blobs.storage.DatabaseStorage), shared with no extra server. One-host
+# installs may keep files under MEDIA_ROOT instead
+# (STORAGE_BACKEND=django.core.files.storage.FileSystemStorage); large ones use
+# S3 (STORAGE_BACKEND=storages.backends.s3.S3Storage, STORAGE_OPTIONS='{"bucket_name":
+# "arena"}', the project's `s3` extra). A worker refuses to start on a storage the
+# other hosts do not share (arena.storage_check).
 STORAGES = {
     "default": {
-        "BACKEND": env_str("STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
+        "BACKEND": env_str("STORAGE_BACKEND", "arena.blobs.storage.DatabaseStorage"),
         "OPTIONS": env_json_object("STORAGE_OPTIONS"),
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

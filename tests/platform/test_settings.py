@@ -73,6 +73,8 @@ def test_with_nothing_set_everything_lives_in_the_data_dir(tmp_path: Path) -> No
     assert (tmp_path / "broker" / "queue").is_dir()
     assert shown["backend"] == f"file://{tmp_path / 'celery-results'}"
     assert shown["media"] == str(tmp_path / "media")
+    # Bot code and logs in the database: a second host shares them with no extra server.
+    assert shown["storage"] == {"BACKEND": "arena.blobs.storage.DatabaseStorage", "OPTIONS": {}}
     assert shown["debug"] is False
     # A random secret key is kept in the data dir, the same on every start.
     assert shown["secret"] == (tmp_path / "secret_key").read_text().strip()
