@@ -119,6 +119,8 @@ def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
                     f"{argument}: executable, but not a program: an executable bot is a "
                     "Linux (ELF) binary or a script whose first line is #! and its interpreter"
                 )
+            if magic.startswith(b"#!") and not trusted:
+                _check_interpreter(argument, path)
             return BotSpec(
                 name=path.name,
                 bot_dir=path.parent,
@@ -131,6 +133,26 @@ def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
         )
     raise BotNotFoundError(
         f"{argument}: no such file or folder, and not a house bot ({', '.join(HOUSE_BOTS)})"
+    )
+
+
+def _check_interpreter(argument: str, path: Path) -> None:
+    """Refuse a ``#!`` script whose interpreter the sandbox does not show: bwrap
+    would only say "No such file or directory", naming the script."""
+    with path.open("rb") as handle:
+        first = handle.readline(256)[2:].decode(errors="replace").split()
+    interpreter = first[0] if first else ""
+    if interpreter.startswith("/bin/"):
+        interpreter = "/usr" + interpreter
+    view = sandbox_config().runtime
+    visible = {link for _target, link in view.symlinks} | set(view.ro_paths)
+    if interpreter in visible or any(interpreter.startswith(p + "/") for p in view.ro_paths):
+        return
+    languages = ", ".join(r.title for r in RUNTIMES.values())
+    raise BotNotFoundError(
+        f"{argument}: a script for {interpreter or 'no interpreter'}, which the sandbox does "
+        f"not have: write the bot in one of the arena's languages ({languages}; "
+        "`python -m bots_sdk new NAME --lang ...` starts one), or run it with --no-sandbox"
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import resource
 import shutil
 import stat
@@ -187,6 +188,29 @@ def test_an_unknown_suffix_names_the_runtimes(tmp_path: Path) -> None:
         f"{tmp_path}/x.pl: not a bot source file (main.py, main.js, main.c, main.cpp, "
         "main.java, main.rs, main.go) and not executable"
     )
+
+
+def test_a_script_for_an_interpreter_the_sandbox_lacks_is_refused(tmp_path: Path) -> None:
+    """A Perl or shell bot: bwrap alone would say "No such file or directory"."""
+    cases = (
+        ("bot.pl", "#!/usr/bin/perl", "/usr/bin/perl"),
+        ("bot.sh", "#!/bin/bash -e", "/usr/bin/bash"),
+    )
+    for name, first, interpreter in cases:
+        script = tmp_path / name
+        script.write_text(f"{first}\nprint 1\n")
+        script.chmod(0o755)
+        with pytest.raises(BotNotFoundError) as error:
+            resolve_bot(str(script))
+        assert str(error.value).startswith(
+            f"{script}: a script for {interpreter}, which the sandbox does not have: write "
+            "the bot in one of the arena's languages (Python 3.11, JavaScript (Node.js), "
+        )
+        assert resolve_bot(str(script), trusted=True).executable == name  # bare: it runs
+    python = tmp_path / "bot.py3"
+    python.write_text("#!/usr/bin/python3\nprint(1)\n")
+    python.chmod(0o755)
+    assert resolve_bot(str(python)).executable == "bot.py3"
 
 
 def test_an_executable_that_is_no_program_is_refused(tmp_path: Path) -> None:
@@ -540,3 +564,13 @@ def test_cli_validate_of_a_bot_that_does_not_build_exits_1(make_bot: MakeBot) ->
     assert "/bot/main.c:2:13: error: expected ';' before '}' token" in report["build"]
     unknown = cli("validate", str(folder / "nothing.pl"))
     assert unknown.returncode == 2 and "no such file or folder" in unknown.stderr
+
+
+def test_the_install_script_installs_every_runtime_s_toolchain() -> None:
+    """scripts/install_system.sh checks each runtime by its toolchain and names its packages."""
+    script = (Path(__file__).resolve().parents[2] / "scripts" / "install_system.sh").read_text()
+    for runtime in RUNTIMES.values():
+        assert any(path in script for path in runtime.toolchain), runtime.id
+        for package in runtime.packages:
+            word = rf"(?<![\w+.-]){re.escape(package)}(?![\w+.-])"
+            assert re.search(word, script), (runtime.id, package)
