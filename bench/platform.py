@@ -19,9 +19,11 @@ and a temporary data folder for files. Then:
 * **ratings**: the Elo service (``ratings_apply``) rating new results one
   match per call, as the tasks do, and a backlog in one call;
 * **pipeline**: when ``arena.matches.tasks.match_run`` exists, matches per
-  minute end to end (queued, played by the referee, recorded and rated) with
-  a Celery worker of 1 and then 2 processes, on Redis at 127.0.0.1:6379 (db
-  13) when it answers, else on the embedded broker.
+  minute end to end (queued, played by the referee, recorded and rated) and
+  the rating lag (finished -> rated, p50 and p95) with a Celery worker of 1
+  process reading both queues alone, then beside a ratings worker of its own
+  (as ``make run`` runs it), then 2 processes beside it; on Redis at
+  127.0.0.1:6379 (db 13) when it answers, else on the embedded broker.
 
 It prints numbers and never fails on one.
 """
@@ -607,7 +609,11 @@ def _pipeline_bots() -> tuple[list[Any], str]:
     return house + house, "4 house bots, bare"
 
 
-def _start_worker(env: dict[str, str], processes: int, log: Path) -> subprocess.Popen[bytes]:
+def _start_worker(
+    env: dict[str, str], processes: int, log: Path, *, queue: str | None = None
+) -> subprocess.Popen[bytes]:
+    """A worker of ``processes``; ``queue``: it reads that queue only (the ratings worker)."""
+    name = f"bench{processes}" if queue is None else "ratings"
     command = [
         sys.executable,
         "-m",
@@ -622,9 +628,10 @@ def _start_worker(env: dict[str, str], processes: int, log: Path) -> subprocess.
         "-l",
         "INFO",
         "-n",
-        f"bench{processes}@%h",
+        f"{name}@%h",
         "--without-gossip",
         "--without-mingle",
+        *([] if queue is None else ["-Q", queue]),
     ]
     with open(log, "wb") as out:
         worker = subprocess.Popen(command, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -681,9 +688,18 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
         f"broker {broker} (queued -> played -> recorded -> rated)"
     )
     final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
-    for processes in (1, 2):
+    from django.conf import settings
+
+    # Side by side: ratings read by the match worker itself (behind the queued matches),
+    # then by a ratings worker of their own, as `make run` and compose start it.
+    for processes, own_ratings_worker in ((1, False), (1, True), (2, True)):
         app.control.purge()
         worker = _start_worker(env, processes, data_dir / f"worker-{processes}.log")
+        rater = None
+        if own_ratings_worker:
+            rater = _start_worker(
+                env, 1, data_dir / f"ratings-{processes}.log", queue=settings.ARENA_RATINGS_QUEUE
+            )
         try:
             start = time.perf_counter()
             ids = [
@@ -702,18 +718,32 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
             elapsed = time.perf_counter() - start
         finally:
             _stop_worker(worker)
+            if rater is not None:
+                _stop_worker(rater)
         statuses = {s: mine.filter(status=s).count() for s in MatchStatus.values}
         finished = statuses[MatchStatus.FINISHED]
         others = ", ".join(f"{n} {s}" for s, n in statuses.items() if n and s != "finished")
-        spans = list(
-            mine.filter(status=MatchStatus.FINISHED).values_list("started_at", "finished_at")
+        rows = list(
+            mine.filter(status=MatchStatus.FINISHED).values_list(
+                "started_at", "finished_at", "rated_at"
+            )
         )
+        spans = [(begin, end) for begin, end, _ in rows]
         played = statistics.mean((end - begin).total_seconds() for begin, end in spans)
+        lags = sorted((rated - end).total_seconds() for _, end, rated in rows if rated and end)
+        lag = (
+            f"rating lag p50 {statistics.median(lags):.2f} s, "
+            f"p95 {lags[int(0.95 * (len(lags) - 1))]:.2f} s"
+            if lags
+            else "none rated"
+        )
+        label = f"{processes} worker process{'es' if processes > 1 else '  '}" + (
+            " + ratings worker" if own_ratings_worker else "                 "
+        )
         _say(
-            f"  {processes} worker process{'es' if processes > 1 else '  '}"
-            f"  {finished / elapsed * 60:7.1f} matches/min   ({finished} finished in "
+            f"  {label}  {finished / elapsed * 60:7.1f} matches/min   ({finished} finished in "
             f"{elapsed:.1f} s; {played:.2f} s per match played, at most "
-            f"{_most_at_once(spans)} at once{'; ' + others if others else ''})"
+            f"{_most_at_once(spans)} at once; {lag}{'; ' + others if others else ''})"
         )
 
 

@@ -82,14 +82,16 @@ supervisor.rpcinterface_factory=supervisor.rpcinterface:make_main_rpcinterface
 CONF
     program web "$PYTHON -m gunicorn arena.wsgi --bind $HOST:$PORT --workers $WEB_WORKERS --access-logfile -"
     program worker "$PYTHON -m celery -A arena worker --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
+    # Ratings on their own queue and process: never behind a queue of matches.
+    program ratings "$PYTHON -m celery -A arena worker -Q ${CELERY_TASK_DEFAULT_QUEUE:-celery}.ratings --concurrency 1 -n ratings@%%h -l $LOG_LEVEL"
     program beat "$PYTHON -m celery -A arena beat -l $LOG_LEVEL"
 } >"$RUN_DIR/supervisord.conf"
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "arena: not root: the worker cannot sandbox bots, uploaded bots will not validate" >&2
 fi
-echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker and beat"
-echo "arena: logs in $LOG_DIR/{web,worker,beat}.log (tail -F $LOG_DIR/*.log);" \
+echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker, ratings and beat"
+echo "arena: logs in $LOG_DIR/{web,worker,ratings,beat}.log (tail -F $LOG_DIR/*.log);" \
     "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
 
 "$PYTHON" -m supervisor.supervisord -c "$RUN_DIR/supervisord.conf" &

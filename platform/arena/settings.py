@@ -19,6 +19,7 @@ from typing import Any
 import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
+from kombu.entity import Queue
 
 from .env import env_bool, env_int, env_json_object, env_list, env_str
 
@@ -260,6 +261,19 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 # The queue every task goes to; platforms sharing one broker (or tests) use their own.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Ratings on a queue of their own, read by a worker process of their own (`make run`'s
+# "ratings", compose's "ratings"): a rating takes milliseconds and must not wait behind
+# queued matches, each of which holds a worker process for a whole game. A worker
+# started without -Q reads both queues, so a platform with one worker still rates.
+ARENA_RATINGS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.ratings"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name)  # type: ignore[no-untyped-call]  # kombu has no types
+    for name in (CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE)
+)
+CELERY_TASK_ROUTES = {
+    "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
+}
 # The fixed entries below are copied into the database when beat starts
 # (django-celery-beat); leagues need no entries of their own: a sweep advances them.
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

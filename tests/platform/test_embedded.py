@@ -202,10 +202,13 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
         assert slugs >= {"classic-4", "boulevard-4", "classic-2"}
         logs = tmp_path / "log"
         _wait_for(
-            "worker and beat started",
+            "worker, ratings worker and beat started",
             lambda: (
                 "celery@" in _read(logs / "worker.log")
                 and "beat: Starting" in _read(logs / "beat.log")
+                # The ratings worker reads the ratings queue alone.
+                and "ratings@" in _read(logs / "ratings.log")
+                and ".> celery.ratings " in _read(logs / "ratings.log")
             ),
             script,
             log_path,

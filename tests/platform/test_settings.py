@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -229,3 +230,24 @@ def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
     }
     assert len(read) > 40  # the pattern still finds the readers
     assert read - documented == set(), "add these to the settings tables of docs/deploy.md"
+
+
+def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: Any) -> None:
+    """A rating never waits behind queued matches, and a lone worker still rates."""
+    from arena.celery import app
+
+    ratings = settings.ARENA_RATINGS_QUEUE
+    assert ratings == f"{settings.CELERY_TASK_DEFAULT_QUEUE}.ratings"
+    for name in (
+        "arena.ladders.tasks.ratings_apply_match",
+        "arena.ladders.tasks.ratings_apply_pending",
+    ):
+        assert app.amqp.router.route({}, name)["queue"].name == ratings
+    assert app.amqp.router.route({}, "arena.matches.tasks.match_run")["queue"].name == (
+        settings.CELERY_TASK_DEFAULT_QUEUE
+    )
+    # A worker started without -Q consumes every queue of task_queues: both.
+    assert {queue.name for queue in app.conf.task_queues} == {
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        ratings,
+    }
