@@ -297,6 +297,9 @@ def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
                 [
                     *("id", "ladder_id", "seed", "status", "attempts", "created_at"),
                     *("started_at", "finished_at", "rated_at"),
+                    # The game and limits each match keeps (copied from its ladder).
+                    *("rules", "seats", "options", "time_per_decision_ms", "time_bank_ms"),
+                    "memory_mb",
                 ],
                 now,
             ),
@@ -367,7 +370,18 @@ def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
         acc = 0.0
         for ladder, share in shares:
             acc += share
-            cumulative.append((acc / sum(s for _, s in shares), ladder.pk, ladder.seats))
+            game = "\t".join(
+                _copy_text(value)
+                for value in (
+                    ladder.rules,
+                    ladder.seats,
+                    json.dumps(ladder.options),
+                    ladder.time_per_decision_ms,
+                    ladder.time_bank_ms,
+                    ladder.memory_mb,
+                )
+            )
+            cumulative.append((acc / sum(s for _, s in shares), ladder.pk, ladder.seats, game))
         pid, cid = ids["participant"], ids["change"]
         sm, sp, sc = suffix["match"], suffix["participant"], suffix["change"]
         fm, fp, fc = files["match"].write, files["part"].write, files["change"].write
@@ -375,13 +389,15 @@ def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
         for n in range(sizes.matches):
             mid = ids["match"] + n
             pick = rng.random()
-            ladder_id, seats = next((lid, s) for cut, lid, s in cumulative if pick <= cut)
+            ladder_id, seats, game = next(
+                (lid, s, g) for cut, lid, s, g in cumulative if pick <= cut
+            )
             t = base + n * step
             created = datetime.fromtimestamp(t - 60, UTC).isoformat()
             finished = datetime.fromtimestamp(t, UTC).isoformat()
             fm(
                 f"{mid}\t{ladder_id}\t{rng.getrandbits(62)}\tfinished\t1\t{created}\t{created}"
-                f"\t{finished}\t{finished}{sm}"
+                f"\t{finished}\t{finished}\t{game}{sm}"
             )
             chosen = rng.sample(pool, seats)
             order = list(range(seats))
@@ -524,6 +540,7 @@ def _unrated_matches(ladder: Any, count: int, rng: random.Random) -> list[Any]:
     matches = Match.objects.bulk_create(
         Match(
             ladder=ladder,
+            **ladder.game.fields(),
             seed=rng.getrandbits(62),
             status=MatchStatus.FINISHED,
             attempts=1,
