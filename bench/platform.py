@@ -21,8 +21,9 @@ and a temporary data folder for files. Then:
 * **pipeline**: when ``arena.matches.tasks.match_run`` exists, matches per
   minute end to end (queued, played by the referee, recorded and rated) and
   the rating lag (finished -> rated, p50 and p95) with a Celery worker of 1
-  process reading both queues alone, then beside a ratings worker of its own
-  (as ``make run`` runs it), then 2 processes beside it; on Redis at
+  process with the ratings queued behind the matches (as before they had a
+  queue of their own), then reading both queues, then beside a ratings worker
+  of its own (as ``make run`` runs it), then 2 processes beside it; on Redis at
   127.0.0.1:6379 (db 13) when it answers, else on the embedded broker.
 
 It prints numbers and never fails on one.
@@ -707,11 +708,16 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
     final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
     from django.conf import settings
 
-    # Side by side: ratings read by the match worker itself (behind the queued matches),
-    # then by a ratings worker of their own, as `make run` and compose start it.
-    for processes, own_ratings_worker in ((1, False), (1, True), (2, True)):
+    # Side by side: ratings in the matches' queue (as before their own queue), in their
+    # own queue read by the match worker too, then by a ratings worker of their own, as
+    # `make run` and compose start it.
+    runs = (("shared", 1, False), ("own", 1, False), ("own", 1, True), ("own", 2, True))
+    for queue, processes, own_ratings_worker in runs:
         app.control.purge()
-        worker = _start_worker(env, processes, data_dir / f"worker-{processes}.log")
+        worker_env = dict(env)
+        if queue == "shared":
+            worker_env["ARENA_RATINGS_QUEUE"] = settings.CELERY_TASK_DEFAULT_QUEUE
+        worker = _start_worker(worker_env, processes, data_dir / f"worker-{processes}.log")
         rater = None
         if own_ratings_worker:
             rater = _start_worker(
@@ -755,7 +761,11 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
             else "none rated"
         )
         label = f"{processes} worker process{'es' if processes > 1 else '  '}" + (
-            " + ratings worker" if own_ratings_worker else "                 "
+            " + ratings worker"
+            if own_ratings_worker
+            else ", ratings queued behind matches"
+            if queue == "shared"
+            else ", ratings in their own queue  "
         )
         _say(
             f"  {label}  {finished / elapsed * 60:7.1f} matches/min   ({finished} finished in "

@@ -265,10 +265,11 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 # "ratings", compose's "ratings"): a rating takes milliseconds and must not wait behind
 # queued matches, each of which holds a worker process for a whole game. A worker
 # started without -Q reads both queues, so a platform with one worker still rates.
-ARENA_RATINGS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}.ratings"
+# (Set to the default queue, ratings share it again: bench/platform.py's "before".)
+ARENA_RATINGS_QUEUE = env_str("ARENA_RATINGS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.ratings")
 CELERY_TASK_QUEUES = tuple(
     Queue(name)  # type: ignore[no-untyped-call]  # kombu has no types
-    for name in (CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE)
+    for name in dict.fromkeys((CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE))
 )
 CELERY_TASK_ROUTES = {
     "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from arena.ladders.models import Rating, RatingChange
+from arena.bots.models import BotVersion
+from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_create, ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create, matches_republish_queued
@@ -116,13 +117,19 @@ def _worker_env(tmp_path: Path, media_root: Path, broker_url: str, queue: str) -
     )
 
 
-def test_messages_lost_with_the_broker_are_played_once_after_the_sweep(
-    house: Any, settings: Any, media_root: Path, tmp_path: Path, redis: PrivateRedis
-) -> None:
+def house_pair(house: Any) -> tuple[Ladder, BotVersion, BotVersion]:
+    """A 2-seat ladder with the house bots greedy and random entered and qualified."""
     ladder = ladder_create(slug="classic-2", name="Classic 2", rules="classic", seats=2)
     greedy, rand = (house_bot(house, name) for name in ("greedy", "random"))
     for version in (greedy, rand):
         enter(version, ladder)
+    return ladder, greedy, rand
+
+
+def test_messages_lost_with_the_broker_are_played_once_after_the_sweep(
+    house: Any, settings: Any, media_root: Path, tmp_path: Path, redis: PrivateRedis
+) -> None:
+    ladder, greedy, rand = house_pair(house)
     queue = unique_queue()
     env = _worker_env(tmp_path, media_root, redis.url, queue)
     with publishing_to(redis.url, queue):
@@ -161,10 +168,7 @@ def test_messages_lost_with_the_broker_are_played_once_after_the_sweep(
 def test_redis_with_its_append_only_file_keeps_the_messages_through_a_crash(
     house: Any, media_root: Path, tmp_path: Path, persistent_redis: PrivateRedis
 ) -> None:
-    ladder = ladder_create(slug="classic-2", name="Classic 2", rules="classic", seats=2)
-    greedy, rand = (house_bot(house, name) for name in ("greedy", "random"))
-    for version in (greedy, rand):
-        enter(version, ladder)
+    ladder, greedy, rand = house_pair(house)
     queue = unique_queue()
     env = _worker_env(tmp_path, media_root, persistent_redis.url, queue)
     with publishing_to(persistent_redis.url, queue):
