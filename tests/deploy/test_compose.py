@@ -49,6 +49,14 @@ if __name__ == "__main__":
     run(FirstLegal)
 """
 
+# The worker container's processes but docker-init and this listing's own (an exec
+# gets the container's capabilities): "<name> <bounding set>" per line.
+_LIST_CAPS = (
+    "for p in /proc/[0-9]*; do n=$(cat $p/comm 2>/dev/null) || continue; "
+    'case "$n" in docker-init|sh|cat|awk) continue;; esac; '
+    'echo "$n $(awk \'$1 == "CapBnd:" { print $2 }\' $p/status)"; done'
+)
+
 pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(2400)]
 
 
@@ -280,6 +288,18 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     match = stack.wait_for("a rated match of the bot", rated_match, 900)
     print(f"rated match {match['id']}: {time.monotonic() - started:.0f} s")
     assert LADDER in json.dumps(match)
+
+    # The broker keeps its queue on disk (an append-only file in its volume).
+    appendonly = stack.run("exec", "-T", "redis", "redis-cli", "config", "get", "appendonly")
+    assert appendonly.split() == ["appendonly", "yes"], appendonly
+    # web runs as arena without a capability; the worker's processes lack CAP_SYS_ADMIN.
+    web_status = stack.run("exec", "-T", "web", "cat", "/proc/self/status")
+    assert "\nCapEff:\t0000000000000000\n" in web_status, web_status
+    assert stack.run("exec", "-T", "web", "id", "-un").strip() == "arena"
+    listing = stack.run("exec", "-T", "worker", "sh", "-c", _LIST_CAPS)
+    bounding = [line.split() for line in listing.splitlines()]
+    assert "celery" in [name for name, _caps in bounding], listing  # the worker, its pool
+    assert all(int(caps, 16) & (1 << 21) == 0 for _name, caps in bounding), listing  # SYS_ADMIN
 
     # Its log, over the API.
     log = stack.request("GET", f"/api/matches/{match['id']}/log/")
