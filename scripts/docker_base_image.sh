@@ -22,6 +22,10 @@ BASE_IMAGE="${BASE_IMAGE:-las-vegas-arena/debian:bookworm}"
 MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 SECURITY_MIRROR="${SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 
+if ! docker info >/dev/null 2>&1; then
+    echo "docker_base_image.sh: no Docker engine answers (start dockerd)" >&2
+    exit 1
+fi
 if [ "${1:-}" != --force ] && docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     echo "$BASE_IMAGE"
     exit 0
