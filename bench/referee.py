@@ -15,6 +15,11 @@ Everything is measured side by side in the same run:
   time (measured inside the bot): the overhead beyond the bot;
 * **start-up** to ``ready`` of an SDK bot, bare and sandboxed, next to a bare
   interpreter (``python3 -I -c pass``), all with the same ``/usr/bin/python3``;
+* **each runtime** (Python, JavaScript, C, C++, Java, Rust, Go): a tiny
+  echo-like protocol bot of its language (``tests/bots_sdk/runtimes/``) built
+  with :mod:`bots_sdk.build` in the sandbox, then its start-up (launch to
+  ``ready``) and its per-decision round trip through the referee's I/O path,
+  sandboxed, each also as a ratio to the bare pipe echo's;
 * **sandboxed 4-seat classic games per second** with the house random bot,
   one game per process and a whole series per process, per CPU core (the
   referee and its bots take turns, so the CPU time they use is the cost).
@@ -48,12 +53,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots_sdk import protocol, sandbox
+from bots_sdk.build import build, unpack_program
 from bots_sdk.launcher import BotSpec, house_bot, launch_bot, sandbox_problem
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import Match
+from bots_sdk.runtimes import RUNTIMES
 from vegas_engine import describe, new_game, observe
 
 PYTHON = "/usr/bin/python3"  # the sandbox's interpreter: the same one bare, for fairness
+#: One tiny protocol bot per runtime: answers each request with its first legal action.
+RUNTIME_BOTS = Path(__file__).resolve().parent.parent / "tests" / "bots_sdk" / "runtimes"
 
 ECHO = """\
 import os, sys
@@ -191,6 +200,94 @@ def startup(command: list[str], bot_dir: Path, trusted: bool, runs: int) -> list
     return samples
 
 
+def built_bot(folder: Path, runtime_id: str) -> tuple[BotSpec, float]:
+    """The runtime's tiny bot copied to ``folder``, built in the sandbox as the
+    platform builds an upload; and the build's seconds."""
+    runtime = RUNTIMES[runtime_id]
+    bot_dir, program_dir = folder / runtime_id, folder / f"{runtime_id}-program"
+    for path in (bot_dir, program_dir):
+        path.mkdir()
+        path.chmod(0o755)
+    for source in (RUNTIME_BOTS / runtime_id).iterdir():
+        shutil.copyfile(source, bot_dir / source.name)
+        (bot_dir / source.name).chmod(0o644)
+    start = time.perf_counter()
+    result = build(bot_dir, runtime, trusted=False)
+    took = time.perf_counter() - start
+    assert result.ok, result.output
+    if runtime.builds_program:
+        unpack_program(result.program, program_dir)
+    spec = BotSpec(
+        name=runtime_id,
+        bot_dir=bot_dir,
+        main=runtime.main,
+        runtime=runtime_id,
+        program_dir=program_dir if runtime.builds_program else None,
+    )
+    return spec, took
+
+
+def runtime_startup(spec: BotSpec, runs: int) -> list[float]:
+    """ms from launch (sandboxed, as the referee starts it) to the ``ready`` line."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        bot = launch_bot(spec, Limits())
+        bot.stdin.write(protocol.encode(protocol.hello(Limits())))
+        line = bot.stdout.readline()
+        samples.append((time.perf_counter() - start) * 1000)
+        assert b'"ready"' in line, (line, bot.close(timeout=1.0).stderr_tail)
+        bot.close(timeout=1.0)
+    return samples
+
+
+def runtime_decisions(spec: BotSpec, rounds: int) -> list[float]:
+    """Round trips (ms) of a real request through the referee's I/O path to the
+    sandboxed bot and back (its action), like :func:`referee_echo`."""
+    from bots_sdk.faults import FaultKind
+    from bots_sdk.referee import _Connection
+
+    limits = Limits(max_output_bytes=2**40)
+    connection = _Connection(launch_bot(spec, limits), limits, time.monotonic())
+    connection.send_line(protocol.encode(protocol.hello(limits)), time.monotonic() + 10)
+    assert isinstance(
+        connection.await_line(time.monotonic() + 10, FaultKind.STARTUP_TIMEOUT), tuple
+    )
+    line = request_line()
+    samples = []
+    for index in range(rounds + 50):
+        start = time.monotonic()
+        connection.send_line(line, start + 1)
+        reply = connection.await_line(start + 1, FaultKind.TIMEOUT)
+        assert isinstance(reply, tuple), reply
+        if index >= 50:  # warm-up (the JVM compiles the loop)
+            samples.append((reply[1] - start) * 1000)
+    connection.close()
+    return samples
+
+
+def runtimes_table(folder: Path, echo: float, echo_startup: float, scale: float) -> None:
+    """Each runtime's tiny bot, sandboxed: build, start-up, per-decision, vs the bare echo."""
+    runs, rounds = max(5, int(20 * scale)), int(2000 * scale)
+    print(
+        f"\nper runtime, sandboxed (tiny bots of tests/bots_sdk/runtimes/; medians of {runs} "
+        f"starts, {rounds} decisions)"
+    )
+    print("  runtime   build s   start-up ms  (x echo)   decision ms  (x echo)")
+    for runtime in RUNTIMES.values():
+        missing = runtime.missing_toolchain()
+        if missing is not None:
+            print(f"  {runtime.id:<8} skipped: {missing}")
+            continue
+        spec, took = built_bot(folder, runtime.id)
+        started = statistics.median(runtime_startup(spec, runs))
+        decision = statistics.median(runtime_decisions(spec, rounds))
+        print(
+            f"  {runtime.id:<8} {took:7.2f}   {started:11.1f}  {started / echo_startup:7.1f}x"
+            f"   {decision:11.4f}  {decision / echo:7.2f}x"
+        )
+
+
 def _config() -> sandbox.SandboxConfig:
     from bots_sdk.launcher import sandbox_config
 
@@ -274,6 +371,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  the sandbox's share: sandboxed / bare overhead = {ratio:.2f}x")
 
         runs = max(5, int(20 * scale))
+        if sandboxed:
+            # The bare echo answers hello with a line: its start-up is launch to that line.
+            echo_command = [PYTHON, "-I", f"{sandbox.BOT_MOUNT}/echo.py"]
+            echo_startup = statistics.median(startup(echo_command, folder, True, runs))
+            print(f"\nstart-up of the bare pipe echo (python3 -I, ms): {echo_startup:.1f}")
+            runtimes_table(folder, echo_median, echo_startup, scale)
         print(f"\nstart-up to ready (ms, median of {runs})")
         interpreter = statistics.median(
             startup([PYTHON, "-I", "-c", "print()"], folder, True, runs)

@@ -1,9 +1,12 @@
 """``python -m bots_sdk``: write a starter bot, play, run a tournament, validate.
 
-Human-readable output by default, JSON with ``--json``. A BOT is a ``.py``
-file, a folder with ``main.py``, an executable, or a house bot name
-(``random``, ``greedy``, ``gambler``, ``montecarlo``). Bots run in the sandbox unless
-``--no-sandbox`` (house bots always run bare: they are the platform's code).
+Human-readable output by default, JSON with ``--json``. A BOT is a source
+file of any runtime (``.py``, ``.js``, ``.c``, ``.cpp``, ``.java``, ``.rs``,
+``.go``), a folder with its main file at the top (``main.py``, ``main.c``,
+...), an executable, or a house bot name (``random``, ``greedy``,
+``gambler``, ``montecarlo``). Bots are built and run in the sandbox, as on
+the platform, unless ``--no-sandbox`` (house bots always run bare: they are
+the platform's code).
 Bad input exits with status 2; ``validate`` exits with 1 when the bot fails.
 """
 
@@ -20,49 +23,25 @@ from pathlib import Path
 from vegas_engine import OptionValue, VegasError, describe, rule_system
 
 from .games import GameSetup
-from .launcher import HOUSE_BOTS, BotNotFoundError, BotSpec, resolve_bot, sandbox_problem
+from .kits import KITS, KitError, kit, write_kit
+from .launcher import (
+    HOUSE_BOTS,
+    BotBuildError,
+    BotNotFoundError,
+    BotSpec,
+    build_bot,
+    resolve_bot,
+    sandbox_problem,
+)
 from .preflight import preflight
 from .protocol import Limits
 from .referee import GameRecord, new_bot_seed_key, play_series
+from .runtimes import ToolchainMissingError
 from .tournament import run_tournament
 
 
 class CliError(Exception):
     """Bad command-line input or environment; the message says what to change."""
-
-
-STARTER = '''\
-"""{name}: a Las Vegas Arena bot.
-
-Try it:      python -m bots_sdk play {name} --rules classic --players 2 --no-sandbox
-Check it:    python -m bots_sdk validate {name}
-
-act() receives the observation (docs/observation.md): the casinos and their
-notes, the dice just rolled, everyone's money, and "legal_actions", a list of
-strings such as "place 3". Return one of them. print() goes to stderr, your log.
-"""
-
-from bots_sdk import Bot, run
-
-
-class {cls}(Bot):
-    def act(self, observation):
-        # The biggest top note among the casinos we may place on.
-        top = {{}}
-        for casino in observation["casinos"]:
-            values = [note for note in casino["notes"] if isinstance(note, int)]
-            top[casino["casino"]] = max(values, default=0)
-
-        def value(action):
-            verb, _, argument = action.partition(" ")
-            return top.get(int(argument), 0) if verb == "place" else 0
-
-        return max(observation["legal_actions"], key=value)
-
-
-if __name__ == "__main__":
-    run({cls})
-'''
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,8 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bots_sdk", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    new = commands.add_parser("new", help="write a starter bot: NAME/main.py")
-    new.add_argument("name", help="the bot's folder name")
+    new = commands.add_parser("new", help="write a starter bot: the folder NAME with main.<ext>")
+    new.add_argument("name", help="the bot's folder name (a new folder)")
+    new.add_argument(
+        "--lang",
+        default="python",
+        help=f"the kit's language: {', '.join(KITS)} (default python)",
+    )
     new.add_argument("--json", action="store_true", help="print JSON")
     new.set_defaults(run=_new)
 
@@ -211,7 +195,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise CliError(str(error)) from None
 
 
-def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
+def _bots(names: Sequence[str], no_sandbox: bool, *, built: bool = True) -> list[BotSpec]:
     specs = [resolve_bot(name, trusted=no_sandbox) for name in names]
     shown = [spec.name for spec in specs]
     for index, name in enumerate(shown):
@@ -221,6 +205,15 @@ def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
         problem = sandbox_problem()
         if problem is not None:
             raise CliError(f"{problem}\nor pass --no-sandbox to run the bots unsandboxed")
+    programs: dict[str, BotSpec] = {}  # a bot named twice is built once
+    for index, spec in enumerate(specs if built else []):
+        key = f"{spec.bot_dir}/{spec.main}"
+        if key not in programs:
+            try:
+                programs[key] = build_bot(spec)
+            except (BotBuildError, ToolchainMissingError) as error:
+                raise CliError(str(error)) from None
+        specs[index] = replace(programs[key], name=spec.name)
     return specs
 
 
@@ -229,18 +222,15 @@ def _bots(names: Sequence[str], no_sandbox: bool) -> list[BotSpec]:
 
 def _new(args: argparse.Namespace) -> int:
     folder = Path(args.name)
-    main_py = folder / "main.py"
-    if main_py.exists():
-        raise CliError(f"{main_py} exists already")
-    cls = "".join(part.capitalize() for part in folder.name.replace("-", "_").split("_")) or "Bot"
-    if not cls.isidentifier() or cls in ("Bot", "run"):
-        cls = "MyBot"
-    folder.mkdir(parents=True, exist_ok=True)
-    main_py.write_text(STARTER.format(name=folder.name, cls=cls))
+    try:
+        written = write_kit(folder.name, args.lang, folder)
+    except KitError as error:
+        raise CliError(str(error)) from None
+    main_file = folder / kit(args.lang).main
     if args.json:
-        print(json.dumps({"created": str(main_py)}))
+        print(json.dumps({"created": str(main_file), "files": [str(p) for p in written]}))
     else:
-        print(f"created {main_py}")
+        print(f"created {main_file} (and README.md): edit its choose function")
         print(f"try it: python -m bots_sdk play {folder} --rules classic --players 2 --no-sandbox")
     return 0
 
@@ -327,7 +317,17 @@ def _validate(args: argparse.Namespace) -> int:
     if args.bot in HOUSE_BOTS and not Path(args.bot).exists():
         spec = resolve_bot(args.bot)
     else:
-        (spec,) = _bots([args.bot], args.no_sandbox)
+        (spec,) = _bots([args.bot], args.no_sandbox, built=False)
+        try:
+            spec = build_bot(spec)
+        except ToolchainMissingError as error:
+            raise CliError(str(error)) from None
+        except BotBuildError as error:  # the bot's failure, as the platform reports it
+            if args.json:
+                print(json.dumps({"ok": False, "bot": spec.name, "build": error.result.output}))
+            else:
+                print(f"FAILED: {error}")
+            return 1
     report = preflight(spec, _setup(args), seed=args.seed)
     if args.json:
         print(json.dumps(report.to_json()))

@@ -1,23 +1,30 @@
 """Which program a bot is, and how the referee starts it: bare or sandboxed.
 
-A :class:`BotSpec` names a bot's command and files. A :data:`Launcher` turns
-it into a running :class:`~bots_sdk.sandbox.BotProcess`; the referee needs
-nothing else of it, so tests or a platform worker may pass their own.
-:func:`launch_bot` is the default: house bots and ``trusted`` specs run as
-plain processes, everything else in the sandbox.
+A :class:`BotSpec` names a bot's runtime, files and built program. A
+:data:`Launcher` turns it into a running :class:`~bots_sdk.sandbox.BotProcess`;
+the referee needs nothing else of it, so tests or a platform worker may pass
+their own. :func:`launch_bot` is the default: house bots and ``trusted``
+specs run as plain processes, everything else in the sandbox.
+:func:`resolve_bot` finds a bot from the command line and :func:`build_bot`
+builds it (in the sandbox unless trusted), as the platform does.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import sandbox
+from .build import BuildResult, build, unpack_program
 from .protocol import Limits
+from .runtimes import BUILD_MOUNT, RUNTIMES, Runtime, Stage, runtime_for_file, runtime_for_folder
 
 #: The house bots: name -> file in ``bots_sdk/house/``.
 HOUSE_BOTS: Mapping[str, str] = {
@@ -33,15 +40,24 @@ PACKAGES_ROOT = Path(__file__).resolve().parent.parent
 
 
 class BotNotFoundError(ValueError):
-    """A bot argument that is no file, folder with ``main.py``, or house bot."""
+    """A bot argument that is no bot file, bot folder, executable or house bot."""
+
+
+class BotBuildError(RuntimeError):
+    """A bot that does not build; the message is the build's report."""
+
+    def __init__(self, name: str, result: BuildResult) -> None:
+        self.result = result
+        super().__init__(f"{name} ({result.runtime.title}) does not build:\n{result.output}")
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot program: ``command`` runs in ``bot_dir``, seen as ``/bot`` when sandboxed.
+    """A bot program: its files ``bot_dir`` (``/bot`` when sandboxed) and ``runtime``.
 
-    ``main`` is the Python file to run, relative to ``bot_dir`` (None: the
-    command is an executable of its own, any language).
+    ``main`` is the main file, relative to ``bot_dir`` (None: ``executable`` is
+    a program of its own, any language, run as it is). ``program_dir`` holds
+    the built program (``/build`` when sandboxed) of a runtime that builds one.
     """
 
     name: str
@@ -50,16 +66,19 @@ class BotSpec:
     executable: str | None = None
     trusted: bool = False
     env: Mapping[str, str] = field(default_factory=dict)
+    runtime: str = "python"
+    program_dir: Path | None = None
 
-    def command(self) -> list[str]:
-        """The command line, with the bot's files under ``/bot`` (see the sandbox)."""
+    def command(self, memory_bytes: int = Limits().memory_bytes) -> list[str]:
+        """The command line, with the bot's files under ``/bot`` and its program
+        under ``/build`` (see the sandbox)."""
         if self.main is None:
             assert self.executable is not None
             return [f"{sandbox.BOT_MOUNT}/{self.executable}"]
-        if self.trusted:
+        if self.trusted and self.runtime == "python":
             # The running interpreter, so a local run uses the same Python and packages.
             return [sys.executable, f"{sandbox.BOT_MOUNT}/{self.main}"]
-        return sandbox_config().runtime.python_command(self.main)
+        return RUNTIMES[self.runtime].command(Stage.RUN, memory_bytes=memory_bytes, main=self.main)
 
 
 def house_bot(name: str) -> BotSpec:
@@ -68,21 +87,40 @@ def house_bot(name: str) -> BotSpec:
 
 
 def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
-    """A bot from the command line: a house bot name, a ``.py`` file, a folder
-    with ``main.py``, or an executable file in any language."""
+    """A bot from the command line: a house bot name, a source file of any
+    runtime (``.py``, ``.c``, ``.java``, ...), a folder with a main file at its
+    top (``main.py``, ``main.c``, ...), or an executable file. Runtimes that
+    build a program need :func:`build_bot` before they play."""
     if argument in HOUSE_BOTS and not Path(argument).exists():
         return house_bot(argument)
     path = Path(argument).resolve()
     if path.is_dir():
-        if not (path / "main.py").is_file():
-            raise BotNotFoundError(f"{argument}: a bot folder needs a main.py")
-        return BotSpec(name=path.name, bot_dir=path, main="main.py", trusted=trusted)
+        try:
+            runtime = runtime_for_folder([child.name for child in path.iterdir()])
+        except ValueError as error:
+            raise BotNotFoundError(f"{argument}: {error}") from None
+        return BotSpec(
+            name=path.name, bot_dir=path, main=runtime.main, trusted=trusted, runtime=runtime.id
+        )
     if path.is_file():
         if path.suffix == ".py":
             # A folder's main.py is that folder's bot: name it after the folder.
             name = path.parent.name if path.name == "main.py" else path.stem
             return BotSpec(name=name, bot_dir=path.parent, main=path.name, trusted=trusted)
+        if any(path.suffix in r.suffixes for r in RUNTIMES.values()):
+            return _single_file_bot(path, runtime_for_file(path.name), trusted)
         if os.access(path, os.X_OK):
+            with path.open("rb") as handle:
+                magic = handle.read(4)
+            if magic != b"\x7fELF" and not magic.startswith(b"#!"):
+                # The kernel cannot run it (ENOEXEC); in the sandbox bwrap would only say
+                # "No such file or directory", as it finds no shell to try instead.
+                raise BotNotFoundError(
+                    f"{argument}: executable, but not a program: an executable bot is a "
+                    "Linux (ELF) binary or a script whose first line is #! and its interpreter"
+                )
+            if magic.startswith(b"#!") and not trusted:
+                _check_interpreter(argument, path)
             return BotSpec(
                 name=path.name,
                 bot_dir=path.parent,
@@ -90,23 +128,95 @@ def resolve_bot(argument: str, *, trusted: bool = False) -> BotSpec:
                 executable=path.name,
                 trusted=trusted,
             )
-        raise BotNotFoundError(f"{argument}: not a .py file and not executable")
+        raise BotNotFoundError(
+            f"{argument}: not a bot source file ({_known_mains()}) and not executable"
+        )
     raise BotNotFoundError(
         f"{argument}: no such file or folder, and not a house bot ({', '.join(HOUSE_BOTS)})"
     )
 
 
+def _check_interpreter(argument: str, path: Path) -> None:
+    """Refuse a ``#!`` script whose interpreter the sandbox does not show: bwrap
+    would only say "No such file or directory", naming the script."""
+    with path.open("rb") as handle:
+        first = handle.readline(256)[2:].decode(errors="replace").split()
+    interpreter = first[0] if first else ""
+    if interpreter.startswith("/bin/"):
+        interpreter = "/usr" + interpreter
+    view = sandbox_config().runtime
+    visible = {link for _target, link in view.symlinks} | set(view.ro_paths)
+    if interpreter in visible or any(interpreter.startswith(p + "/") for p in view.ro_paths):
+        return
+    languages = ", ".join(r.title for r in RUNTIMES.values())
+    raise BotNotFoundError(
+        f"{argument}: a script for {interpreter or 'no interpreter'}, which the sandbox does "
+        f"not have: write the bot in one of the arena's languages ({languages}; "
+        "`python -m bots_sdk new NAME --lang ...` starts one), or run it with --no-sandbox"
+    )
+
+
+def _known_mains() -> str:
+    return ", ".join(r.main for r in RUNTIMES.values())
+
+
+def _scratch(prefix: str) -> Path:
+    """A folder the bot user may read, removed when this process ends."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    folder.chmod(0o755)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _single_file_bot(path: Path, runtime: Runtime, trusted: bool) -> BotSpec:
+    """One source file is a bot of its own, built as its runtime's main file
+    (the platform stores a single-file upload the same way)."""
+    folder = _scratch("vegas-bot-")
+    copy = folder / runtime.main
+    shutil.copyfile(path, copy)
+    copy.chmod(0o644)
+    name = path.parent.name if path.stem == "main" else path.stem
+    return BotSpec(
+        name=name, bot_dir=folder, main=runtime.main, trusted=trusted, runtime=runtime.id
+    )
+
+
+def build_bot(spec: BotSpec) -> BotSpec:
+    """``spec`` built by its runtime, in the sandbox unless trusted, exactly as the
+    platform builds an upload: the program unpacked into a folder of its own.
+
+    Raises :class:`BotBuildError` with the build's report when it fails. House
+    bots, executables and single Python files are returned as they are.
+    """
+    if spec.main is None or (spec.runtime == "python" and spec.main != "main.py"):
+        return spec
+    runtime = RUNTIMES[spec.runtime]
+    result = build(spec.bot_dir, runtime, trusted=spec.trusted)
+    if not result.ok:
+        raise BotBuildError(spec.name, result)
+    if not runtime.builds_program:
+        return spec
+    program_dir = _scratch("vegas-program-")
+    unpack_program(result.program, program_dir)
+    return replace(spec, program_dir=program_dir)
+
+
 @functools.cache
-def sandbox_config() -> sandbox.SandboxConfig:
-    """The sandbox with the SDK and the engine importable by bots (read-only)."""
-    runtime = sandbox.DEFAULT_CONFIG.runtime
-    for package in ("bots_sdk", "vegas_engine"):
-        runtime = runtime.with_python_package(PACKAGES_ROOT / package)
-    return sandbox.SandboxConfig(runtime=runtime)
+def sandbox_config(runtime_id: str = "python") -> sandbox.SandboxConfig:
+    """The sandbox a bot of ``runtime_id`` plays in; Python bots can import the
+    SDK and the engine (read-only)."""
+    view = RUNTIMES[runtime_id].sandbox_view(Stage.RUN)
+    if runtime_id == "python":
+        for package in ("bots_sdk", "vegas_engine"):
+            view = view.with_python_package(PACKAGES_ROOT / package)
+    return sandbox.SandboxConfig(runtime=view)
 
 
-def sandbox_limits(limits: Limits) -> sandbox.SandboxLimits:
-    return sandbox.SandboxLimits(memory_bytes=limits.memory_bytes, cpu_quota=limits.cpu_cores)
+def sandbox_limits(limits: Limits, runtime_id: str = "python") -> sandbox.SandboxLimits:
+    pids = max(sandbox.SandboxLimits().pids, RUNTIMES[runtime_id].min_pids)
+    return sandbox.SandboxLimits(
+        memory_bytes=limits.memory_bytes, cpu_quota=limits.cpu_cores, pids=pids
+    )
 
 
 Launcher = Callable[[BotSpec, Limits], sandbox.BotProcess]
@@ -116,21 +226,25 @@ def launch_bot(spec: BotSpec, limits: Limits) -> sandbox.BotProcess:
     """Start ``spec``: bare if trusted (the SDK and engine found via PYTHONPATH),
     else in the sandbox. Raises :class:`~bots_sdk.sandbox.SandboxError` or
     :class:`OSError` when it cannot start."""
+    runtime = RUNTIMES[spec.runtime]
+    env = {**runtime.environment(Stage.RUN, memory_bytes=limits.memory_bytes), **spec.env}
+    binds = [] if spec.program_dir is None else [(spec.program_dir, BUILD_MOUNT)]
     if spec.trusted:
-        env = {"PYTHONPATH": str(PACKAGES_ROOT), **spec.env}
         return sandbox.launch(
-            spec.command(),
+            spec.command(limits.memory_bytes),
             bot_dir=spec.bot_dir,
-            limits=sandbox_limits(limits),
+            limits=sandbox_limits(limits, spec.runtime),
             trusted=True,
-            env=env,
+            env={"PYTHONPATH": str(PACKAGES_ROOT), **env},
+            extra_binds=binds,
         )
     return sandbox.launch(
-        spec.command(),
+        spec.command(limits.memory_bytes),
         bot_dir=spec.bot_dir,
-        limits=sandbox_limits(limits),
-        env=dict(spec.env),
-        config=sandbox_config(),
+        limits=sandbox_limits(limits, spec.runtime),
+        env=env,
+        config=sandbox_config(spec.runtime),
+        extra_binds=binds,
     )
 
 

@@ -6,8 +6,10 @@
 #   scripts/install_system.sh run    # for `make run`: the venv's and the sandbox's parts
 #
 # - python3-venv, for the project's .venv (Debian's python3 lacks ensurepip without it)
-# - the bot sandbox: bubblewrap, the bot runtime (Debian's /usr/bin/python3 with
-#   python3-numpy) and the unprivileged bot user (VEGAS_BOT_USER, default vegasbot)
+# - the bot sandbox: bubblewrap, the bot runtimes and the unprivileged bot user
+#   (VEGAS_BOT_USER, default vegasbot). The runtimes are bots_sdk/runtimes.py's:
+#   Python 3.11 with numpy, Node.js, gcc, g++, OpenJDK 17, rustc, Go; each is
+#   checked by a file of its toolchain, as that module names them.
 # - test only: Chromium (Debian's, driven by Playwright), PostgreSQL and Redis
 #   (the test suite starts throwaway servers from their binaries)
 #
@@ -39,6 +41,13 @@ fi
 command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 [ -x /usr/bin/python3 ] || packages+=(python3)
 /usr/bin/python3 -I -c 'import numpy' >/dev/null 2>&1 || packages+=(python3-numpy)
+# The other bot runtimes (bots_sdk/runtimes.py: toolchain file, Debian packages).
+[ -x /usr/bin/node ] || packages+=(nodejs)
+[ -x /usr/bin/gcc ] && [ -f /usr/include/stdio.h ] || packages+=(gcc libc6-dev)
+[ -x /usr/bin/g++ ] || packages+=(g++)
+[ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac ] || packages+=(openjdk-17-jdk-headless)
+[ -x /usr/bin/rustc ] && [ -x /usr/bin/cc ] || packages+=(rustc)
+[ -x /usr/lib/go-1.19/bin/go ] || packages+=(golang-go)
 if [ "$PURPOSE" = test ]; then
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
     command -v redis-server >/dev/null 2>&1 || packages+=(redis-server)
@@ -93,4 +102,6 @@ fi
 
 echo "$me: $(bwrap --version), $(/usr/bin/python3 --version)," \
     "numpy $(/usr/bin/python3 -I -c 'import numpy; print(numpy.__version__)')," \
+    "node $(/usr/bin/node --version), $(/usr/bin/gcc -dumpfullversion 2>/dev/null | sed 's/^/gcc /')," \
+    "$(/usr/bin/rustc --version | cut -d' ' -f1-2), $(/usr/lib/go-1.19/bin/go version | cut -d' ' -f3)," \
     "user $BOT_USER uid $(id -u "$BOT_USER")"

@@ -5,7 +5,8 @@
 #
 # With no environment set this is the embedded mode: SQLite, files and the
 # Celery broker under ./var (ARENA_DATA_DIR). Set DATABASE_URL,
-# CELERY_BROKER_URL, ... to use servers instead (docs/platform.md). Each
+# CELERY_BROKER_URL (redis:// or amqp://), ... to use servers instead
+# (docs/deploy.md); supervisord passes them on to every program. Each
 # process logs to $ARENA_DATA_DIR/log/<name>.log; supervisord's own log (starts,
 # exits, restarts) to supervisord.log there and to this script's output.
 #
@@ -34,6 +35,9 @@ export DJANGO_SETTINGS_MODULE=arena.settings
 export ARENA_DATA_DIR="$DATA_DIR"
 
 "$PYTHON" manage.py migrate --noinput
+# This host can use the platform's storage, and it is the one the other hosts
+# share (the worker checks again when it starts; docs/platform.md, *Storage*).
+"$PYTHON" manage.py check_storage --role web
 "$PYTHON" manage.py collectstatic --noinput -v0
 "$PYTHON" manage.py load_house_bots
 

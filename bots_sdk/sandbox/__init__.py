@@ -19,9 +19,9 @@ Typical use::
 from __future__ import annotations
 
 from ._host import DEFAULT_CONFIG, SandboxConfig, check_host
-from ._process import BotProcess, bwrap_arguments, launch
+from ._process import BotProcess, bwrap_arguments, launch, rewrite_for_host
 from ._runtime import BOT_MOUNT, DEBIAN_PYTHON3, BotRuntime, runtime_python_command
-from ._seccomp import BOT_FILTER, DENIED_SYSCALLS, build_filter
+from ._seccomp import ALLOWED_SYSCALLS, BOT_FILTER, DENIED_SYSCALLS, build_filter
 from ._selftest import SelfTestReport, self_test
 from ._types import (
     GiB,
@@ -34,6 +34,7 @@ from ._types import (
 )
 
 __all__ = [
+    "ALLOWED_SYSCALLS",
     "BOT_FILTER",
     "BOT_MOUNT",
     "DEBIAN_PYTHON3",
@@ -54,6 +55,7 @@ __all__ = [
     "bwrap_arguments",
     "check_host",
     "launch",
+    "rewrite_for_host",
     "runtime_python_command",
     "self_test",
 ]

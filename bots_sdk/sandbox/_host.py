@@ -94,7 +94,7 @@ def _check_userns(problems: list[str]) -> None:
         )
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=64)  # a config per runtime and step
 def check_host(config: SandboxConfig = DEFAULT_CONFIG) -> Host:
     """Check the host once per config; raise SandboxUnavailableError naming
     every missing piece. Also creates the arena's parent cgroup(s) and removes

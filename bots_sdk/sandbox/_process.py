@@ -86,8 +86,10 @@ def bwrap_arguments(
     env: Mapping[str, str],
     seccomp_fd: int,
     hostname: str = "vegas-bot",
+    extra_binds: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
-    """The bubblewrap arguments that run ``command`` for one bot."""
+    """The bubblewrap arguments that run ``command`` for one bot; ``extra_binds``
+    are this bot's own read-only ``(host, sandbox)`` binds (its built program)."""
     args = [
         "--unshare-user",
         "--unshare-pid",
@@ -112,6 +114,10 @@ def bwrap_arguments(
     args += ["--ro-bind", str(bot_dir), BOT_MOUNT, "--proc", "/proc", "--dev", "/dev"]
     args += ["--size", str(limits.shm_bytes), "--perms", "1777", "--tmpfs", "/dev/shm"]
     args += ["--size", str(limits.tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
+    for path, size in runtime.tmpfs:
+        args += ["--size", str(size), "--perms", "1777", "--tmpfs", path]
+    for source, dest in extra_binds:
+        args += ["--ro-bind", source, dest]
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", BOT_MOUNT, "--clearenv"]
     for key, value in env.items():
         if not key or "=" in key:
@@ -369,11 +375,14 @@ def _parent_pid(pid: int) -> int | None:
     return int(stat[stat.rfind(b")") + 2 :].split()[1])
 
 
-def _rewrite_for_host(command: Sequence[str], bot_dir: Path) -> list[str]:
+def rewrite_for_host(command: Sequence[str], mounts: Mapping[str, str]) -> list[str]:
+    """``command`` with each sandbox path (``/bot/...``) turned into its host path."""
     out = []
     for word in command:
-        if word == BOT_MOUNT or word.startswith(BOT_MOUNT + "/"):
-            word = str(bot_dir) + word[len(BOT_MOUNT) :]
+        for inside, host in mounts.items():
+            if word == inside or word.startswith(inside + "/"):
+                word = host + word[len(inside) :]
+                break
         out.append(word)
     return out
 
@@ -386,6 +395,7 @@ def launch(
     trusted: bool = False,
     env: Mapping[str, str] | None = None,
     config: SandboxConfig | None = None,
+    extra_binds: Sequence[tuple[Path | str, str]] = (),
 ) -> BotProcess:
     """Start ``command`` as a bot whose files are ``bot_dir``.
 
@@ -398,6 +408,9 @@ def launch(
     ``trusted=True`` (house bots, local development) runs the command
     directly, in a new session with ``bot_dir`` as working directory and
     ``/bot/...`` arguments rewritten to ``bot_dir``: no isolation at all.
+
+    ``extra_binds`` are ``(host path, sandbox path)`` pairs bound read-only
+    (a built program at ``/build``); trusted, their arguments are rewritten too.
     """
     if isinstance(command, str) or not command:
         raise ValueError("command must be a non-empty sequence of arguments")
@@ -406,16 +419,19 @@ def launch(
     if not bot_path.is_dir():
         raise SandboxError(f"bot_dir is not a directory: {bot_path}")
     bot_env = config.runtime.environment(env)
+    binds = [(str(Path(source).resolve()), dest) for source, dest in extra_binds]
     if trusted:
-        return _launch_trusted(list(command), bot_path, limits, bot_env)
+        mounts = {BOT_MOUNT: str(bot_path), **{dest: source for source, dest in binds}}
+        return _launch_trusted(rewrite_for_host(command, mounts), bot_path, limits, bot_env)
     host = check_host(config)
-    blocked = _readable_by(bot_path, host.uid, host.gid)
-    if blocked is not None:
-        raise SandboxError(
-            f"bot_dir {bot_path} cannot be read by the bot user {config.user!r}: "
-            f"{blocked} lacks permission (make it o+rx, or its parents o+x)"
-        )
-    return _launch_sandboxed(list(command), bot_path, limits, bot_env, config, host)
+    for label, path in [("bot_dir ", bot_path), *(("", Path(source)) for source, _ in binds)]:
+        blocked = _readable_by(path, host.uid, host.gid)
+        if blocked is not None:
+            raise SandboxError(
+                f"{label}{path} cannot be read by the bot user {config.user!r}: "
+                f"{blocked} lacks permission (make it o+rx, or its parents o+x)"
+            )
+    return _launch_sandboxed(list(command), bot_path, limits, bot_env, config, host, binds)
 
 
 def _launch_sandboxed(
@@ -425,6 +441,7 @@ def _launch_sandboxed(
     env: dict[str, str],
     config: SandboxConfig,
     host: Host,
+    extra_binds: Sequence[tuple[str, str]],
 ) -> BotProcess:
     cgroup = host.cgroups.create(limits)
     spawn_only: list[int] = []  # the child's copies: closed once it is started
@@ -440,6 +457,7 @@ def _launch_sandboxed(
             env=env,
             seccomp_fd=seccomp_fd,
             hostname=config.hostname,
+            extra_binds=extra_binds,
         )
         # Options through a file: the bot's /proc/1/cmdline shows no host path.
         options, tail = _split_options(args)
@@ -494,7 +512,7 @@ def _launch_trusted(
     started = time.monotonic()
     try:
         popen = subprocess.Popen(
-            _rewrite_for_host(command, bot_dir),
+            command,
             stdin=stdin_r,
             stdout=stdout_w,
             stderr=stderr_fd,

@@ -18,6 +18,8 @@ class BotRuntime:
     in ``optional_paths`` and skipped), ``binds`` are ``(host, sandbox)``
     pairs, ``symlinks`` are ``(target, link)`` pairs created in the sandbox.
     ``env`` is the whole environment of the bot (plus what ``launch`` adds).
+    ``tmpfs`` are ``(path, size in bytes)`` writable mounts of their own (a
+    build's output), like ``/tmp`` charged to the bot's memory.
     """
 
     python: str
@@ -26,6 +28,7 @@ class BotRuntime:
     binds: tuple[tuple[str, str], ...] = ()
     symlinks: tuple[tuple[str, str], ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    tmpfs: tuple[tuple[str, int], ...] = ()
     site_dir: str = "/usr/local/lib/python3.11/dist-packages"
     #: modules that must import in the runtime (checked by self_test)
     required_modules: tuple[str, ...] = field(default=("numpy",))

@@ -3,9 +3,9 @@
 With nothing set, the platform runs in *embedded* mode on one machine: SQLite
 and uploaded files under the data directory, and a Celery broker made of
 folders there (kombu's filesystem transport), so `make run` needs no server.
-A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis), a
-shared storage backend, SECRET_KEY and ALLOWED_HOSTS; docs/platform.md lists
-every variable.
+Bot code and match logs are kept in the database, so every host shares them.
+A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or
+RabbitMQ), SECRET_KEY and ALLOWED_HOSTS; docs/deploy.md lists every variable.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import dj_database_url
 import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
 
 from .env import env_bool, env_int, env_json_object, env_list, env_str
 
@@ -68,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "axes",
+    "arena.blobs",
     "arena.players",
     "arena.bots",
     "arena.ladders",
@@ -185,14 +187,17 @@ with contextlib.suppress(OSError):
 MEDIA_URL = env_str("MEDIA_URL", "media/")
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
 
-# Bot code and match logs go through the default storage. Every web and worker
-# machine must reach it: the embedded default is a folder under the data dir
-# (one machine, or a volume shared by the containers); several machines use a
-# shared backend, e.g. STORAGE_BACKEND=storages.backends.s3.S3Storage with
-# STORAGE_OPTIONS='{"bucket_name": "arena"}' (needs django-storages).
+# Bot code and match logs go through the default storage, which every web and
+# worker host must share: by default the platform's own database
+# (arena.blobs.storage.DatabaseStorage), shared with no extra server. One-host
+# installs may keep files under MEDIA_ROOT instead
+# (STORAGE_BACKEND=django.core.files.storage.FileSystemStorage); large ones use
+# S3 (STORAGE_BACKEND=storages.backends.s3.S3Storage, STORAGE_OPTIONS='{"bucket_name":
+# "arena"}', the project's `s3` extra). A worker refuses to start on a storage the
+# other hosts do not share (arena.storage_check).
 STORAGES = {
     "default": {
-        "BACKEND": env_str("STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"),
+        "BACKEND": env_str("STORAGE_BACKEND", "arena.blobs.storage.DatabaseStorage"),
         "OPTIONS": env_json_object("STORAGE_OPTIONS"),
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -202,23 +207,51 @@ STORAGES = {
 
 _BROKER_DIR = DATA_DIR / "broker"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
+# Several URLs separated by ";" are fail-over brokers of one kind: the first names it.
+_BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().lower()
+# The longest a worker holds a message unacknowledged: a retry waiting out its delay
+# (ARENA_MATCH_RETRY_MAX_SECONDS, 30 min), then the match (ARENA_MATCH_STALE_SECONDS,
+# 1 h). Past it the broker delivers the message again: harmless (every task checks
+# its rows), but a duplicate.
+_LONGEST_UNACKED_SECONDS = 7200
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
+if _BROKER_SCHEME == "filesystem":
     for _folder in ("queue", "processed", "control"):
         (_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
     # One folder is both ends of the queue: producers write, workers read.
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
+elif _BROKER_SCHEME in {"redis", "rediss", "sentinel"}:
+    # Redis has no acknowledgements of its own: kombu delivers an unacknowledged
+    # message again after this many seconds, so it must outlast the longest hold.
+    _visibility = env_int("CELERY_VISIBILITY_TIMEOUT", _LONGEST_UNACKED_SECONDS)
+    if _visibility <= 0:
+        raise ImproperlyConfigured(
+            f"CELERY_VISIBILITY_TIMEOUT={_visibility}: expected a number of seconds above 0, "
+            f"at least {_LONGEST_UNACKED_SECONDS} (a retry's delay plus the longest match)"
+        )
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": _visibility}
+elif _BROKER_SCHEME in {"amqp", "amqps", "pyamqp"}:
+    # RabbitMQ redelivers a message as soon as its consumer's connection closes (no
+    # visibility timeout). Publisher confirms: a publish returns once the broker has
+    # the message (on disk: the queue is durable, the message persistent), so a
+    # committed match is never lost silently between commit and publish.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"confirm_publish": True}
+elif _BROKER_SCHEME == "memory":
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}  # tests only: one process
 else:
-    # With acks_late an unacknowledged task is redelivered after this many
-    # seconds: it must exceed the longest task (a match), or it runs twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
-    }
+    # Never the whole URL: it may carry a password.
+    _shown = f"{_BROKER_SCHEME}://" if "://" in CELERY_BROKER_URL else "a URL without a scheme"
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL: unsupported broker {_shown!r}; "
+        "use redis://HOST:6379/0, amqp://USER:PASSWORD@HOST:5672/VHOST (RabbitMQ) "
+        "or filesystem:// (one machine, the default)"
+    )
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)

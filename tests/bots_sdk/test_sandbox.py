@@ -527,6 +527,8 @@ def test_dangerous_syscalls_return_eperm(make_bot: MakeBot) -> None:
     calls = report["calls"]
     assert calls.pop("clone3") == [-1, errno.ENOSYS]  # libc falls back to clone
     assert calls.pop("cachestat") == [-1, errno.ENOSYS]  # newer than the filter knows
+    assert calls.pop("io_setup") == [-1, errno.ENOSYS]  # not on the allow-list
+    assert calls.pop("vmsplice") == [-1, errno.ENOSYS]
     for name in ("ptrace", "unshare_newuser", "keyctl", "io_uring_setup", "bpf", "mount"):
         assert name in calls
     for name in ("memfd_secret", "landlock_create_ruleset", "pidfd_open", "clone_pidfd"):
@@ -539,6 +541,8 @@ def test_dangerous_syscalls_return_eperm(make_bot: MakeBot) -> None:
     for name in ("keyctl", "add_key", "process_vm_readv", "clone3", "pidfd_open", "clone_pidfd"):
         assert control["calls"][name][0] >= 0, (name, control["calls"][name])
     # These depend on the kernel's build (secretmem, landlock): never EPERM, though.
+    assert control["calls"]["io_setup"][0] == 0, control["calls"]["io_setup"]
+    assert control["calls"]["vmsplice"] == [-1, errno.EBADF]
     for name in ("memfd_secret", "landlock_create_ruleset", "modify_ldt", "cachestat"):
         assert control["calls"][name][1] not in (errno.EPERM, errno.ENOSYS), name
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bots_sdk import sandbox
-from bots_sdk.cli import STARTER
 from bots_sdk.faults import FaultKind
+from bots_sdk.kits import kit_text
 from bots_sdk.launcher import BotSpec, house_bot, launch_bot, resolve_bot, sandbox_problem
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import GameRecord, Match
@@ -60,7 +60,7 @@ def play(spec: BotSpec, limits: Limits = DEFAULT) -> tuple[GameRecord, Match, li
 
 
 def test_sdk_bot_plays_in_the_sandbox(public_dir: Path) -> None:
-    spec = write(public_dir, "starter.py", STARTER.format(name="starter", cls="Starter"))
+    spec = write(public_dir, "starter.py", kit_text("python", "main.py", name="starter"))
     record, match, pids = play(spec)
     assert not record.faults
     assert record.seats[0].startup_ms is not None and record.seats[0].decision_ms
@@ -119,7 +119,7 @@ def test_memory_limit_is_an_out_of_memory_fault(public_dir: Path) -> None:
 
 
 def test_validate_runs_in_the_sandbox(public_dir: Path) -> None:
-    write(public_dir, "main.py", STARTER.format(name="starter", cls="Starter"))
+    write(public_dir, "main.py", kit_text("python", "main.py", name="starter"))
     run = subprocess.run(
         [sys.executable, "-m", "bots_sdk", "validate", str(public_dir), "--json"],
         capture_output=True,

@@ -263,6 +263,17 @@ def media_root(settings: Any, tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(params=["database", "filesystem"])
+def each_storage(request: pytest.FixtureRequest, settings: Any, media_root: Path) -> str:
+    """The test runs on each storage a platform may choose: the database (the default)
+    and a folder (MEDIA_ROOT, one-host installs)."""
+    from .stored import use_storage
+
+    backend: str = request.param
+    use_storage(settings, backend)
+    return backend
+
+
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> Iterator[None]:
     """Rate limits count in the cache: each test starts with none used."""

@@ -57,7 +57,7 @@ class BotVersionFactory(factory.django.DjangoModelFactory):
     code_sha256 = factory.Sequence(_fake_sha)
     code = factory.LazyAttribute(lambda o: f"bots/code/{o.code_sha256[:2]}/{o.code_sha256}.py")
     code_size = 100
-    code_format = CodeFormat.PY
+    code_format = CodeFormat.FILE
     status = VersionStatus.ACTIVE
 
 

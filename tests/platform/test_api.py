@@ -55,7 +55,7 @@ def test_a_bad_upload_answers_400_with_its_code_and_message(alice: Any) -> None:
     )
     assert response.status_code == 400
     assert response.json()["code"] == "upload_type"
-    assert "single .py file" in response.json()["detail"]
+    assert "is no bot file the arena knows: upload one source file" in response.json()["detail"]
 
 
 def test_a_too_large_upload_is_refused_before_it_is_read(alice: Any, settings: Any) -> None:

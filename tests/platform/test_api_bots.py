@@ -60,7 +60,7 @@ def test_alice_uploads_a_new_version_to_her_bot(alice: Any) -> None:
 
 
 BAD_UPLOADS = [
-    ("shark.exe", b"MZ", "upload_type", "neither a .py file nor a .zip archive"),
+    ("shark.exe", b"MZ", "upload_type", "is no bot file the arena knows"),
     ("shark.py", b"\xff\xfe bad", "source_not_utf8", "is not UTF-8 text (byte 0, line 1)"),
     ("shark.zip", b"PK\x03\x04 broken", "archive_corrupt", "is not a readable .zip archive"),
     (

@@ -85,7 +85,8 @@ def test_sign_up_and_upload_a_good_and_a_broken_bot(page: Any, screenshot: Any) 
     upload_file(page, "second", "second.zip", zipped({"second/main.py": GOOD_BOT}))
     error = page.inner_text("#upload-form .field-error")
     assert error == (
-        "the archive has no main.py at its top level; the arena runs main.py. It has "
+        "the archive has no main file (main.py, main.js, main.c, main.cpp, main.java, main.rs, "
+        "main.go) at its top level: the arena starts the bot there. It has "
         "'second/main.py': zip the contents of the folder 'second', not the folder itself."
     )
     screenshot("upload-error")

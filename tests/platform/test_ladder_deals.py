@@ -119,7 +119,8 @@ def finish(
         )
         for seat, version in enumerate(versions)
     ]
-    finished = match_finish(match=match_start(match=match), outcomes=outcomes, game_log=b"{}")
+    running = match if match.status == MatchStatus.RUNNING else match_start(match=match)
+    finished = match_finish(match=running, outcomes=outcomes, game_log=b"{}")
     if at is not None:
         Match.objects.filter(pk=match.pk).update(finished_at=at)
         finished.refresh_from_db()
@@ -574,6 +575,60 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
     assert "Duplicate deals" not in client.get("/ladders/classic-2/").content.decode()
     assert " of deal " not in client.get(f"/matches/{single.pk}/").content.decode()
+
+
+def exported_logs(api: APIClient, ladder: Ladder) -> list[bytes]:
+    response = api.get(f"/api/ladders/{ladder.slug}/logs/")
+    assert response.status_code == 200
+    return b"".join(response.streaming_content).splitlines()  # type: ignore[attr-defined]
+
+
+def test_a_game_s_seed_and_log_stay_sealed_until_its_whole_deal_is_played(
+    alice: Any, bob: Any
+) -> None:
+    """Game 1's log shows the dice of game 2, which deals the same seed."""
+    ladder = duplicate(2)
+    a, b = shark_and_turtle(alice, bob, ladder)
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=4242)
+    finish(games[0], {a.pk: 10, b.pk: 5})
+    api, client = APIClient(), Client()
+
+    first = api.get(f"/api/matches/{games[0].pk}/").json()
+    assert (first["status"], first["seed"], first["has_log"]) == ("finished", None, False)
+    refused = api.get(f"/api/matches/{games[0].pk}/log/")
+    assert refused.status_code == 404
+    assert refused.json()["detail"] == (
+        f"The log of match {games[0].pk} is sealed until the other games dealt by its seed "
+        "(its duplicate deal) are played: it shows the dice they will roll."
+    )
+    assert exported_logs(api, ladder) == []
+    page = client.get(f"/matches/{games[0].pk}/").content.decode()
+    assert "The replay and the log are sealed until the other games of this deal" in page
+    assert "4242" not in page and "Download log" not in page
+
+    running = match_start(match=games[1])  # still to play
+    assert api.get(f"/api/matches/{games[0].pk}/").json()["seed"] is None
+
+    finish(running, {a.pk: 10, b.pk: 5})
+    for game in games:
+        shown = api.get(f"/api/matches/{game.pk}/").json()
+        assert (shown["seed"], shown["has_log"]) == (4242, True)
+        assert api.get(f"/api/matches/{game.pk}/log/").json() == {}
+    assert len(exported_logs(api, ladder)) == 2
+    assert "seed 4242" in client.get(f"/matches/{games[0].pk}/").content.decode()
+
+
+def test_a_void_deal_unseals_its_finished_games(alice: Any, bob: Any) -> None:
+    ladder = duplicate(2)
+    a, b = shark_and_turtle(alice, bob, ladder)
+    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=99)
+    finish(games[0], {a.pk: 10, b.pk: 5})
+    assert Match.objects.get(pk=games[0].pk).sealed
+
+    match_cancel(match=games[1])  # never to be played: its dice are no secret
+
+    assert not Match.objects.get(pk=games[0].pk).sealed
+    assert APIClient().get(f"/api/matches/{games[0].pk}/").json()["seed"] == 99
 
 
 # --------------------------------------------------------------------------- end to end

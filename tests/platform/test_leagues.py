@@ -7,7 +7,10 @@ services, as a worker would; the clock is driven through ``now`` parameters
 
 from __future__ import annotations
 
+import io
 import itertools
+import json
+import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -37,7 +40,7 @@ from arena.leagues.models import (
     LeagueVisibility,
     RoundStatus,
 )
-from arena.leagues.selectors import league_standings, seats_with_results
+from arena.leagues.selectors import league_bundle, league_standings, seats_with_results
 from arena.leagues.services import (
     LeagueConfigError,
     LeagueEntryError,
@@ -438,6 +441,34 @@ def test_knockout_the_top_k_of_each_table_go_through(ladder: Ladder, carol: User
     standings = [s.entry_id for s in league_standings(league=league)]
     assert standings[0] == champion
     assert set(standings[:4]) == finalists
+
+
+def bundle(league: League, user: User) -> dict[str, bytes]:
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(league_bundle(league=league, user=user))))
+    return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_a_deal_s_seed_and_logs_stay_out_of_the_bundle_until_the_deal_is_played(
+    ladder: Ladder, carol: User
+) -> None:
+    league = advance(create(carol, ladder, make_bots(carol, 4), duplicate=True), T0)
+    games = queued_games(league, 1)
+    play_game(games[0])
+    league = advance(league, T0)
+    assert LeagueGame.objects.get(pk=games[0].pk).status == GameStatus.FINISHED
+
+    files = bundle(league, carol)
+    assert not [name for name in files if name.startswith("logs/")]
+    fixtures = json.loads(files["fixtures.json"])
+    assert {g["seed"] for f in fixtures for g in f["games"]} == {None}
+
+    for game in games[1:]:
+        play_game(game)
+    league = advance(league, T0)  # the league takes in the results
+    files = bundle(league, carol)
+    assert len([name for name in files if name.startswith("logs/")]) == 4
+    fixtures = json.loads(files["fixtures.json"])
+    assert {g["seed"] for f in fixtures if f["round"] == 1 for g in f["games"]} == {games[0].seed}
 
 
 def test_a_duplicate_deal_gives_every_seat_the_same_dice(ladder: Ladder, carol: User) -> None:

@@ -421,5 +421,8 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
         worker.stop()
     assert len(rows) == 2
     assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(4,)]
-    log = gzip.decompress((tmp_path / "media" / rows[0][2]).read_bytes())
+    # Stored in the database (the default storage), not under the data dir.
+    assert not (tmp_path / "media").exists()
+    [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")
+    log = gzip.decompress(stored)
     assert "replay ok" in replay(log, tmp_path)

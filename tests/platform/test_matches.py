@@ -27,6 +27,7 @@ from arena.matches.services import (
 )
 
 from .factories import BotFactory, BotVersionFactory, LadderFactory
+from .stored import stored_files
 
 pytestmark = pytest.mark.django_db
 
@@ -130,7 +131,7 @@ def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     ],
 )
 def test_finish_checks_the_results(
-    ladder: Any, versions: list[Any], media_root: Any, outcomes: list[SeatOutcome], words: str
+    ladder: Any, versions: list[Any], outcomes: list[SeatOutcome], words: str
 ) -> None:
     match = match_start(
         match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
@@ -138,17 +139,17 @@ def test_finish_checks_the_results(
     with pytest.raises(MatchResultError, match=words):
         match_finish(match=match, outcomes=outcomes, game_log=LOG)
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
-    assert not media_root.exists() or not any(media_root.rglob("*.gz"))
+    assert stored_files() == []
 
 
-def test_a_queued_match_cannot_finish(ladder: Any, versions: list[Any], media_root: Any) -> None:
+def test_a_queued_match_cannot_finish(ladder: Any, versions: list[Any]) -> None:
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
     with pytest.raises(MatchTransitionError, match="queued: it cannot become finished"):
         match_finish(
             match=match, outcomes=[SeatOutcome(0, 0, 1), SeatOutcome(1, 0, 2)], game_log=LOG
         )
     # Refused before anything was stored.
-    assert not media_root.exists() or not any(media_root.rglob("*.gz"))
+    assert stored_files() == []
 
 
 def test_infrastructure_failures_retry_then_give_up(

@@ -39,6 +39,7 @@ from arena.matches.services import (
 from .api_support import GOOD, client_for
 from .conftest import _free_port
 from .factories import BotFactory, BotVersionFactory, LadderFactory
+from .stored import stored_files
 
 pytestmark = pytest.mark.django_db
 
@@ -344,7 +345,7 @@ def test_the_task_retries_with_the_abandoned_attempt(
 
 
 def test_a_log_half_written_by_a_failed_save_is_deleted(
-    ladder: Any, versions: list[Any], media_root: Any, monkeypatch: pytest.MonkeyPatch
+    ladder: Any, versions: list[Any], each_storage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def disk_full(self: Any, chunk_size: Any = None) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -360,12 +361,12 @@ def test_a_log_half_written_by_a_failed_save_is_deleted(
             match=match, outcomes=[SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)], game_log=b"{}"
         )
 
-    assert [p for p in media_root.rglob("*") if p.is_file()] == []
+    assert stored_files() == []
     assert Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
 
 
 def test_a_failed_finish_never_deletes_the_log_of_the_attempt_that_won(
-    ladder: Any, versions: list[Any], media_root: Any
+    ladder: Any, versions: list[Any], each_storage: str
 ) -> None:
     match = match_start(
         match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
@@ -377,7 +378,7 @@ def test_a_failed_finish_never_deletes_the_log_of_the_attempt_that_won(
 
     with pytest.raises(MatchTransitionError):
         match_finish(match=match, outcomes=outcomes, game_log=b"{}", attempt=1)
-    assert len([p for p in media_root.rglob("*.gz")]) == 1
+    assert stored_files() == [Match.objects.get(pk=match.pk).log.name]
 
 
 # --------------------------------------------------------------------------- outages over the API

@@ -73,6 +73,8 @@ def test_with_nothing_set_everything_lives_in_the_data_dir(tmp_path: Path) -> No
     assert (tmp_path / "broker" / "queue").is_dir()
     assert shown["backend"] == f"file://{tmp_path / 'celery-results'}"
     assert shown["media"] == str(tmp_path / "media")
+    # Bot code and logs in the database: a second host shares them with no extra server.
+    assert shown["storage"] == {"BACKEND": "arena.blobs.storage.DatabaseStorage", "OPTIONS": {}}
     assert shown["debug"] is False
     # A random secret key is kept in the data dir, the same on every start.
     assert shown["secret"] == (tmp_path / "secret_key").read_text().strip()
@@ -95,7 +97,8 @@ def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
 
     assert (shown["engine"], shown["host"]) == ("django.db.backends.postgresql", "db.internal")
     assert shown["broker"] == "redis://redis:6379/0"
-    assert shown["transport"] == {"visibility_timeout": 3600}
+    # Past a retry's delay (30 min) and the longest match (1 h): no duplicate delivery.
+    assert shown["transport"] == {"visibility_timeout": 7200}
     assert shown["backend"] == "redis://redis:6379/1"
     assert shown["secret"] == "from-the-vault" and shown["debug"] is True
     assert shown["hosts"] == ["arena.example.org", "www.arena.example.org"]
@@ -106,12 +109,46 @@ def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
     assert not (tmp_path / "secret_key").exists()
 
 
+def test_rabbitmq_confirms_each_publish_and_has_no_visibility_timeout(tmp_path: Path) -> None:
+    shown = settings_in_subprocess(
+        tmp_path,
+        CELERY_BROKER_URL="amqp://arena:pw@rabbitmq:5672/arena",
+        CELERY_VISIBILITY_TIMEOUT="60",  # Redis only: no meaning here
+    )
+
+    assert shown["broker"] == "amqp://arena:pw@rabbitmq:5672/arena"
+    assert shown["transport"] == {"confirm_publish": True}
+
+
+def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    clean.update(
+        ARENA_DATA_DIR=str(tmp_path),
+        DJANGO_SETTINGS_MODULE="arena.settings",
+        PYTHONPATH=os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
+        CELERY_BROKER_URL="redis://redis:6379/0",
+        CELERY_VISIBILITY_TIMEOUT="0",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT=0: expected a number of seconds above 0" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "value", "words"),
     [
         ("DEBUG", "maybe", "DEBUG='maybe': expected one of 1/0"),
         ("ARENA_UPLOAD_MAX_FILES", "lots", "expected an integer"),
         ("STORAGE_OPTIONS", "[1]", "expected a JSON object"),
+        # A typo in the scheme, and never the password in the message.
+        ("CELERY_BROKER_URL", "rabitmq://u:secret@host", "unsupported broker 'rabitmq://'; use"),
+        ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(
@@ -135,6 +172,7 @@ def test_a_bad_variable_is_named_in_the_error(
     )
     assert done.returncode != 0
     assert words in done.stderr
+    assert ":secret@" not in done.stderr
 
 
 def test_tasks_are_acknowledged_late_and_never_lost_with_a_dying_worker() -> None:
@@ -142,6 +180,10 @@ def test_tasks_are_acknowledged_late_and_never_lost_with_a_dying_worker() -> Non
     assert app.conf.task_acks_late is True
     assert app.conf.task_reject_on_worker_lost is True
     assert app.conf.worker_prefetch_multiplier == 1
+    # A lost connection or channel (RabbitMQ's consumer_timeout) reconnects the
+    # worker; the match it plays goes on.
+    assert app.conf.broker_channel_error_retry is True
+    assert app.conf.worker_cancel_long_running_tasks_on_connection_loss is False
 
 
 def test_beat_schedules_name_registered_tasks() -> None:
@@ -221,3 +263,24 @@ def test_compose_gives_privileges_to_the_worker_only() -> None:
     # Only what Debian's docker-compose 1.29 accepts too.
     assert "systempaths" not in options
     assert all("cgroup" not in service for service in services.values())
+
+
+def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
+    import re
+
+    settings_source = (REPO_DIR / "platform" / "arena" / "settings.py").read_text()
+    read = set(
+        re.findall(r'env_(?:str|int|bool|list|json_object)\(\s*"([A-Z0-9_]+)"', settings_source)
+    )
+    services = (REPO_DIR / "scripts" / "services.sh").read_text()
+    read |= set(re.findall(r"\$\{([A-Z_]+):-", services)) - {"PYTHONPATH"}
+    table_rows = [
+        line
+        for line in (REPO_DIR / "docs" / "deploy.md").read_text().splitlines()
+        if line.startswith("| `")
+    ]
+    documented = {
+        name for row in table_rows for name in re.findall(r"`([A-Z0-9_]+)`", row.split("|")[1])
+    }
+    assert len(read) > 40  # the pattern still finds the readers
+    assert read - documented == set(), "add these to the settings tables of docs/deploy.md"

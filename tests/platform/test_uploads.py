@@ -6,7 +6,6 @@ import io
 import os
 import stat
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from arena.bots.services import bot_upload, bot_version_upload
 from arena.ladders.entries import bot_submit
 
 from .factories import BotFactory
+from .stored import stored_files
 
 pytestmark = pytest.mark.django_db
 
@@ -45,27 +45,21 @@ def make_zip(members: dict[str, bytes], **kwargs: Any) -> bytes:
     return buffer.getvalue()
 
 
-def stored_files(media_root: Path) -> list[str]:
-    if not media_root.exists():
-        return []
-    return sorted(str(p.relative_to(media_root)) for p in media_root.rglob("*") if p.is_file())
-
-
 # --------------------------------------------------------------------------- good uploads
 
 
-def test_a_py_file_becomes_version_1_with_hash_and_size(alice: Any, media_root: Path) -> None:
+def test_a_py_file_becomes_version_1_with_hash_and_size(alice: Any, each_storage: str) -> None:
     version = bot_upload(owner=alice, name="shark", filename="shark.py", content=GOOD_BOT)
 
     assert version.number == 1 and version.parent is None
     assert version.bot.owner == alice and version.bot.name == "shark"
-    assert version.code_format == CodeFormat.PY
+    assert version.code_format == CodeFormat.FILE
     assert version.code_size == len(GOOD_BOT)
     assert len(version.code_sha256) == 64
     assert version.code.name == f"bots/code/{version.code_sha256[:2]}/{version.code_sha256}.py"
     with default_storage.open(version.code.name, "rb") as handle:
         assert handle.read() == GOOD_BOT
-    assert stored_files(media_root) == [version.code.name]
+    assert stored_files() == [version.code.name]
 
 
 def test_a_zip_with_main_py_becomes_a_version(alice: Any) -> None:
@@ -88,12 +82,12 @@ def test_a_new_upload_is_the_next_version_of_the_same_bot(alice: Any) -> None:
     assert v2.code_sha256 != v1.code_sha256
 
 
-def test_identical_uploads_share_one_stored_file(alice: Any, bob: Any, media_root: Path) -> None:
+def test_identical_uploads_share_one_stored_file(alice: Any, bob: Any, each_storage: str) -> None:
     a = bot_upload(owner=alice, name="shark", filename="shark.py", content=GOOD_BOT)
     b = bot_upload(owner=bob, name="copycat", filename="cat.py", content=GOOD_BOT)
 
     assert a.code.name == b.code.name
-    assert len(stored_files(media_root)) == 1
+    assert len(stored_files()) == 1
 
 
 def test_upload_queues_validation_which_activates_a_good_bot(
@@ -222,7 +216,7 @@ BAD_UPLOADS = [
         "shark.zip",
         make_zip({"bot.py": GOOD_BOT}),
         uploads.ArchiveMissingMainError,
-        ["no main.py"],
+        ["no main file (main.py, main.js, main.c", "at its top level"],
     ),
     (
         "main.py in a folder",
@@ -258,7 +252,7 @@ def test_bad_upload_is_refused_with_its_own_message_and_nothing_is_stored(
     small_limits: None,
     settings: Any,
     alice: Any,
-    media_root: Path,
+    each_storage: str,
     filename: str,
     content: bytes,
     error: type[uploads.UploadError],
@@ -275,11 +269,11 @@ def test_bad_upload_is_refused_with_its_own_message_and_nothing_is_stored(
         assert word in raised.value.message
     assert not Bot.objects.exists(), "a refused first upload must not leave an empty bot"
     assert not BotVersion.objects.exists()
-    assert stored_files(media_root) == []
+    assert stored_files() == []
 
 
 def test_a_failure_after_the_file_was_written_removes_it(
-    alice: Any, media_root: Path, monkeypatch: pytest.MonkeyPatch
+    alice: Any, each_storage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot = BotFactory(owner=alice, name="shark")
 
@@ -291,11 +285,11 @@ def test_a_failure_after_the_file_was_written_removes_it(
         bot_version_upload(bot=bot, filename="shark.py", content=GOOD_BOT)
 
     assert not BotVersion.objects.exists()
-    assert stored_files(media_root) == []
+    assert stored_files() == []
 
 
 def test_a_failure_keeps_a_file_that_another_version_shares(
-    alice: Any, media_root: Path, monkeypatch: pytest.MonkeyPatch
+    alice: Any, each_storage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = bot_upload(owner=alice, name="shark", filename="shark.py", content=GOOD_BOT)
 
@@ -306,7 +300,7 @@ def test_a_failure_keeps_a_file_that_another_version_shares(
     with pytest.raises(RuntimeError):
         bot_version_upload(bot=first.bot, filename="shark.py", content=GOOD_BOT)
 
-    assert stored_files(media_root) == [first.code.name]
+    assert stored_files() == [first.code.name]
 
 
 def test_bot_names_are_checked(alice: Any) -> None:

@@ -50,7 +50,7 @@ def test_a_good_bot_plays_the_preflight_in_the_sandbox_and_becomes_active(alice:
     assert version.status == VersionStatus.ACTIVE
     report = version.validation_report
     assert report["passed"] is True and report["errors"] == []
-    assert report["validator"] == "preflight-2" and report["sandboxed"] is True
+    assert report["validator"] == "preflight-3" and report["sandboxed"] is True
     preflight = report["games"]["default"]
     assert preflight["passed"] is True and preflight["fault"] is None
     assert (preflight["game"]["rules"], preflight["game"]["seats"], preflight["seat"]) == (
@@ -148,7 +148,9 @@ def test_code_is_written_to_a_private_folder_removed_afterwards(alice: Any) -> N
     version = upload(alice, buffer.getvalue(), filename="shark.zip")
     bot_gid = pwd.getpwnam("vegasbot").pw_gid
 
-    with materialised(version) as folder:
+    with materialised(version) as files:
+        folder = files.bot_dir
+        assert files.program_dir is None  # Python builds no program
         assert folder.name != str(version.pk) and "shark" not in str(folder)
         assert (folder / "main.py").read_bytes() == GOOD_BOT
         for path, mode in ((folder, 0o750), (folder / "lib", 0o750), (folder / "main.py", 0o640)):

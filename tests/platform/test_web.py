@@ -364,8 +364,8 @@ def test_the_match_page_costs_a_bounded_number_of_queries(
     versions = [BotVersionFactory(bot=BotFactory(owner=alice)) for _ in range(4)]
     match, _ = play_match(ladder, versions, 2)
     client = client_for(alice)
-    # session, user, match + ladder, its seats
-    with django_assert_max_num_queries(4):
+    # session, user, match + ladder, its seats, its log (a row of the database storage)
+    with django_assert_max_num_queries(5):
         response = client.get(f"/matches/{match.pk}/")
     assert len(replay_data(response)["players"]) == 4
 
@@ -410,13 +410,20 @@ def test_a_good_upload_creates_the_bot_and_shows_its_version(alice: Any) -> None
     text = text_of(client.get(again["Location"]))
     assert "Uploaded shark version 2 (pending)." in text
     assert "v2 pending" in text and "v1 pending" in text
-    assert sorted(bot.versions.values_list("number", "code_format")) == [(1, "py"), (2, "zip")]
+    assert sorted(bot.versions.values_list("number", "code_format")) == [(1, "file"), (2, "zip")]
 
 
 @pytest.mark.parametrize(
     ("filename", "content", "message"),
     [
-        ("shark.txt", b"print(1)", "'shark.txt' is neither a .py file nor a .zip archive"),
+        (
+            "shark.txt",
+            b"print(1)",
+            "'shark.txt' is no bot file the arena knows: upload one source file (.c, .cc, "
+            ".cpp, .cxx, .go, .java, .js, .py, .rs), or a .zip with its main file (main.py, "
+            "main.js, main.c, main.cpp, main.java, main.rs, main.go) at the top; or choose the "
+            "runtime.",
+        ),
         (
             "shark.py",
             b"# caf\xe9\n",
@@ -425,7 +432,8 @@ def test_a_good_upload_creates_the_bot_and_shows_its_version(alice: Any) -> None
         (
             "shark.zip",
             _zip({"shark/main.py": GOOD_BOT}),
-            "the archive has no main.py at its top level; the arena runs main.py. It has "
+            "the archive has no main file (main.py, main.js, main.c, main.cpp, main.java, "
+            "main.rs, main.go) at its top level: the arena starts the bot there. It has "
             "'shark/main.py': zip the contents of the folder 'shark', not the folder itself.",
         ),
         ("shark.zip", b"PK\x03\x04 not a zip", "'shark.zip' is not a readable .zip archive"),

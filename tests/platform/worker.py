@@ -12,6 +12,7 @@ queue instead of running tasks eagerly.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -216,18 +217,17 @@ def publishing_to(broker_url: str, queue: str) -> Iterator[None]:
 
 
 @contextmanager
-def redis_worker(
-    data_dir: Path, media_root: Path, **extra_env: str
+def broker_worker(
+    data_dir: Path, media_root: Path, *, broker_url: str, queue: str, **extra_env: str
 ) -> Iterator[tuple[CeleryWorker, Callable[[], CeleryWorker]]]:
-    """A started worker on the test database and a Redis queue of its own, with this
+    """A started worker on the test database and ``queue`` of ``broker_url``, with this
     process publishing there; yields it and a function starting another on the same
     queue (a restart). Every worker started is stopped at the end."""
-    queue = unique_queue()
     env = process_env(
         data_dir,
         DATABASE_URL=test_database_url(),
         DATABASE_CONN_MAX_AGE="0",
-        CELERY_BROKER_URL=REDIS_URL,
+        CELERY_BROKER_URL=broker_url,
         CELERY_TASK_DEFAULT_QUEUE=queue,
         CELERY_TASK_ALWAYS_EAGER="0",
         MEDIA_ROOT=str(media_root),
@@ -242,12 +242,87 @@ def redis_worker(
         return worker.wait_ready()
 
     try:
-        with publishing_to(REDIS_URL, queue):
+        with publishing_to(broker_url, queue):
             yield start(), start
     finally:
         for worker in workers:
             worker.stop()
+
+
+@contextmanager
+def redis_worker(
+    data_dir: Path, media_root: Path, **extra_env: str
+) -> Iterator[tuple[CeleryWorker, Callable[[], CeleryWorker]]]:
+    """:func:`broker_worker` on a Redis queue of its own, removed at the end."""
+    queue = unique_queue()
+    try:
+        with broker_worker(
+            data_dir, media_root, broker_url=REDIS_URL, queue=queue, **extra_env
+        ) as started:
+            yield started
+    finally:
         purge_queue(queue)
+
+
+# --------------------------------------------------------------------------- RabbitMQ
+
+RABBITMQ_HOST, RABBITMQ_PORT = "127.0.0.1", 5672
+RABBITMQ_USER = "guest:guest"  # RabbitMQ's own account, accepted from this machine only
+
+
+def rabbitmq_up() -> bool:
+    try:
+        with socket.create_connection((RABBITMQ_HOST, RABBITMQ_PORT), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+needs_rabbitmq = pytest.mark.skipif(
+    not rabbitmq_up(),
+    reason=f"no RabbitMQ on {RABBITMQ_HOST}:{RABBITMQ_PORT} (start it: rabbitmq-server -detached)",
+)
+
+
+def _rabbitmqctl(*args: str) -> bool:
+    ctl = shutil.which("rabbitmqctl")
+    if ctl is None:
+        return False
+    done = subprocess.run([ctl, *args], capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
+@contextmanager
+def rabbitmq_vhost() -> Iterator[str]:
+    """The URL of a RabbitMQ virtual host of this test's own, deleted with its queues at
+    the end, so parallel runs never meet. Without rabbitmqctl (not root, another
+    machine's server) the default vhost: callers use a queue of their own anyway."""
+    name = unique_queue()
+    private = _rabbitmqctl("add_vhost", name) and _rabbitmqctl(
+        "set_permissions", "-p", name, RABBITMQ_USER.split(":")[0], ".*", ".*", ".*"
+    )
+    vhost = name if private else ""  # amqp://host:port/ with an empty path: the vhost "/"
+    try:
+        yield f"amqp://{RABBITMQ_USER}@{RABBITMQ_HOST}:{RABBITMQ_PORT}/{vhost}"
+    finally:
+        if private:
+            _rabbitmqctl("delete_vhost", name)
+
+
+def amqp_ready_messages(broker_url: str, queue: str) -> int:
+    """Messages waiting in ``queue`` for a consumer (unacknowledged ones not counted)."""
+    from kombu import Connection
+
+    with Connection(broker_url) as connection:
+        declared = connection.default_channel.queue_declare(queue, passive=True)
+        return int(declared.message_count)
+
+
+def amqp_delete_queue(broker_url: str, queue: str) -> None:
+    from kombu import Connection
+
+    with Connection(broker_url) as connection:
+        connection.default_channel.queue_delete(queue)
 
 
 # --------------------------------------------------------------------------- test bots

@@ -38,11 +38,13 @@ class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
     list_select_related = ("bot",)
     search_fields = ("bot__name", "code_sha256")
     # Versions are immutable: the admin shows them; uploads and services create them.
+    # The code's name only (code_name): a file widget asks the storage for a URL.
+    exclude = ("code",)
     readonly_fields = (
         "bot",
         "number",
         "parent",
-        "code",
+        "code_name",
         "code_sha256",
         "code_size",
         "code_format",
@@ -56,6 +58,11 @@ class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="code")
+    def code_name(self, version: BotVersion) -> str:
+        # The name, not a link: code is private, and the database storage has no URLs.
+        return str(version.code.name)
 
     @admin.action(description="Retire the selected versions")
     def retire(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:

@@ -25,19 +25,32 @@ class Visibility(models.TextChoices):
 
 
 class Runtime(models.TextChoices):
-    """The interpreter a version runs on inside the bot sandbox."""
+    """The language a version is built and run with in the bot sandbox: the ids of
+    ``bots_sdk.runtimes.RUNTIMES``, which holds how each one builds and runs."""
 
-    PYTHON_3_11 = "python3.11", "Python 3.11"
-    """CPython 3.11 with the standard library, the bots SDK and the engine."""
+    PYTHON = "python", "Python 3.11"
+    """CPython 3.11 with numpy, the bots SDK and the engine; main.py."""
+    JS = "js", "JavaScript (Node.js)"
+    """Node.js from Debian; main.js."""
+    C = "c", "C (gcc 12, C17)"
+    """gcc -std=c17 -O2; main.c and the other .c files."""
+    CPP = "cpp", "C++ (g++ 12, C++20)"
+    """g++ -std=c++20 -O2; main.cpp and the other .cpp/.cc/.cxx files."""
+    JAVA = "java", "Java (OpenJDK 17)"
+    """javac, then java with class Main; main.java and the other .java files."""
+    RUST = "rust", "Rust (rustc, edition 2021)"
+    """rustc -C opt-level=2 main.rs (other files through its mod lines)."""
+    GO = "go", "Go 1.19"
+    """go build of main.go and the other .go files (package main)."""
 
 
 class CodeFormat(models.TextChoices):
     """How the uploaded code is packaged."""
 
-    PY = "py", "single .py file"
-    """One module, run as the bot's main.py."""
+    FILE = "file", "single source file"
+    """One file, stored and built as its runtime's main file (main.py, main.c, ...)."""
     ZIP = "zip", ".zip archive"
-    """Several files; main.py at the archive's top level is run."""
+    """Several files; the runtime's main file at the archive's top level."""
 
 
 class VersionStatus(models.TextChoices):
@@ -94,7 +107,8 @@ class BotVersion(models.Model):
 
     The code is a content-addressed file in the default storage (its name is
     derived from its SHA-256), so identical uploads share one file and every
-    web and worker machine reads the same bytes.
+    web and worker machine reads the same bytes. So is its built program,
+    made once when it is validated: matches never compile.
     """
 
     # Indexed by botversion_unique_number, which starts with it.
@@ -108,7 +122,10 @@ class BotVersion(models.Model):
     code_sha256 = models.CharField(max_length=64, db_index=True)
     code_size = models.PositiveIntegerField(help_text="Size of the upload in bytes.")
     code_format = models.CharField(max_length=8, choices=CodeFormat.choices)
-    runtime = models.CharField(max_length=32, choices=Runtime.choices, default=Runtime.PYTHON_3_11)
+    runtime = models.CharField(max_length=32, choices=Runtime.choices, default=Runtime.PYTHON)
+    # The built program (a zip of the sandbox's /build), content-addressed in the default
+    # storage so equal builds share it; empty for runtimes that build none, or until built.
+    build = models.CharField(max_length=255, blank=True, default="")
     status = models.CharField(
         max_length=16, choices=VersionStatus.choices, default=VersionStatus.PENDING
     )

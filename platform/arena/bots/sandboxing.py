@@ -1,11 +1,12 @@
 """Running stored bot versions: their code on disk for one run, and whether we may isolate them.
 
-Uploaded code lives in the default storage, never on a worker's disk: each
-run (a validation, a match) writes the version's files into a private
-temporary folder, readable by the sandbox's bot user only through its group,
-and removes it afterwards. House bots are the platform's own code and run
-trusted (bare); every other version runs in the bots SDK's sandbox, and a
-worker that cannot isolate refuses to run it.
+Uploaded code and built programs live in the default storage, never on a
+worker's disk: each run (a validation, a match) writes the version's files,
+and its built program, into private temporary folders, readable by the
+sandbox's bot user only through its group, and removes them afterwards.
+House bots are the platform's own code and run trusted (bare); every other
+version runs in the bots SDK's sandbox, and a worker that cannot isolate
+refuses to run it.
 """
 
 from __future__ import annotations
@@ -19,24 +20,21 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.core.files.storage import default_storage
 
 from arena.players.models import Profile
 from bots_sdk import sandbox
-from bots_sdk.launcher import (
-    BotSpec,
-    launch_bot,
-    sandbox_config,
-    sandbox_limits,
-    sandbox_problem,
-)
+from bots_sdk.build import ProgramError, unpack_program
+from bots_sdk.launcher import BotSpec, launch_bot, sandbox_config, sandbox_problem
 from bots_sdk.protocol import Limits
+from bots_sdk.runtimes import RUNTIMES
 from bots_sdk.sandbox import BotProcess
 
 from .models import BotVersion, CodeFormat
-from .uploads import MAIN_MODULE, member_name
+from .uploads import member_name
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +114,8 @@ def _write_files(version: BotVersion, content: bytes | None, root: Path, gid: in
     if content is None:
         with default_storage.open(str(version.code.name), "rb") as handle:
             content = handle.read()
-    if version.code_format == CodeFormat.PY:
-        files = {MAIN_MODULE: content}
+    if version.code_format == CodeFormat.FILE:
+        files = {RUNTIMES[version.runtime].main: content}
     else:
         with zipfile.ZipFile(io.BytesIO(content)) as archive:
             files = {
@@ -138,53 +136,69 @@ def _write_files(version: BotVersion, content: bytes | None, root: Path, gid: in
         _private(target, gid, directory=False)
 
 
+@dataclass(frozen=True)
+class BotFiles:
+    """A version on disk for one run: its files (``/bot``) and built program (``/build``)."""
+
+    bot_dir: Path
+    program_dir: Path | None
+
+
+def _read_program(version: BotVersion) -> bytes | None:
+    """The version's built program from the storage; None for runtimes that build none."""
+    if not RUNTIMES[version.runtime].builds_program:
+        return None
+    if not version.build:
+        raise InfrastructureError(f"{version} has no built program: validate it first")
+    with default_storage.open(version.build, "rb") as handle:
+        program: bytes = handle.read()
+        return program
+
+
 @contextmanager
-def materialised(version: BotVersion, *, content: bytes | None = None) -> Iterator[Path]:
-    """The version's files (``content``, else read from the storage) in a fresh
-    private folder, removed when the block ends."""
+def materialised(
+    version: BotVersion, *, content: bytes | None = None, program: bytes | None = None
+) -> Iterator[BotFiles]:
+    """The version's files (``content``, else read from the storage) and its built
+    program (``program``, else its stored build) in fresh private folders,
+    removed when the block ends. Before its first build, pass ``program=b""``:
+    no program."""
     gid = _bot_gid()
-    # A non-telling name: the bind-mounted host path shows in the bot's mountinfo.
+    # Non-telling names: the bind-mounted host paths show in the bot's mountinfo.
     root = Path(tempfile.mkdtemp(prefix="b")).resolve()
+    program_dir: Path | None = None
     try:
         try:
             _private(root, gid, directory=True)
             _write_files(version, content, root, gid)
-        except (OSError, zipfile.BadZipFile) as error:
+            if program is None:
+                program = _read_program(version)
+            if program:
+                program_dir = Path(tempfile.mkdtemp(prefix="p")).resolve()
+                _private(program_dir, gid, directory=True)
+                unpack_program(program, program_dir, file_mode=0o640 if gid is not None else 0o600)
+                for path in program_dir.rglob("*"):
+                    if path.is_dir():
+                        _private(path, gid, directory=True)
+                    elif gid is not None:  # keep the mode unpack gave (executables)
+                        os.chown(path, -1, gid)
+        except (OSError, zipfile.BadZipFile, ProgramError) as error:
             raise InfrastructureError(f"cannot write the code of {version}: {error}") from error
-        yield root
+        yield BotFiles(root, program_dir)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        if program_dir is not None:
+            shutil.rmtree(program_dir, ignore_errors=True)
 
 
-def bot_spec(version: BotVersion, bot_dir: Path) -> BotSpec:
+def bot_spec(version: BotVersion, files: BotFiles) -> BotSpec:
     return BotSpec(
         name=f"{version.bot.name} v{version.number}",
-        bot_dir=bot_dir,
-        main=MAIN_MODULE,
+        bot_dir=files.bot_dir,
+        main=RUNTIMES[version.runtime].main,
         trusted=is_trusted(version),
-    )
-
-
-# `python -I` (the sandbox runtime) leaves the script's folder off sys.path, so
-# main.py could not import the other modules of its upload; put /bot first, as
-# `python main.py` does on the author's machine (and for trusted bots).
-_RUN_MAIN = (
-    "import runpy, sys; sys.argv.pop(0); sys.path.insert(0, sys.argv[0].rpartition('/')[0]); "
-    "runpy.run_path(sys.argv[0], run_name='__main__')"
-)
-
-
-def _launch(spec: BotSpec, limits: Limits) -> BotProcess:
-    if spec.trusted or spec.main is None:
-        return launch_bot(spec, limits)
-    config = sandbox_config()
-    command = [config.runtime.python, "-I", "-c", _RUN_MAIN, f"{sandbox.BOT_MOUNT}/{spec.main}"]
-    return sandbox.launch(
-        command,
-        bot_dir=spec.bot_dir,
-        limits=sandbox_limits(limits),
-        env=dict(spec.env),
-        config=config,
+        runtime=version.runtime,
+        program_dir=files.program_dir,
     )
 
 
@@ -200,7 +214,7 @@ class RecordingLauncher:
 
     def __call__(self, spec: BotSpec, limits: Limits) -> BotProcess:
         try:
-            return _launch(spec, limits)
+            return launch_bot(spec, limits)
         except (sandbox.SandboxError, OSError, ValueError) as error:
             self.errors.append(f"cannot start {spec.name}: {error}")
             raise

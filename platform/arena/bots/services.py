@@ -19,7 +19,7 @@ from arena.players.models import User
 from arena.transitions import check_move
 from bots_sdk.games import GameSetup
 
-from .models import Bot, BotVersion, Runtime, VersionStatus, Visibility
+from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 from .sandboxing import InfrastructureError
 from .uploads import CheckedUpload, UploadLimits, check_upload
 from .validation import DEFAULT_GAMES, GameCheck, preflight_games, validate_version
@@ -71,7 +71,8 @@ def upload_limits() -> UploadLimits:
 
 def code_storage_name(upload: CheckedUpload) -> str:
     """Where an upload lives in the storage: named by its hash, shared by equal uploads."""
-    return f"bots/code/{upload.sha256[:2]}/{upload.sha256}.{upload.code_format}"
+    suffix = "zip" if upload.code_format == CodeFormat.ZIP else upload.files[0].rpartition(".")[2]
+    return f"bots/code/{upload.sha256[:2]}/{upload.sha256}.{suffix}"
 
 
 def bot_create(
@@ -102,20 +103,23 @@ def bot_version_upload(
     bot: Bot,
     filename: str,
     content: bytes,
-    runtime: Runtime = Runtime.PYTHON_3_11,
+    runtime: str | None = None,
 ) -> BotVersion:
     """Check an upload and store it as the bot's next version (status pending).
+
+    ``runtime`` is the uploader's choice of language; None takes it from the
+    file's suffix or the archive's main file.
 
     Either both the file and the row exist afterwards, or neither: a refused
     upload stores nothing, and a failure after the file was written removes
     the file again (unless another version already shares it). Validating it
     for the games it enters is the caller's (``arena.ladders.entries``).
     """
-    checked = check_upload(filename, content, upload_limits())
-    return _store_version(bot=bot, checked=checked, runtime=runtime)
+    checked = check_upload(filename, content, upload_limits(), runtime=runtime)
+    return _store_version(bot=bot, checked=checked)
 
 
-def _store_version(*, bot: Bot, checked: CheckedUpload, runtime: Runtime) -> BotVersion:
+def _store_version(*, bot: Bot, checked: CheckedUpload) -> BotVersion:
     name = code_storage_name(checked)
     wrote_file = False
     try:
@@ -137,7 +141,7 @@ def _store_version(*, bot: Bot, checked: CheckedUpload, runtime: Runtime) -> Bot
                 code_sha256=checked.sha256,
                 code_size=checked.size,
                 code_format=checked.code_format,
-                runtime=runtime,
+                runtime=checked.runtime,
                 validation_report={"files": list(checked.files)},
             )
     except BaseException:
@@ -168,18 +172,19 @@ def bot_upload(
     filename: str,
     content: bytes,
     visibility: Visibility = Visibility.PUBLIC,
+    runtime: str | None = None,
 ) -> BotVersion:
     """Upload code for the owner's bot named ``name``, creating the bot on first upload.
 
     The upload is checked before the bot is created, so a refused first
-    upload leaves no empty bot behind.
+    upload leaves no empty bot behind. ``runtime`` as in :func:`bot_version_upload`.
     """
-    checked = check_upload(filename, content, upload_limits())
+    checked = check_upload(filename, content, upload_limits(), runtime=runtime)
     with transaction.atomic():
         bot = Bot.objects.filter(owner=owner, name__iexact=name).first()
         if bot is None:
             bot = bot_create(owner=owner, name=name, visibility=visibility)
-        return _store_version(bot=bot, checked=checked, runtime=Runtime.PYTHON_3_11)
+        return _store_version(bot=bot, checked=checked)
 
 
 def bot_version_transition(
@@ -235,6 +240,9 @@ def bot_version_validate(
         return version
     try:
         report = validate_version(version, DEFAULT_GAMES if games is None else games)
+        if report.passed and report.program:
+            version.build = _store_program(report.build_key, report.program)
+            BotVersion.objects.filter(pk=version.pk).update(build=version.build)
     except InfrastructureError as error:
         bot_version_transition(
             version=version, to=VersionStatus.PENDING, report={"infra_error": str(error)}
@@ -247,6 +255,22 @@ def bot_version_validate(
     if to == VersionStatus.ACTIVE and newer_active.exists():
         to = VersionStatus.RETIRED
     return bot_version_transition(version=version, to=to, report=report.to_json())
+
+
+def program_storage_name(key: str) -> str:
+    """Where a built program lives: named by its build's content key, shared by equal builds."""
+    return f"bots/builds/{key[:2]}/{key}.zip"
+
+
+def _store_program(key: str, program: bytes) -> str:
+    """Keep a built program (once per content key), so no match ever builds it again."""
+    name = program_storage_name(key)
+    try:
+        if not default_storage.exists(name):
+            name = default_storage.save(name, ContentFile(program))
+    except OSError as error:
+        raise InfrastructureError(f"cannot store the built program {name}: {error}") from error
+    return name
 
 
 def bot_version_check_games(

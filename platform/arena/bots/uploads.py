@@ -1,9 +1,12 @@
 """Checking an uploaded bot before anything is stored.
 
-An upload is a single ``.py`` file or a ``.zip`` archive with ``main.py`` at
-its top level. Every refusal is its own exception class whose message says
-what was wrong and how to fix it. Nothing here touches the database or the
-storage: :func:`check_upload` only reads bytes in memory.
+An upload is a single source file of any runtime (``bot.py``, ``bot.c``,
+``Bot.java``, ...; the runtime from its suffix) or a ``.zip`` archive with
+its runtime's main file (``main.py``, ``main.c``, ...) at its top level; the
+uploader may name the runtime instead. Every refusal is its own exception
+class whose message says what was wrong and how to fix it. Nothing here
+touches the database or the storage: :func:`check_upload` only reads bytes
+in memory.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from arena.errors import ArenaError
+from bots_sdk.runtimes import RUNTIMES, Runtime, runtime_for_file
 
 from .models import CodeFormat
 
-MAIN_MODULE = "main.py"
 # Members smaller than this are not judged by compression ratio: tiny or empty
 # files have meaningless ratios and cannot hurt.
 _RATIO_MIN_BYTES = 64 * 1024
@@ -45,8 +48,10 @@ class CheckedUpload:
     code_format: CodeFormat
     sha256: str
     size: int
-    #: The files of the bot, relative paths ("main.py" for a single file).
+    #: The files of the bot, relative paths (the runtime's main file for a single file).
     files: tuple[str, ...]
+    #: The runtime's id (``bots_sdk.runtimes``): named by the uploader, else found.
+    runtime: str
 
 
 class UploadError(ArenaError):
@@ -115,6 +120,14 @@ class ArchiveMissingMainError(UploadError):
     code = "archive_missing_main"
 
 
+class ArchiveAmbiguousMainError(UploadError):
+    code = "archive_ambiguous_main"
+
+
+class UnknownRuntimeError(UploadError):
+    code = "runtime_unknown"
+
+
 def _size(n: int) -> str:
     if n >= 1024 * 1024:
         return f"{n / (1024 * 1024):.1f} MiB"
@@ -123,29 +136,65 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def check_upload(filename: str, content: bytes, limits: UploadLimits) -> CheckedUpload:
-    """Check an upload; raises an :class:`UploadError` subclass saying what to fix."""
+def check_upload(
+    filename: str, content: bytes, limits: UploadLimits, *, runtime: str | None = None
+) -> CheckedUpload:
+    """Check an upload; raises an :class:`UploadError` subclass saying what to fix.
+
+    ``runtime`` (an id of ``bots_sdk.runtimes``) is the uploader's choice;
+    None finds it from the file's suffix or the archive's main file.
+    """
+    chosen = _chosen_runtime(runtime)
     suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
-    if suffix not in (".py", ".zip"):
-        raise UploadTypeError(
-            f"{filename!r} is neither a .py file nor a .zip archive: upload your bot as a "
-            "single .py file, or zip its files with main.py at the archive's top level."
-        )
+    if suffix != ".zip" and chosen is None:
+        try:
+            chosen = runtime_for_file(filename)
+        except ValueError:
+            raise UploadTypeError(
+                f"{filename!r} is no bot file the arena knows: upload one source file "
+                f"({_suffixes()}), or a .zip with its main file ({_mains()}) at the top; "
+                "or choose the runtime."
+            ) from None
     check_upload_size(filename, len(content), limits)
-    if suffix == ".py":
-        _check_utf8_source(filename, content, shown=filename)
-        files: tuple[str, ...] = (MAIN_MODULE,)
-        code_format = CodeFormat.PY
-    else:
-        files = _check_archive(filename, content, limits)
+    if suffix == ".zip":
+        files, chosen = _check_archive(filename, content, limits, chosen)
         code_format = CodeFormat.ZIP
+    else:
+        assert chosen is not None
+        _check_utf8_source(filename, content, shown=filename)
+        files = (chosen.main,)
+        code_format = CodeFormat.FILE
     return CheckedUpload(
         content=content,
         code_format=code_format,
         sha256=hashlib.sha256(content).hexdigest(),
         size=len(content),
         files=files,
+        runtime=chosen.id,
     )
+
+
+def _suffixes() -> str:
+    return ", ".join(sorted({s for r in RUNTIMES.values() for s in r.suffixes}))
+
+
+def _mains() -> str:
+    return ", ".join(r.main for r in RUNTIMES.values())
+
+
+def _chosen_runtime(runtime: str | None) -> Runtime | None:
+    if runtime is None or runtime == "":
+        return None
+    if runtime not in RUNTIMES:
+        raise UnknownRuntimeError(
+            f"{runtime!r} is not a runtime of the arena: choose one of {', '.join(RUNTIMES)}, "
+            "or leave it out to take it from the file."
+        )
+    return RUNTIMES[runtime]
+
+
+def _source_suffixes() -> frozenset[str]:
+    return frozenset(s for r in RUNTIMES.values() for s in r.suffixes)
 
 
 def check_upload_size(filename: str, size: int, limits: UploadLimits) -> None:
@@ -207,7 +256,9 @@ def _is_symlink(info: zipfile.ZipInfo) -> bool:
     return stat.S_ISLNK(info.external_attr >> 16)
 
 
-def _check_archive(filename: str, content: bytes, limits: UploadLimits) -> tuple[str, ...]:
+def _check_archive(
+    filename: str, content: bytes, limits: UploadLimits, chosen: Runtime | None
+) -> tuple[tuple[str, ...], Runtime]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as error:
@@ -251,10 +302,26 @@ def _check_archive(filename: str, content: bytes, limits: UploadLimits) -> tuple
             declared_total += info.file_size
             if declared_total > limits.max_uncompressed_bytes:
                 raise _too_large(limits)
-        if MAIN_MODULE not in seen:
-            raise _missing_main(names)
+        runtime = _archive_runtime(names, chosen)
         _read_members(archive, infos, limits)
-    return tuple(sorted(names))
+    return tuple(sorted(names)), runtime
+
+
+def _archive_runtime(names: list[str], chosen: Runtime | None) -> Runtime:
+    """The runtime named, or the one whose main file is at the archive's top."""
+    if chosen is not None:
+        if chosen.main not in names:
+            raise _missing_main(names, (chosen,))
+        return chosen
+    mains = [r for r in RUNTIMES.values() if r.main in names]
+    if not mains:
+        raise _missing_main(names, tuple(RUNTIMES.values()))
+    if len(mains) > 1:
+        both = " and ".join(r.main for r in mains)
+        raise ArchiveAmbiguousMainError(
+            f"the archive has {both} at its top level: keep one main file, or choose the runtime."
+        )
+    return mains[0]
 
 
 def _check_ratio(name: str, info: zipfile.ZipInfo, limits: UploadLimits) -> None:
@@ -277,8 +344,9 @@ def _too_large(limits: UploadLimits) -> ArchiveTooLargeError:
     )
 
 
-def _missing_main(names: list[str]) -> ArchiveMissingMainError:
-    nested = sorted(name for name in names if PurePosixPath(name).name == MAIN_MODULE)
+def _missing_main(names: list[str], runtimes: tuple[Runtime, ...]) -> ArchiveMissingMainError:
+    mains = {r.main for r in runtimes}
+    nested = sorted(name for name in names if PurePosixPath(name).name in mains)
     hint = ""
     if nested:
         folder = str(PurePosixPath(nested[0]).parent)
@@ -286,8 +354,9 @@ def _missing_main(names: list[str]) -> ArchiveMissingMainError:
             f" It has {nested[0]!r}: zip the contents of the folder {folder!r}, not the folder "
             "itself."
         )
+    wanted = runtimes[0].main if len(runtimes) == 1 else f"main file ({_mains()})"
     return ArchiveMissingMainError(
-        f"the archive has no {MAIN_MODULE} at its top level; the arena runs main.py.{hint}"
+        f"the archive has no {wanted} at its top level: the arena starts the bot there.{hint}"
     )
 
 
@@ -306,7 +375,7 @@ def _read_members(
             continue
         name = member_name(info)
         chunks: list[bytes] = []
-        keep = name.endswith(".py")
+        keep = PurePosixPath(name).suffix in _source_suffixes()
         try:
             with archive.open(info) as member:
                 while chunk := member.read(_READ_CHUNK):

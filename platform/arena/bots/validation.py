@@ -1,8 +1,9 @@
 """Checks a stored version must pass before it may play a game.
 
-First every Python file must compile, checked in the sandbox under limits of
-its own (``bots_sdk.source_check``: a compile bomb is the bot's failure, never
-the worker's), and the report says which line is wrong. Then the bots SDK's
+First the version is built by its runtime (``bots_sdk.build``: compiled, or
+for Python and JavaScript checked) in the sandbox under limits of its own: a
+compile bomb is the bot's failure, never the worker's, and the compiler's
+own output is the report. Then the bots SDK's
 pre-flight runs the version as it will run, once for
 each game it is checked for (a ladder's rule system, seats, options and
 exact limits), on a fresh seed each time: in the sandbox (house bots bare),
@@ -24,13 +25,14 @@ from django.core.files.storage import default_storage
 
 from bots_sdk import preflight as sdk_preflight
 from bots_sdk import sandbox
+from bots_sdk.build import BuildResult, build, build_key
 from bots_sdk.faults import Fault
 from bots_sdk.games import GameSetup
-from bots_sdk.launcher import sandbox_config
-from bots_sdk.source_check import SourceCheck, check_sources
+from bots_sdk.runtimes import RUNTIMES, ToolchainMissingError
 
 from .models import BotVersion
 from .sandboxing import (
+    BotFiles,
     InfrastructureError,
     RecordingLauncher,
     bot_spec,
@@ -39,7 +41,7 @@ from .sandboxing import (
     require_isolation,
 )
 
-VALIDATOR = "preflight-2"
+VALIDATOR = "preflight-3"
 #: The game checked when the caller names none: the SDK's default pre-flight.
 DEFAULT_GAMES: Mapping[str, GameSetup] = {"default": sdk_preflight.DEFAULT_SETUP}
 
@@ -61,6 +63,11 @@ class ValidationReport:
     sandboxed: bool | None = None
     #: Each game's pre-flight by the caller's key (a ladder's slug): GameCheck.report.
     games: dict[str, GameCheck] = field(default_factory=dict)
+    #: How the build went (``bots_sdk.build``): what the owner reads of it.
+    build: dict[str, Any] = field(default_factory=dict)
+    #: The built program (a zip; empty for runtimes that build none) and its content key.
+    program: bytes = b""
+    build_key: str = ""
 
     def fail(self, message: str) -> None:
         self.passed = False
@@ -73,6 +80,7 @@ class ValidationReport:
             "errors": self.errors,
             "checked_files": self.checked_files,
             "sandboxed": self.sandboxed,
+            "build": self.build,
             "games": {key: check.report for key, check in self.games.items()},
             # Clears the note of an earlier postponed attempt.
             "infra_error": None,
@@ -125,14 +133,14 @@ def preflight_games(
         return {}
     content = _read_code(version) if content is None else content
     require_isolation([version])
-    with materialised(version, content=content) as bot_dir:
-        return _play_preflights(version, bot_dir, games)
+    with materialised(version, content=content) as files:
+        return _play_preflights(version, files, games)
 
 
 def _play_preflights(
-    version: BotVersion, bot_dir: Path, games: Mapping[str, GameSetup]
+    version: BotVersion, files: BotFiles, games: Mapping[str, GameSetup]
 ) -> dict[str, GameCheck]:
-    spec = bot_spec(version, bot_dir)
+    spec = bot_spec(version, files)
     checks: dict[str, GameCheck] = {}
     for key, setup in games.items():
         launcher = RecordingLauncher()
@@ -145,33 +153,43 @@ def _play_preflights(
     return checks
 
 
-def _check_sources(version: BotVersion, bot_dir: Path) -> SourceCheck:
-    """Compile the sources where the bot runs (the sandbox), under the check's own limits."""
+def _build(version: BotVersion, bot_dir: Path) -> BuildResult:
+    """Build the version where it runs (the sandbox), under the build's own limits."""
     try:
-        return check_sources(bot_dir, trusted=is_trusted(version), config=sandbox_config())
-    except (sandbox.SandboxError, OSError) as error:
-        raise InfrastructureError(f"the source check of {version} failed: {error}") from error
+        return build(bot_dir, RUNTIMES[version.runtime], trusted=is_trusted(version))
+    except (sandbox.SandboxError, OSError, ToolchainMissingError) as error:
+        raise InfrastructureError(f"the build of {version} failed: {error}") from error
 
 
 def validate_version(
     version: BotVersion, games: Mapping[str, GameSetup] = DEFAULT_GAMES
 ) -> ValidationReport:
-    """The source check, then one pre-flight game of each of ``games``, both sandboxed.
+    """The build, then one pre-flight game of each of ``games``, both sandboxed.
 
-    It passes when the code passes the static checks and at least one game:
-    a version plays the games it passed (a card game bot need not play dice).
+    It passes when it builds and passes at least one game: a version plays
+    the games it passed (a card game bot need not play dice). The report
+    holds the built program for the caller to keep.
     """
     content = _read_code(version)
     require_isolation([version])
     report = ValidationReport(sandboxed=not is_trusted(version))
-    with materialised(version, content=content) as bot_dir:
-        sources = _check_sources(version, bot_dir)
-        report.checked_files = sources.checked
-        for error in sources.errors:
-            report.fail(error)
-        if not report.passed:
+    runtime = RUNTIMES[version.runtime]
+    with materialised(version, content=content, program=b"") as files:
+        built = _build(version, files.bot_dir)
+        report.checked_files = runtime.sources(files.bot_dir)
+        report.build = {
+            "runtime": runtime.id,
+            "ok": built.ok,
+            "output": built.output,
+            "seconds": round(built.seconds, 2),
+        }
+        if not built.ok:
+            report.fail(built.output)
             return report
-        report.games = _play_preflights(version, bot_dir, games)
+        report.program = built.program
+        report.build_key = build_key(files.bot_dir, runtime)
+    with materialised(version, content=content, program=built.program) as files:
+        report.games = _play_preflights(version, files, games)
     for key, check in report.games.items():
         fault = check.report["fault"]
         if fault is not None:

@@ -22,7 +22,7 @@ from arena.bots.apis import (
     read_upload,
     visible_bot,
 )
-from arena.bots.models import Bot, Visibility
+from arena.bots.models import Bot, Runtime, Visibility
 from arena.bots.selectors import bot_active_version, bot_get_visible, may_read_internals
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
@@ -224,6 +224,14 @@ LADDERS_HELP = (
 )
 
 
+FILE_HELP = (
+    "One source file (.py, .js, .c, .cpp, .java, .rs, .go: the runtime from its suffix), or a "
+    ".zip with the runtime's main file (main.py, main.js, main.c, main.cpp, main.java, main.rs, "
+    "main.go) at its top."
+)
+RUNTIME_HELP = "The language, when the file's name does not tell it (default: from the file)."
+
+
 def _chosen_ladders(data: dict[str, Any]) -> list[Ladder] | None:
     """The ladders named in an upload's ``ladders`` field (None when it is left out)."""
     if "ladders" not in data:
@@ -242,7 +250,10 @@ class BotSubmitApi(UploadsThrottled, BotListApi):
 
         name = serializers.CharField(max_length=40)
         visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
-        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
+        file = serializers.FileField(help_text=FILE_HELP)
+        runtime = serializers.ChoiceField(
+            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
+        )
         ladders = serializers.ListField(
             child=serializers.CharField(), required=False, help_text=LADDERS_HELP
         )
@@ -263,6 +274,7 @@ class BotSubmitApi(UploadsThrottled, BotListApi):
             content=read_upload(upload),
             visibility=data["visibility"],
             ladders=_chosen_ladders(data),
+            runtime=data.get("runtime"),
         )
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
@@ -274,7 +286,10 @@ class VersionSubmitApi(UploadsThrottled, BotVersionListApi):
         class Meta:
             ref_name = "BotVersionUploadInput"
 
-        file = serializers.FileField(help_text="A .py file, or a .zip with main.py at its top.")
+        file = serializers.FileField(help_text=FILE_HELP)
+        runtime = serializers.ChoiceField(
+            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
+        )
         ladders = serializers.ListField(
             child=serializers.CharField(), required=False, help_text=LADDERS_HELP
         )
@@ -292,6 +307,7 @@ class VersionSubmitApi(UploadsThrottled, BotVersionListApi):
             filename=upload.name,
             content=read_upload(upload),
             ladders=_chosen_ladders(data),
+            runtime=data.get("runtime"),
         )
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 

@@ -137,26 +137,38 @@ def bot_submit(
     content: bytes,
     visibility: Visibility = Visibility.PUBLIC,
     ladders: Sequence[Ladder] | None = None,
+    runtime: str | None = None,
 ) -> BotVersion:
     """Upload code for the owner's bot ``name`` (created on its first upload) and enter it.
 
     ``ladders``: the ladders it enters from now on; None keeps the bot's
-    entries, or enters a new bot on every open ladder. The version's
-    pre-flights on its ladders are queued once it commits.
+    entries, or enters a new bot on every open ladder. ``runtime``: the
+    language, or None to take it from the file. The version's pre-flights on
+    its ladders are queued once it commits.
     """
     with transaction.atomic():
         version = bot_upload(
-            owner=owner, name=name, filename=filename, content=content, visibility=visibility
+            owner=owner,
+            name=name,
+            filename=filename,
+            content=content,
+            visibility=visibility,
+            runtime=runtime,
         )
         return _enter_version(version, ladders)
 
 
 def version_submit(
-    *, bot: Bot, filename: str, content: bytes, ladders: Sequence[Ladder] | None = None
+    *,
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    ladders: Sequence[Ladder] | None = None,
+    runtime: str | None = None,
 ) -> BotVersion:
-    """A new version of ``bot``; ``ladders`` as in :func:`bot_submit`."""
+    """A new version of ``bot``; ``ladders`` and ``runtime`` as in :func:`bot_submit`."""
     with transaction.atomic():
-        version = bot_version_upload(bot=bot, filename=filename, content=content)
+        version = bot_version_upload(bot=bot, filename=filename, content=content, runtime=runtime)
         return _enter_version(version, ladders)
 
 

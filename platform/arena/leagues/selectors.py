@@ -28,8 +28,8 @@ from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.ladders.models import Ladder, Rating
-from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.selectors import match_log_read
+from arena.matches.models import Match, MatchStatus, Participant, seed_in_play
+from arena.matches.selectors import match_log_read, seeds_in_play
 from arena.players.models import User
 
 from . import scoring
@@ -387,7 +387,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
     }
 
 
-def _fixture_json(fixture: LeagueFixture) -> dict[str, Any]:
+def _fixture_json(fixture: LeagueFixture, *, sealed_seeds: set[int]) -> dict[str, Any]:
     return {
         "round": fixture.round.number,
         "table": fixture.table,
@@ -397,8 +397,12 @@ def _fixture_json(fixture: LeagueFixture) -> dict[str, Any]:
                 "deal": game.deal,
                 "status": game.status,
                 "match": game.match_id,
-                # The seed fixes the dice: shown once the game is over.
-                "seed": game.seed if game.status == GameStatus.FINISHED else None,
+                # The seed fixes the dice: shown once no game it deals is still to play.
+                "seed": (
+                    game.seed
+                    if game.status == GameStatus.FINISHED and game.seed not in sealed_seeds
+                    else None
+                ),
                 "seats": [
                     {
                         "seat": seat.seat,
@@ -426,13 +430,16 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
     with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[call-overload]  # a write-only sink is all it needs
         archive.writestr("league.json", _json(league_summary(league=league)))
         yield sink.take()
-        fixtures = [_fixture_json(f) for f in league_fixtures(league=league)]
+        tables = list(league_fixtures(league=league))
+        sealed = seeds_in_play({game.seed for table in tables for game in table.games.all()})
+        fixtures = [_fixture_json(table, sealed_seeds=sealed) for table in tables]
         archive.writestr("fixtures.json", _json(fixtures))
         yield sink.take()
         seats = Participant.objects.select_related("bot_version__bot").order_by("seat")
         matches = (
             Match.objects.filter(league_game__fixture__round__league=league)
             .exclude(log="")
+            .annotate(seed_in_play=seed_in_play(OuterRef("seed")))
             .select_related("league_game__fixture__round")
             .prefetch_related(Prefetch("participants", queryset=seats))
             .order_by("id")

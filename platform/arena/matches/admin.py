@@ -45,6 +45,8 @@ class MatchAdmin(admin.ModelAdmin[Match]):
     ordering = ("-id",)
     # With a million rows an exact COUNT(*) on every filtered page is wasted work.
     show_full_result_count = False
+    # The log's name only (log_name): a file widget asks the storage for a URL.
+    exclude = ("log",)
     readonly_fields = (
         "ladder",
         "seed",
@@ -56,7 +58,7 @@ class MatchAdmin(admin.ModelAdmin[Match]):
         "started_at",
         "finished_at",
         "rated_at",
-        "log",
+        "log_name",
         "log_size",
         "error",
     )
@@ -65,6 +67,11 @@ class MatchAdmin(admin.ModelAdmin[Match]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # matches are created by the services (scheduler, organisers' tools)
+
+    @admin.display(description="log")
+    def log_name(self, match: Match) -> str:
+        # The name, not a link: the database storage has no URLs (the API serves logs).
+        return str(match.log.name or "")
 
     @admin.display(description="deal")
     def deal_of(self, match: Match) -> str:

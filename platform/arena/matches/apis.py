@@ -15,6 +15,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -65,11 +66,14 @@ class MatchOutput(serializers.Serializer[Match]):
     deal_game = serializers.IntegerField(
         allow_null=True, help_text="This game's number in its deal, from 1; null when not a deal."
     )
-    has_log = serializers.SerializerMethodField()
+    has_log = serializers.SerializerMethodField(
+        help_text="Whether the log can be read now: false until it is stored, and while "
+        "another game dealt by the same seed (a duplicate deal's) is still to play."
+    )
     participants = ParticipantOutput(many=True)
 
     def get_has_log(self, match: Match) -> bool:
-        return bool(match.log)
+        return bool(match.log) and not match.sealed
 
 
 class MatchListApi(APIView):
@@ -129,6 +133,11 @@ class MatchLogApi(APIView):
     def get(self, request: Request, match_id: int) -> Response:
         """The match's game log as JSON (finished matches only)."""
         match = match_get_visible(match_id=match_id, user=request.user)
+        if match is not None and match.status == MatchStatus.FINISHED and match.sealed:
+            raise NotFound(
+                f"The log of match {match.pk} is sealed until the other games dealt by its "
+                "seed (its duplicate deal) are played: it shows the dice they will roll."
+            )
         log = None if match is None else match_log_read(match=match, user=request.user)
         if log is None:
             raise Http404

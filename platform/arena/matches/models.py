@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
+from django.db.models import Exists
 from django.utils import timezone
 
 from .games import MatchGame
@@ -21,6 +24,19 @@ class MatchStatus(models.TextChoices):
     """The platform could not play it (worker lost, sandbox error) after every attempt; unrated."""
     CANCELLED = "cancelled", "Cancelled"
     """Withdrawn before it finished; unrated."""
+
+
+#: Matches still to play: their seed, and the dice it deals, must stay secret.
+UNPLAYED = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+def seed_in_play(seed: Any) -> Exists:
+    """Whether a match still to play is dealt by ``seed`` (a value or an OuterRef).
+
+    The games of a duplicate deal (of a ladder or a league) share one seed, so
+    the first finished game's log shows the dice of those still to come.
+    """
+    return Exists(Match.objects.filter(seed=seed, status__in=UNPLAYED))
 
 
 class ForfeitCause(models.TextChoices):
@@ -143,6 +159,12 @@ class Match(models.Model):
             ),
             # The queue and the sweeper of stale running matches.
             models.Index(fields=["status", "created_at"], name="match_status_created"),
+            # Seeds of matches still to play (seed_in_play): a small partial index.
+            models.Index(
+                fields=["seed"],
+                condition=models.Q(status__in=UNPLAYED),
+                name="match_unplayed_seed",
+            ),
             # Finished matches still to rate, in finish order (a small partial index).
             models.Index(
                 fields=["ladder", "finished_at", "id"],
@@ -153,12 +175,25 @@ class Match(models.Model):
         verbose_name_plural = "matches"
 
     @property
-    def public_seed(self) -> int | None:
-        """The seed once the match finished (its log is public then), else None.
+    def sealed(self) -> bool:
+        """Whether the seed and the log stay hidden: until the match finished,
+        and while another match dealt by the same seed is still to play.
 
-        Before that the seed, with the engine, tells every roll still to come.
+        The seed, with the engine, tells every roll to come, and a log shows
+        the dice its seed dealt. Reads the ``seed_in_play`` annotation that the
+        matches selectors add, else asks the database.
         """
-        return self.seed if self.status == MatchStatus.FINISHED else None
+        if self.status != MatchStatus.FINISHED:
+            return True
+        in_play = getattr(self, "seed_in_play", None)
+        if in_play is None:
+            in_play = Match.objects.filter(seed=self.seed, status__in=UNPLAYED).exists()
+        return bool(in_play)
+
+    @property
+    def public_seed(self) -> int | None:
+        """The seed once it is no secret (see :attr:`sealed`), else None."""
+        return None if self.sealed else self.seed
 
     def __str__(self) -> str:
         return f"match {self.pk} on {self.ladder_id}"

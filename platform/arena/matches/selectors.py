@@ -16,12 +16,15 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from arena.bots.models import Visibility
 from arena.players.models import User
 
-from .models import Match, MatchStatus, Participant
+from .models import UNPLAYED, Match, MatchStatus, Participant, seed_in_play
 
 
 def _with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """With their seats, and whether their seed is still in play (``Match.sealed``)."""
     seats = Participant.objects.select_related("bot_version__bot__owner").order_by("seat")
-    return matches.prefetch_related(Prefetch("participants", queryset=seats))
+    return matches.prefetch_related(Prefetch("participants", queryset=seats)).annotate(
+        seed_in_play=seed_in_play(OuterRef("seed"))
+    )
 
 
 def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
@@ -98,6 +101,14 @@ def match_list(
 
 # --------------------------------------------------------------------------- logs
 
+
+def seeds_in_play(seeds: set[int]) -> set[int]:
+    """Those of ``seeds`` that deal a match still to play (``Match.sealed``)."""
+    return set(
+        Match.objects.filter(seed__in=seeds, status__in=UNPLAYED).values_list("seed", flat=True)
+    )
+
+
 # Chunk of matches fetched per query when streaming a ladder's logs.
 LOG_STREAM_CHUNK = 100
 
@@ -142,11 +153,13 @@ def log_redact_stderr(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str,
 
 
 def match_log_read(*, match: Match, user: User | AnonymousUser) -> dict[str, Any] | None:
-    """The match's game log, decompressed, with other players' stderr removed; None without one.
+    """The match's game log, decompressed, with other players' stderr removed; None
+    without one, or while it is sealed (``Match.sealed``: a game of its deal is
+    still to play).
 
     ``match`` must come with its participants prefetched (the selectors above).
     """
-    if not match.log:
+    if not match.log or match.sealed:
         return None
     with default_storage.open(str(match.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
@@ -160,7 +173,8 @@ def ladder_logs(
     finished_after: datetime | None = None,
     finished_before: datetime | None = None,
 ) -> Iterator[tuple[Match, dict[str, Any]]]:
-    """Each finished match of the ladder that ``user`` may see, oldest first, with its log.
+    """Each finished match of the ladder that ``user`` may see, oldest first, with its
+    log; a game of a duplicate deal comes once the whole deal is played.
 
     Matches are read ``LOG_STREAM_CHUNK`` at a time with their participants
     and one log is in memory at a time, so the process stays flat whatever the
@@ -175,7 +189,8 @@ def ladder_logs(
         matches = matches.filter(finished_at__gte=finished_after)
     if finished_before is not None:
         matches = matches.filter(finished_at__lt=finished_before)
-    matches = _with_participants(matches_visible(matches, user=user)).order_by("finished_at", "id")
+    matches = _with_participants(matches_visible(matches, user=user))
+    matches = matches.filter(~seed_in_play(OuterRef("seed"))).order_by("finished_at", "id")
     for match in matches.iterator(chunk_size=LOG_STREAM_CHUNK):
         log = match_log_read(match=match, user=user)
         if log is not None:

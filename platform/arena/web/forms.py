@@ -12,7 +12,7 @@ from django.contrib.auth import password_validation
 from django.utils import timezone
 from django.utils.dateparse import parse_duration
 
-from arena.bots.models import Bot, Visibility
+from arena.bots.models import Bot, Runtime, Visibility
 from arena.ladders.models import Ladder
 from arena.leagues.models import LeagueFormat, LeagueVisibility
 from arena.leagues.selectors import EntryCandidate
@@ -73,8 +73,18 @@ class UploadForm(forms.Form):
     )
     file = forms.FileField(
         label="Code",
-        help_text="A single .py file, or a .zip with main.py at its top level.",
-        widget=forms.ClearableFileInput(attrs={"accept": ".py,.zip"}),
+        help_text="One source file (.py, .js, .c, .cpp, .java, .rs, .go), or a .zip with its "
+        "main file (main.py, main.c, ...) at the top level.",
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ".py,.js,.c,.cpp,.cc,.cxx,.java,.rs,.go,.zip"}
+        ),
+    )
+    runtime = forms.ChoiceField(
+        label="Language",
+        choices=[("", "From the file"), *Runtime.choices],
+        required=False,
+        help_text="Found from the file's name or the zip's main file; choose it when they "
+        "do not tell.",
     )
     ladders = forms.ModelMultipleChoiceField(
         queryset=Ladder.objects.none(),

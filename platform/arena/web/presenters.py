@@ -120,6 +120,8 @@ class ReportView:
     validator: str
     #: Why validation was postponed (our failure, not the bot's), if it was.
     infra_error: str
+    #: What the compiler (or checker) said, when the build failed.
+    build_failure: str = ""
 
 
 def _exit_cause(fault: dict[str, Any]) -> str:
@@ -202,8 +204,13 @@ def version_report(report: dict[str, Any]) -> ReportView:
         views = [_game_view("pre-flight", old, sandboxed, report.get("fault"))]
     else:
         views = []
+    build = report.get("build")
+    failure = ""
+    if isinstance(build, dict) and build.get("ok") is False:
+        failure = str(build.get("output", ""))
     return ReportView(
-        errors=[str(e) for e in errors] if isinstance(errors, list) else [],
+        errors=[str(e) for e in errors if str(e) != failure] if isinstance(errors, list) else [],
+        build_failure=failure,
         games=[view for view in views if view is not None],
         files=[str(f) for f in files] if isinstance(files, list) else [],
         validator=str(report.get("validator", "")),

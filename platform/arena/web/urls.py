@@ -9,6 +9,8 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("kits/", views.kits_page, name="kits"),
+    path("kits/vegas-kit-<slug:lang>.zip", views.kit_download, name="kit-download"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),

@@ -94,6 +94,7 @@ from arena.matches.selectors import (
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
+from bots_sdk.kits import KITS, KitError, kit_zip, kit_zip_name
 
 from . import presenters
 from .forms import (
@@ -123,6 +124,24 @@ LEAGUES_PAGE_SIZE = 50
 def home(request: HttpRequest) -> HttpResponse:
     games = presenters.ladders_by_game(ladder_list_with_counts())
     return render(request, "web/home.html", {"games": games})
+
+
+@require_GET
+def kits_page(request: HttpRequest) -> HttpResponse:
+    kits = [{"kit": kit, "zip_name": kit_zip_name(kit.lang)} for kit in KITS.values()]
+    return render(request, "web/kits.html", {"kits": kits})
+
+
+@require_GET
+def kit_download(request: HttpRequest, lang: str) -> HttpResponse:
+    """One kit as a zip with its files at the top, ready to edit and upload."""
+    try:
+        data = kit_zip(lang)
+    except KitError as error:
+        raise Http404(str(error)) from None
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{kit_zip_name(lang)}"'
+    return response
 
 
 @require_GET
@@ -328,6 +347,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 content=file.read(),
                 visibility=form.cleaned_data["visibility"],
                 ladders=form.cleaned_data["ladders"],
+                runtime=form.cleaned_data["runtime"] or None,
             )
         except (BotNameError, BotNameTakenError) as error:
             form.add_error("name", error.message)

@@ -29,6 +29,7 @@ local_iov = (ctypes.c_void_p * 2)(ctypes.addressof(target), 16)  # struct iovec
 remote_iov = (ctypes.c_void_p * 2)(ctypes.addressof(source), 16)  # read from itself
 clone_args = ctypes.create_string_buffer(88)  # struct clone_args: a plain fork
 ctypes.memmove(ctypes.addressof(clone_args) + 32, (SIGCHLD).to_bytes(8, "little"), 8)
+aio_context = ctypes.c_ulong(0)  # io_setup wants it zeroed
 pidfd = ctypes.c_int(-1)  # where clone(CLONE_PIDFD) would put the pidfd
 
 CALLS = {
@@ -56,6 +57,9 @@ CALLS = {
     "process_madvise": (440, (-1, None, 0, 0, 0)),
     "modify_ldt": (154, (0, ctypes.addressof(buf), 16)),  # read the LDT
     "cachestat": (451, (0, ctypes.addressof(buf), ctypes.addressof(buf), 0)),  # newer than vetted
+    # on no list: Linux AIO and vmsplice are simply not allowed
+    "io_setup": (206, (1, ctypes.addressof(aio_context))),
+    "vmsplice": (278, (-1, None, 0, 0)),
     "clone_pidfd": (56, (CLONE_PIDFD | SIGCHLD, 0, ctypes.addressof(pidfd), 0, 0)),
     "process_vm_readv": (
         310,
@@ -79,6 +83,8 @@ HARMLESS = {
     "modify_ldt",
     "cachestat",
     "clone_pidfd",
+    "io_setup",
+    "vmsplice",
 }
 control = sys.argv[1:] == ["control"]
 
