@@ -189,6 +189,7 @@ def _healthy(stack: Stack) -> bool:
 
 
 def _multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body (the files as text/plain) and its content type."""
     boundary = uuid.uuid4().hex
     parts = []
     for name, value in fields.items():
@@ -199,7 +200,7 @@ def _multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> t
     for name, (filename, content) in files.items():
         parts.append(
             f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
-            f'filename="{filename}"\r\nContent-Type: text/x-python\r\n\r\n'.encode()
+            f'filename="{filename}"\r\nContent-Type: text/plain\r\n\r\n'.encode()
             + content
             + b"\r\n"
         )
@@ -263,6 +264,12 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     )
     bot = stack.request("POST", "/api/bots/", body=body, content_type=content_type, expect=201)
     bot_id = bot["id"]
+    # A compiled one too: the C starter kit, built by the worker's gcc in the sandbox.
+    body, content_type = _multipart(
+        {"name": "ckit", "visibility": "public", "ladders": LADDER},
+        {"file": ("main.c", (REPO_DIR / "bots_sdk/kits/c/main.c").read_bytes())},
+    )
+    c_bot = stack.request("POST", "/api/bots/", body=body, content_type=content_type, expect=201)
 
     # Validated in the worker's sandbox (its pre-flight game, as user vegasbot).
     def validated() -> dict[str, Any] | None:
@@ -276,6 +283,14 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     assert report["sandboxed"] is True and report["passed"] is True, report
     # Only a sandboxed bot has a pids cgroup to count.
     assert report["games"][LADDER]["resources"]["pids_peak"] >= 1, report
+
+    def c_validated() -> bool:
+        version: dict[str, Any] = stack.request("GET", f"/api/bots/{c_bot['id']}/versions/1/")
+        assert version["status"] != "failed", version
+        return version["status"] == "active"
+
+    stack.wait_for("the C bot's build and validation", c_validated, 600)
+    print(f"C bot built and validated: {time.monotonic() - started:.0f} s")
 
     # A rated match of the bot finishes.
     def rated_match() -> dict[str, Any] | None:
