@@ -7,22 +7,17 @@
 #   scripts/fresh_container_check.sh [test|run|all]    # default: all; needs root and dockerd
 #
 # Needs a running Docker engine and debootstrap (apt-get install docker.io
-# debootstrap; start dockerd). The base image debian-local:bookworm is built
-# once (debootstrap bookworm). Commits only: the clone is of HEAD. Output goes
-# to this script's stdout; the container is removed at the end.
+# debootstrap; start dockerd). The base image las-vegas-arena/debian:bookworm
+# is built once by scripts/docker_base_image.sh (debootstrap bookworm; the
+# compose stack's images start from it too). Commits only: the clone is of
+# HEAD. Output goes to this script's stdout; the container is removed at the end.
 set -euo pipefail
 
 WHAT="${1:-all}"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-IMAGE="${IMAGE:-debian-local:bookworm}"
-MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+IMAGE="${IMAGE:-las-vegas-arena/debian:bookworm}"
 
-if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
-    rootfs="$(mktemp -d /tmp/rootfs.XXXXXX)"
-    debootstrap --variant=minbase bookworm "$rootfs" "$MIRROR"
-    tar -C "$rootfs" -c . | docker import - "$IMAGE"
-    rm -rf "$rootfs"
-fi
+BASE_IMAGE="$IMAGE" bash "$REPO/scripts/docker_base_image.sh" >/dev/null
 
 # A bundle of HEAD: a clone works from a worktree too (its .git is elsewhere).
 work="$(mktemp -d /tmp/fresh-check.XXXXXX)"

@@ -193,7 +193,8 @@ def test_beat_schedules_name_registered_tasks() -> None:
         assert entry["task"] in app.tasks
 
 
-def test_compose_runs_every_process_from_one_image_with_settings_from_env() -> None:
+def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> None:
+    """The file's structure; tests/deploy/test_compose.py runs it for real."""
     yaml = pytest.importorskip("yaml")
     compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
     services = compose["services"]
@@ -201,14 +202,68 @@ def test_compose_runs_every_process_from_one_image_with_settings_from_env() -> N
     assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
     for name in ("migrate", "web", "worker", "beat"):
         service = services[name]
-        assert (REPO_DIR / service["build"]["dockerfile"]).exists()
+        assert service["build"]["dockerfile"] == "platform/Dockerfile"
+        assert service["build"]["target"] == ("worker" if name == "worker" else "web")
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
+        # The storage is the project's default unless the shell sets one.
+        assert env["STORAGE_BACKEND"] is None and env["STORAGE_OPTIONS"] is None
         assert "media:/data/media" in service["volumes"]
+        assert service["init"] is True
+        assert service["cap_drop"] == ["ALL"]
+        assert "no-new-privileges:true" in service["security_opt"]
     assert services["web"]["command"][0] == "gunicorn"
     assert services["worker"]["command"][:4] == ["celery", "-A", "arena", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
+    # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
+    for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
+        assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
+    assert services["redis"]["command"][-2:] == ["--appendonly", "yes"]
+    for dockerfile in (
+        "platform/Dockerfile",
+        "docker/postgres.Dockerfile",
+        "docker/redis.Dockerfile",
+    ):
+        text = (REPO_DIR / dockerfile).read_text()
+        assert "ARG BASE_IMAGE=las-vegas-arena/debian:bookworm" in text
+        assert "FROM ${BASE_IMAGE}" in text
+
+
+def test_compose_gives_privileges_to_the_worker_only() -> None:
+    yaml = pytest.importorskip("yaml")
+    compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
+    services = compose["services"]
+
+    for name in ("migrate", "web", "beat", "postgres", "redis"):
+        assert "cap_add" not in services[name], name
+        assert not services[name].get("privileged"), name
+    worker = services["worker"]
+    assert not worker.get("privileged")
+    assert sorted(worker["cap_add"]) == [
+        "CHOWN",
+        "DAC_OVERRIDE",
+        "KILL",
+        "SETGID",
+        "SETPCAP",
+        "SETUID",
+        "SYS_ADMIN",
+        "SYS_PTRACE",
+    ]
+    assert "/sys/fs/cgroup:/sys/fs/cgroup" in worker["volumes"]
+    options = dict(option.replace(":", "=", 1).split("=", 1) for option in worker["security_opt"])
+    assert options["apparmor"] == "unconfined"
+    # A profile of its own, never seccomp=unconfined.
+    profile = json.loads((REPO_DIR / options["seccomp"]).read_text())
+    assert profile["defaultAction"] == "SCMP_ACT_ALLOW"
+    (denied,) = profile["syscalls"]
+    assert denied["action"] == "SCMP_ACT_ERRNO"
+    assert {"keyctl", "bpf", "kexec_load", "init_module", "open_by_handle_at"} <= set(
+        denied["names"]
+    )
+    # Only what Debian's docker-compose 1.29 accepts too.
+    assert "systempaths" not in options
+    assert all("cgroup" not in service for service in services.values())
 
 
 def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
