@@ -199,8 +199,8 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
     services = compose["services"]
 
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat"}
-    for name in ("migrate", "web", "worker", "beat"):
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "ratings", "beat"}
+    for name in ("migrate", "web", "worker", "ratings", "beat"):
         service = services[name]
         assert service["build"]["dockerfile"] == "platform/Dockerfile"
         assert service["build"]["target"] == ("worker" if name == "worker" else "web")
@@ -216,6 +216,15 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     assert services["web"]["command"][0] == "gunicorn"
     assert services["worker"]["command"][:4] == ["celery", "-A", "arena", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
+    # The ratings worker reads the ratings queue alone.
+    assert services["ratings"]["command"][:6] == [
+        "celery",
+        "-A",
+        "arena",
+        "worker",
+        "-Q",
+        "celery.ratings",
+    ]
     # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
     for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
@@ -235,7 +244,7 @@ def test_compose_gives_privileges_to_the_worker_only() -> None:
     compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
     services = compose["services"]
 
-    for name in ("migrate", "web", "beat", "postgres", "redis"):
+    for name in ("migrate", "web", "ratings", "beat", "postgres", "redis"):
         assert "cap_add" not in services[name], name
         assert not services[name].get("privileged"), name
     worker = services["worker"]
