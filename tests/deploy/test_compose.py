@@ -296,13 +296,18 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     def rated_match() -> dict[str, Any] | None:
         page = stack.request("GET", f"/api/matches/?bot={bot_id}&status=finished")
         for match in page["results"]:
-            if match["rated"]:
+            if match["rated_at"]:  # its Elo applied, not only a match that counts
                 return dict(match)
         return None
 
     match = stack.wait_for("a rated match of the bot", rated_match, 900)
     print(f"rated match {match['id']}: {time.monotonic() - started:.0f} s")
     assert LADDER in json.dumps(match)
+
+    # The ratings worker, reading the ratings queue alone, applied it.
+    ratings_log = stack.run("logs", "--no-color", "ratings")
+    assert "arena.ladders.tasks.ratings_apply_match" in ratings_log, ratings_log[-3000:]
+    assert "succeeded" in ratings_log
 
     # The broker keeps its queue on disk (an append-only file in its volume).
     appendonly = stack.run("exec", "-T", "redis", "redis-cli", "config", "get", "appendonly")
