@@ -142,8 +142,6 @@ def assert_played_cleanly(records: list[GameRecord]) -> None:
         assert not record.faults, [fault.describe() for fault in record.faults]
         seat = record.log["referee"]["seats"][kit_seat(record)]
         assert seat["decisions"] > 0 and not seat["forfeited"]
-        # Every decision well under 10 ms (the median: a loaded machine may spike one).
-        assert seat["decision_ms_median"] < 10, seat["decision_ms"]
         replay(loads(json.dumps(record.log)))  # the log replays: every action was legal
 
 
