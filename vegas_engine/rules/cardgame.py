@@ -125,8 +125,6 @@ class CardGame(State):
         "_placed",
         "_queue",
         "_resolving",
-        "_rng",
-        "_rng_shared",
         "_round",
         "_rules",
         "_sequential",

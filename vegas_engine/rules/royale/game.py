@@ -261,8 +261,6 @@ class RoyaleGame(OneSeatState):
         "_power",
         "_power_casino",
         "_power_ready",
-        "_rng",
-        "_rng_shared",
         "_rolls",
         "_round",
         "_round_winners",
