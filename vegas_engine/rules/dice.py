@@ -371,7 +371,7 @@ class DiceGame(OneSeatState):
                     notes.append(pile.popleft())
         if self._log is not None:
             self._log.append(
-                {"type": "stock", "casino": casino + 1, "notes": [_note_json(v) for v in notes]}
+                {"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)}
             )
 
     def _deal_chips(self, chips: ChipRules) -> None:
@@ -434,6 +434,9 @@ class DiceGame(OneSeatState):
 
     def _roll_json(self) -> JsonDict:
         """This turn's roll as logs and observations show it: each kind's faces, ascending."""
+        regular, biggies, kickers, neutral = self._dice
+        if not (biggies or kickers or neutral):  # every roll of classic: one kind
+            return {"die": sorted(regular.translate(FACE_NUMBERS))}
         return {
             KIND_NAMES[kind]: sorted(faces.translate(FACE_NUMBERS))
             for kind, faces in enumerate(self._dice)
@@ -719,7 +722,7 @@ class DiceGame(OneSeatState):
             counts = self._counts[casino]
             entry: JsonDict = {
                 "casino": casino + 1,
-                "notes": [_note_json(v) for v in sorted(self._notes[casino], reverse=True)],
+                "notes": _notes_json(sorted(self._notes[casino], reverse=True)),
                 "dice": {str(owner_name(o, n)): c for o, c in enumerate(counts) if c},
                 "biggies": {str(o): b for o, b in enumerate(self._biggies[casino]) if b},
             }
@@ -1030,6 +1033,13 @@ def _split_groups(groups: Mapping[Any, list[int]]) -> tuple[list[int], list[list
 
 def _note_json(note: int) -> int | str:
     return "rainbow" if note == RAINBOW else note
+
+
+def _notes_json(notes: list[int]) -> list[int | str]:
+    """A copy of ``notes`` as logs show them: rainbow cards by name."""
+    if RAINBOW in notes:
+        return [_note_json(note) for note in notes]
+    return list(notes)
 
 
 def _note_value(note: int | str) -> int:
