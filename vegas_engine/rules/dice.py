@@ -370,9 +370,7 @@ class DiceGame(OneSeatState):
                 if pile:
                     notes.append(pile.popleft())
         if self._log is not None:
-            self._log.append(
-                {"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)}
-            )
+            self._log.append({"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)})
 
     def _deal_chips(self, chips: ChipRules) -> None:
         for casino in range(CASINOS):
