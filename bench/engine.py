@@ -66,10 +66,26 @@ from vegas_engine.log import game_log
 TARGETS: dict[bool, int] = {False: 1_600, True: 600}
 TARGET_RULES, TARGET_SEATS = "classic", 4
 
+#: Goal 4 of issue 14, all ratios measured side by side in this run: engine over the
+#: bare loop and over lasvegas (classic, 4 seats, no log), full log over no log, and
+#: how many times faster clone() is than a clone copying the random generator.
+GOALS: dict[str, float] = {
+    "engine_over_bare": 0.5,
+    "engine_over_lasvegas": 3.0,
+    "full_log_over_no_log": 0.5,
+    "clone_speedup": 2.0,
+}
+
 #: Seconds of timed play in all (by --quick), shared by the workloads, and the
 #: longest slice one workload gets per repetition.
 BUDGET: dict[bool, float] = {False: 40.0, True: 5.0}
 MAX_SLICE: dict[bool, float] = {False: 0.4, True: 0.08}
+
+#: The clock of every timing. By default the CPU time of this process: on a shared
+#: machine the time spent waiting for the pinned CPU is not the engine's, and wall
+#: time counts it (``--wall`` measures wall time instead).
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
+clock = CLOCKS["cpu"]
 
 #: A game's play function: play the game with this seed, return its decisions.
 Play = Callable[[int], int]
@@ -186,7 +202,6 @@ class Workload:
         play = self.play
         seed = self.next_seed
         games = decisions = 0
-        clock = time.perf_counter
         began = clock()
         deadline = began + seconds
         while True:
@@ -294,6 +309,22 @@ class CloneCost:
     bytes_added: int  # what a clone adds next to its original
     bytes_whole: int  # the clone alone, everything it reaches
     microseconds: float
+    #: The same clone copying the random generator at once, as clone() did before it
+    #: shared it copy on write, and how many times slower that is (paired).
+    copying_microseconds: float
+    speedup: float
+
+
+def clone_copying_generator(state: Any) -> Any:
+    """clone() as it was before copy on write: the Mersenne Twister state copied at once.
+
+    The clone() of today plus the copy it now defers until a state draws.
+    """
+    other = state.clone()
+    rng = random.Random(0)
+    rng.setstate(state._rng.getstate())
+    other._rng, other._rng_shared = rng, False
+    return other
 
 
 def clone_cost(rules: str, seats: int, quick: bool) -> CloneCost:
@@ -303,16 +334,29 @@ def clone_cost(rules: str, seats: int, quick: bool) -> CloneCost:
     copy_objects = reachable(copy)
     added = deep_size(copy_objects, exclude=original_objects)
     whole = deep_size(copy_objects)
-    del original_objects, copy_objects
+    del original_objects, copy_objects, copy
     number = 200 if quick else 1000
-    clone = state.clone
-    times = []
-    for _ in range(3 if quick else 5):
-        began = time.perf_counter()
+
+    def timed(clone: Callable[[], Any]) -> float:
+        began = clock()
         for _ in range(number):
             clone()
-        times.append((time.perf_counter() - began) / number)
-    return CloneCost(added, whole, statistics.median(times) * 1e6)
+        return (clock() - began) / number
+
+    def copying() -> Any:
+        return clone_copying_generator(state)
+
+    now, before = [], []
+    for _ in range(3 if quick else 5):  # side by side, each repetition
+        now.append(timed(state.clone))
+        before.append(timed(copying))
+    return CloneCost(
+        added,
+        whole,
+        statistics.median(now) * 1e6,
+        statistics.median(before) * 1e6,
+        statistics.median(b / a for a, b in zip(now, before, strict=True)),
+    )
 
 
 # ------------------------------------------------------------ sanity checks
@@ -399,7 +443,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         for seats in system.seats
     ]
 
-    # The reference trio first, back to back, so each repetition pairs them.
+    # The references first, back to back, so each repetition pairs them.
     engine_ref = Workload(
         f"{TARGET_RULES}/{TARGET_SEATS}/nolog",
         engine_play(TARGET_RULES, TARGET_SEATS, False, choice),
@@ -411,8 +455,13 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         if isinstance(package, Lasvegas)
         else None
     )
+    logged_ref = Workload(
+        f"{TARGET_RULES}/{TARGET_SEATS}/log",
+        engine_play(TARGET_RULES, TARGET_SEATS, True, choice),
+    )
     engine: dict[tuple[str, int, bool], Workload] = {
-        (TARGET_RULES, TARGET_SEATS, False): engine_ref
+        (TARGET_RULES, TARGET_SEATS, False): engine_ref,
+        (TARGET_RULES, TARGET_SEATS, True): logged_ref,
     }
     for rules, seats in systems:
         for log in (False, True):
@@ -421,7 +470,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
                     f"{rules}/{seats}/{'log' if log else 'nolog'}",
                     engine_play(rules, seats, log, choice),
                 )
-    others = [work for work in engine.values() if work is not engine_ref]
+    others = [work for work in engine.values() if work not in (engine_ref, logged_ref)]
     if slice_s is None:
         # Keep the run short however many rule systems there are.
         slice_s = min(MAX_SLICE[quick], BUDGET[quick] / (reps * (len(engine) + 3)))
@@ -430,11 +479,11 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     # reported as failed instead of stopping the whole benchmark.
     failed: dict[str, str] = {}
     warm = 0.1 * slice_s
-    for work in [engine_ref, bare, *([lasvegas] if lasvegas else []), *others]:
+    for work in [engine_ref, logged_ref, bare, *([lasvegas] if lasvegas else []), *others]:
         try:
             work.run(warm)
         except Exception as error:
-            if work is engine_ref or work is bare:
+            if work in (engine_ref, logged_ref, bare):
                 raise
             failed[work.key] = f"{type(error).__name__}: {error}"
         work.rates.clear()
@@ -444,10 +493,10 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     others = [work for work in others if work.key not in failed]
 
     def order(rep: int) -> list[Workload]:
-        trio = [engine_ref, bare] + ([lasvegas] if lasvegas else [])
+        refs = [engine_ref, logged_ref, bare] + ([lasvegas] if lasvegas else [])
         if rep % 2:
-            trio.reverse()  # ABBA: drift over a repetition falls on both sides
-        return trio + others
+            refs.reverse()  # ABBA: drift over a repetition falls on both sides
+        return refs + others
 
     for rep in range(reps):
         progress(f"repetition {rep + 1}/{reps} ...", show_progress)
@@ -478,6 +527,8 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
                 "clone_bytes_added": cost.bytes_added,
                 "clone_bytes_whole": cost.bytes_whole,
                 "clone_us": cost.microseconds,
+                "clone_us_copying_generator": cost.copying_microseconds,
+                "clone_speedup": cost.speedup,
                 "samples": {"nolog": nolog.rates, "full_log": logged.rates},
             }
         )
@@ -514,7 +565,25 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     else:
         reference["lasvegas"] = {"skipped": package}
 
-    logged_ref = engine[TARGET_RULES, TARGET_SEATS, True]
+    paired_log = [g / e for g, e in zip(logged_ref.rates, engine_ref.rates, strict=True)]
+    target_row = next(
+        row for row in rows if (row["rules"], row["seats"]) == (TARGET_RULES, TARGET_SEATS)
+    )
+    measured: dict[str, float | None] = {
+        "engine_over_bare": reference["bare"]["engine_over_bare"],
+        "engine_over_lasvegas": reference["lasvegas"].get("engine_over_lasvegas"),
+        "full_log_over_no_log": statistics.median(paired_log),
+        "clone_speedup": target_row.get("clone_speedup"),
+    }
+    goals = [
+        {
+            "what": what,
+            "goal": goal,
+            "measured": measured[what],
+            "met": None if measured[what] is None else measured[what] >= goal,
+        }
+        for what, goal in GOALS.items()
+    ]
     targets = [
         {
             "what": f"{TARGET_RULES}, {TARGET_SEATS} seats, {'full log' if log else 'no log'}",
@@ -529,11 +598,13 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "machine": f"{platform.system()} {platform.machine()}",
         "cpu": pinned,
+        "clock": "wall" if clock is CLOCKS["wall"] else "cpu",
         "repetitions": reps,
         "slice_seconds": slice_s,
         "rows": rows,
         "reference": reference,
         "targets": targets,
+        "goals": goals,
     }
 
 
@@ -549,7 +620,8 @@ def render(report: dict[str, Any]) -> str:
     add = out.append
     add(
         f"Las Vegas engine benchmark: vegas_engine {report['engine_version']}, "
-        f"{report['python']}, {report['machine']}, {report['cpu']}"
+        f"{report['python']}, {report['machine']}, {report['cpu']}, "
+        f"{'wall' if report['clock'] == 'wall' else 'CPU'} time"
     )
     add(
         f"Random playouts with default options; median of {report['repetitions']} interleaved "
@@ -559,11 +631,11 @@ def render(report: dict[str, Any]) -> str:
     header = (
         f"{'rules':<10} {'seats':>5} {'games/s':>8} {'decisions/s':>11} {'dec/game':>8} "
         f"{'games/s':>8} {'log cost':>8} {'log KiB':>7} {'clone B':>7} {'state B':>7} "
-        f"{'clone us':>8}  target [1]"
+        f"{'clone us':>8} {'x faster':>8}  target [1]"
     )
     groups = (
         f"{'':<16} {'---------- no log [2] ----------':>30} {'--- full log [3] ---':>26}"
-        f"   {'--- clone [4] ---':>24}"
+        f"   {'------- clone [4] -------':>33}"
     )
     add(groups)
     add(header)
@@ -583,7 +655,8 @@ def render(report: dict[str, Any]) -> str:
             f"{_num(row['games_per_s_full_log']):>8} "
             f"{row['games_per_s'] / row['games_per_s_full_log']:>7.2f}x "
             f"{row['log_bytes_per_game'] / 1024:>7.1f} {row['clone_bytes_added']:>7,} "
-            f"{row['clone_bytes_whole']:>7,} {row['clone_us']:>8.1f}  {target}"
+            f"{row['clone_bytes_whole']:>7,} {row['clone_us']:>8.1f} "
+            f"{row['clone_speedup']:>7.2f}x  {target}"
         )
     add("")
     ref = report["reference"]
@@ -635,6 +708,19 @@ def render(report: dict[str, Any]) -> str:
             f"measured {_num(target['measured_games_per_s']):>6}   {verdict}"
         )
     add("")
+    add("Goal 4 of issue 14 (ratios measured side by side in this run; never asserted) [7]:")
+    names = {
+        "engine_over_bare": "engine / bare loop, no log",
+        "engine_over_lasvegas": "engine / lasvegas, no log",
+        "full_log_over_no_log": "full log / no log (games/s)",
+        "clone_speedup": "clone(): x faster than copying",
+    }
+    for goal in report["goals"]:
+        value = goal["measured"]
+        verdict = "not measured" if goal["met"] is None else "met" if goal["met"] else "NOT met"
+        shown = "-" if value is None else f"{value:.2f}"
+        add(f"  {names[goal['what']]:<32} >= {goal['goal']:<4}  measured {shown:>6}   {verdict}")
+    add("")
     add(FOOTNOTES)
     return "\n".join(out)
 
@@ -654,10 +740,12 @@ FOOTNOTES = """\
     reachable from the clone (through __slots__, __dict__ and the items of lists,
     tuples, dicts, sets and deques) that is not also reachable from the original, so the
     shared description and setup, the interned action strings, enum members and the int
-    objects the copied lists point at are not counted; the random generator (about 2.5 KB
-    of Mersenne Twister state) is. state B = everything reachable from the clone alone,
-    shared objects included (classes, modules and functions never). clone us = time of
-    state.clone().
+    objects the copied lists point at are not counted, nor the random generator: a clone
+    shares it until one of them draws (copy on write: about 2.5 KB of Mersenne Twister
+    state, copied then, at most once per state). state B = everything reachable from the
+    clone alone, shared objects included (classes, modules and functions never). clone
+    us = time of state.clone(); x faster = the time of a clone that copies the generator at
+    once, as clone() did before, over clone us (median of paired repetitions).
 [5] Each repetition runs the engine and the references back to back (order reversed on
     every other repetition); ratio = median of the per-repetition ratios. bare_classic.py
     plays only this game, written as lean as plain Python allows; lasvegas is the public
@@ -667,7 +755,11 @@ FOOTNOTES = """\
 [6] bare_classic.py draws its dice, pile shuffle and choices in the same order as the
     engine, so with the same seeds it plays the very same games: a check that the
     reference is the same game. If the engine changes how it draws its randomness this
-    count drops, and only the means above remain comparable."""
+    count drops, and only the means above remain comparable.
+[7] engine / bare loop and engine / lasvegas are the ratios of [5]; full log / no log =
+    median of per-repetition ratios of full-log over no-log games/s, classic with 4 seats,
+    the two run back to back with the references; clone() = x faster of [4], classic with
+    4 seats."""
 
 
 def profile(games: int) -> str:
@@ -701,7 +793,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="GAMES",
         help="only profile classic 4 seats",
     )
+    parser.add_argument(
+        "--wall", action="store_true", help="time with the wall clock instead of CPU time"
+    )
     args = parser.parse_args(argv)
+    global clock
+    clock = CLOCKS["wall" if args.wall else "cpu"]
     if args.profile is not None:
         pin_to_one_core()
         print(profile(args.profile))

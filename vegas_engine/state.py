@@ -18,6 +18,7 @@ have chosen.
 from __future__ import annotations
 
 import enum
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +100,11 @@ class Decision(enum.Enum):
     """Nobody decides: the game is over."""
 
 
+# Hot paths test against these: `Decision.NONE` is a class-attribute lookup
+# through the enum's metaclass, ten times slower than a module global in 3.11.
+_NONE = Decision.NONE
+
+
 @dataclass(frozen=True)
 class SeatResult:
     """One seat's final standing; rank 1 is best and tied seats share a rank."""
@@ -124,9 +130,12 @@ def rank_seats(money: list[int], notes: list[int]) -> list[SeatResult]:
 class State(ABC):
     """One game in progress. Create it with :func:`vegas_engine.new_game`."""
 
-    __slots__ = ()
+    # The game's generator, and whether a clone shares it (see _random).
+    __slots__ = ("_rng", "_rng_shared")
 
     description: GameDescription
+    _rng: random.Random
+    _rng_shared: bool
 
     @abstractmethod
     def to_move(self) -> tuple[int, ...]:
@@ -196,6 +205,28 @@ class State(ABC):
             raise IllegalActionError(seat, action, legal, "not among the legal actions")
         self._apply(seat, action)
 
+    def _random(self) -> random.Random:
+        """The generator to draw from; a copy of its own first if a clone shares it.
+
+        Copying the Mersenne Twister state (2.5 KB) was most of the cost of a
+        clone, and a clone is often dropped before it draws again (dice games
+        draw only when a round starts), so clones share the generator and
+        whichever state draws first copies it: copy on write. The shared
+        object is never drawn from while shared, so every state sees exactly
+        the numbers it would have with its own copy.
+        """
+        if self._rng_shared:
+            rng = random.Random(0)
+            rng.setstate(self._rng.getstate())
+            self._rng = rng
+            self._rng_shared = False
+        return self._rng
+
+    def _share_random(self, other: State) -> None:
+        """Give ``other`` (a clone of this state) this state's generator, copy on write."""
+        other._rng = self._rng
+        other._rng_shared = self._rng_shared = True
+
     def _seat_to_move(self, seat: int | None) -> int | None:
         """Resolve the default seat for :meth:`legal_actions`; None if it is nobody's turn."""
         movers = self.to_move()
@@ -228,25 +259,30 @@ class OneSeatState(State):
         """The standings now (final once the game is over)."""
 
     def to_move(self) -> tuple[int, ...]:
-        return () if self._decision is Decision.NONE else (self._current,)
+        return () if self._decision is _NONE else (self._current,)
 
     def decision(self) -> Decision:
         return self._decision
 
+    def is_terminal(self) -> bool:
+        return self._decision is _NONE
+
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
-        if seat is None or (seat == self._current and self._decision is not Decision.NONE):
+        if seat is None or (seat == self._current and self._decision is not _NONE):
             return self._legal
         return ()
 
     def apply_action(self, action: Action, seat: int | None = None) -> None:
         # The hot path of random playouts: the checks of State.apply_action in one test.
         if (
-            self._decision is not Decision.NONE
+            self._decision is not _NONE
             and (seat is None or (seat == self._current and type(seat) is int))
             and action in self._legal
         ):
-            self._do(action, forced=False)
-            self._settle()
+            self._do(action, False)
+            # _settle, inlined: most turns end here and a call costs as much as the test.
+            while len(self._legal) == 1 and self._decision is not _NONE:
+                self._do(self._legal[0], True)
             return
         super().apply_action(action, seat)
 
@@ -256,11 +292,11 @@ class OneSeatState(State):
 
     def _settle(self) -> None:
         """Apply forced decisions (exactly one legal action) until a real choice."""
-        while len(self._legal) == 1 and self._decision is not Decision.NONE:
+        while len(self._legal) == 1 and self._decision is not _NONE:
             self._do(self._legal[0], forced=True)
 
     def result(self) -> list[SeatResult] | None:
-        return None if self._decision is not Decision.NONE else self._standings()
+        return None if self._decision is not _NONE else self._standings()
 
     def events(self) -> list[JsonDict] | None:
         return self._log

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from vegas_engine import (
+    RULE_SYSTEMS,
     Decision,
     GameOverError,
     IllegalActionError,
@@ -223,6 +224,36 @@ def test_clone_and_original_continue_identically(
         assert snapshot(copy) == snapshot(state)
     assert copy.is_terminal()
     assert copy.result() == state.result()
+
+
+def _play_to_end(state: State, seed: int) -> str:
+    """Play ``state`` out with decisions drawn from ``seed``; its log as text."""
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        seat = state.to_move()[0]
+        state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+    return json.dumps(state.events())
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))
+def test_clones_sharing_a_generator_draw_what_their_own_copy_would(rules: str) -> None:
+    """Clones share the random generator until one draws (copy on write). Whichever
+    state draws first, and clones of clones, each plays the dice it would with a
+    copy of its own: the same decisions give the very same game."""
+    seats = min(RULE_SYSTEMS[rules].seats)
+    state = new_game(describe(rules, seats, 21))
+    rng = random.Random(21)
+    for _ in range(4):
+        seat = state.to_move()[0]
+        state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+    first = state.clone()
+    second = first.clone()
+    third = state.clone()
+    # Draw in an order unlike the cloning: a clone first, then the original.
+    logs = [_play_to_end(game, 5) for game in (third, state, second, first)]
+    assert all(log == logs[0] for log in logs)
+    rounds = sum(event["type"] == "round_start" for event in json.loads(logs[0]))
+    assert rounds > 1, "the games must reach another round, whose dice are drawn after the clone"
 
 
 def test_clone_of_a_finished_game_is_finished() -> None:

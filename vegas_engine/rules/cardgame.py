@@ -125,7 +125,6 @@ class CardGame(State):
         "_placed",
         "_queue",
         "_resolving",
-        "_rng",
         "_round",
         "_rules",
         "_sequential",
@@ -143,6 +142,7 @@ class CardGame(State):
         self._sequential = bool(description.options["sequential"])
         self._chips: ChipRules | None = CHIPS if description.options["chips"] else None
         self._rng = random.Random(description.seed)
+        self._rng_shared = False
         pile = rules.note_pile()
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
@@ -209,8 +209,7 @@ class CardGame(State):
         other._n = self._n
         other._sequential = self._sequential
         other._chips = self._chips
-        other._rng = random.Random(0)
-        other._rng.setstate(self._rng.getstate())
+        self._share_random(other)
         other._pile = self._pile.copy()
         other._chip_deck = self._chip_deck[:]
         other._chips_at = [chips[:] for chips in self._chips_at]
@@ -297,7 +296,7 @@ class CardGame(State):
                         )
         for seat in range(n):
             deck = rules.deck()
-            self._rng.shuffle(deck)
+            self._random().shuffle(deck)
             self._draws[seat] = deck
             self._discards[seat] = []
             self._hands[seat] = []
@@ -577,6 +576,7 @@ class CardGame(State):
         state._sequential = bool(description.options["sequential"])
         state._chips = CHIPS if description.options["chips"] else None
         rng = state._rng = random.Random(description.seed)
+        state._rng_shared = False
         state._log = None
         state._round = seen["round"] - 1
         state._turn = seen["turn"]

@@ -261,7 +261,6 @@ class RoyaleGame(OneSeatState):
         "_power",
         "_power_casino",
         "_power_ready",
-        "_rng",
         "_rolls",
         "_round",
         "_round_winners",
@@ -296,7 +295,7 @@ class RoyaleGame(OneSeatState):
         self.description = description
         self._setup = setup
         self._n = n
-        self._rng = random.Random(0)
+        self._rng_shared = False
         # Rolls made this round per stream: seats' rolls, then their black dice, then neutral dice.
         self._rolls = [0] * (2 * n + 1)
         self._script: deque[int] = deque()  # faces 1-6 the next dice show (tests)
@@ -351,8 +350,7 @@ class RoyaleGame(OneSeatState):
         other.description = self.description
         other._setup = self._setup
         other._n = self._n
-        other._rng = random.Random(0)
-        other._rng.setstate(self._rng.getstate())
+        self._share_random(other)
         other._tape = self._tape
         other._rolls = self._rolls[:]
         other._script = self._script.copy()
@@ -411,7 +409,7 @@ class RoyaleGame(OneSeatState):
         rules = self._setup.rules
         width = rules.dice_per_seat + rules.biggies_per_seat
         # Twice as many rows as dice: knocked-out and taken-back dice are rolled again.
-        self._tape = RollTape(self._rng, self._n, width, 2 * width)
+        self._tape = RollTape(self._random(), self._n, width, 2 * width)
         self._rolls = [0] * (2 * self._n + 1)
 
     def _dice(self, stream: int, count: int) -> Sequence[int]:
@@ -462,7 +460,7 @@ class RoyaleGame(OneSeatState):
         setup = self._setup
         rules = setup.rules
         n = self._n
-        rng = self._rng
+        rng = self._random()
         log = self._log
         if log is not None:
             log.append(
