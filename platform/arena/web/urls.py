@@ -9,6 +9,8 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("docs/", views.docs_index, name="docs"),
+    path("docs/<slug:slug>/", views.doc_page, name="doc"),
     path("kits/", views.kits_page, name="kits"),
     path("kits/vegas-kit-<slug:lang>.zip", views.kit_download, name="kit-download"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),

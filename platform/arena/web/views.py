@@ -96,7 +96,7 @@ from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
 from bots_sdk.kits import KITS, KitError, kit_zip, kit_zip_name
 
-from . import presenters
+from . import docs, presenters
 from .forms import (
     ChallengeForm,
     EntriesForm,
@@ -130,6 +130,22 @@ def home(request: HttpRequest) -> HttpResponse:
 def kits_page(request: HttpRequest) -> HttpResponse:
     kits = [{"kit": kit, "zip_name": kit_zip_name(kit.lang)} for kit in KITS.values()]
     return render(request, "web/kits.html", {"kits": kits})
+
+
+@require_GET
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/docs_index.html", {"groups": docs.docs_groups()})
+
+
+@require_GET
+def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        doc = docs.doc_render(slug)
+    except docs.DocMissingError:
+        raise Http404("This page's document is not installed on this server.") from None
+    if doc is None:
+        raise Http404("No such page of the documentation.")
+    return render(request, "web/doc.html", {"doc": doc, "groups": docs.docs_groups()})
 
 
 @require_GET
