@@ -7,9 +7,11 @@ templates, which cannot compute.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -122,6 +124,46 @@ class ReportView:
     infra_error: str
     #: What the compiler (or checker) said, when the build failed.
     build_failure: str = ""
+    #: The line of the author's code it points at, when it names one.
+    source: SourceExcerpt | None = None
+
+
+@dataclass(frozen=True)
+class SourceExcerpt:
+    """The lines of the author's code a build failure points at."""
+
+    #: As the compiler names it (``main.py``: a single upload is stored as the main file).
+    path: str
+    line: int
+    #: The file the author uploaded (``mybot.py``), when it differs from ``path``.
+    uploaded: str
+    lines: list[tuple[int, str]]
+
+
+# "main.py, line 3: invalid syntax" (Python's check), "/bot/main.c:3:5: error: ..." (gcc,
+# g++, go), "/bot/Main.java:3: error: ..." (javac), "--> /bot/main.rs:3:5" (rustc).
+BUILD_LOCATION = re.compile(
+    r"(?:^|\s)(?:/bot/|\./)?(?P<path>[\w][\w./-]*\.[A-Za-z0-9]+)(?:, line |:)(?P<line>\d+)\b",
+    re.MULTILINE,
+)
+
+
+def build_location(output: str) -> tuple[str, int] | None:
+    """The first file and line a build's output names, if any."""
+    found = BUILD_LOCATION.search(output)
+    if found is None:
+        return None
+    return found["path"], int(found["line"])
+
+
+def source_excerpt(
+    *, path: str, line: int, uploaded: str, lines: list[tuple[int, str]]
+) -> SourceExcerpt | None:
+    if not lines:
+        return None
+    # A single file is stored under the runtime's main name: say which file that was.
+    shown = uploaded if uploaded and PurePosixPath(path).name != uploaded else ""
+    return SourceExcerpt(path=path, line=line, uploaded=shown, lines=lines)
 
 
 def _exit_cause(fault: dict[str, Any]) -> str:

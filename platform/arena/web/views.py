@@ -14,6 +14,7 @@ staff withdraw it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
 from functools import wraps
@@ -33,13 +34,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
-from arena.bots.models import Bot, VersionStatus
+from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.selectors import (
     bot_get_visible,
     bot_list_visible,
     bot_versions,
     may_read_internals,
     player_bots,
+    version_source_lines,
 )
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
@@ -205,10 +207,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "entries_form": EntriesForm(initial={"ladders": entered}) if is_owner else None,
         # A challenge needs a playing version (qualified on the ladder it names).
         "challenge_form": _challenge_form(request, bot) if is_owner and active else None,
-        "versions": [
-            (v, presenters.version_report(v.validation_report) if internals else None)
-            for v in versions
-        ],
+        "versions": [(v, _version_report(v) if internals else None) for v in versions],
         "ratings": ratings,
         "history": [
             (ladder, presenters.history_chart(changes), len(changes))
@@ -226,6 +225,23 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "record_matches": BOT_RECORD_MATCHES,
     }
     return render(request, "web/bot.html", context)
+
+
+def _version_report(version: BotVersion) -> presenters.ReportView:
+    """A version's report, with the lines of code its failed build points at."""
+    report = presenters.version_report(version.validation_report)
+    where = presenters.build_location(report.build_failure) if report.build_failure else None
+    if where is None:
+        return report
+    path, line = where
+    excerpt = presenters.source_excerpt(
+        path=path,
+        line=line,
+        # A zip's members keep their names; a single file is run as the main file.
+        uploaded=version.filename if version.code_format != CodeFormat.ZIP else "",
+        lines=version_source_lines(version=version, path=path, line=line),
+    )
+    return dataclasses.replace(report, source=excerpt)
 
 
 CHALLENGE_OPPONENTS = 500
