@@ -495,23 +495,47 @@ def league_controls(league: League, user: User | AnonymousUser) -> LeagueControl
 
 
 @dataclass(frozen=True)
+class WithdrawAction:
+    """A withdraw button: a short label that opens the question and its confirming button."""
+
+    label: str  # "Withdraw", "Remove"
+    name: str  # the bot's, for screen readers
+    question: str  # what it does, e.g. "Withdraw b0: its remaining games are lost by forfeit."
+    confirm: str  # the button that does it
+
+
+@dataclass(frozen=True)
 class EntryRow:
     entry: LeagueEntry
     respond: bool  # the viewer owns this invited bot
-    withdraw: str  # the withdraw button's text; empty: no button for this viewer
+    withdraw: WithdrawAction | None  # None: no button for this viewer
 
 
-def _withdraw_text(entry: LeagueEntry, league: League, user: User | AnonymousUser) -> str:
+def _withdraw_text(
+    entry: LeagueEntry, league: League, user: User | AnonymousUser
+) -> WithdrawAction | None:
     if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
-        return ""
+        return None
+    name = entry.bot.name
     if league.started_at is not None:
         if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:
-            return ""
-        return f"Withdraw {entry.bot.name}: its remaining games are lost by forfeit"
+            return None
+        return WithdrawAction(
+            label="Withdraw",
+            name=name,
+            question=f"Withdraw {name}: its remaining games are lost by forfeit. "
+            "This cannot be undone.",
+            confirm=f"Yes, withdraw {name}",
+        )
     if entry.status not in WITHDRAWABLE_BEFORE_START:
-        return ""
+        return None
     verb = "Withdraw" if entry.bot.owner_id == user.pk else "Remove"
-    return f"{verb} {entry.bot.name}"
+    return WithdrawAction(
+        label=verb,
+        name=name,
+        question=f"{verb} {name} from {league.name}? It can enter again before the start.",
+        confirm=f"Yes, {verb.lower()} {name}",
+    )
 
 
 def league_entry_rows(
@@ -527,7 +551,7 @@ def league_entry_rows(
             and league_entry_can_respond(entry=entry, user=user)
         )
         # An invitation's owner answers it: Decline is their withdraw.
-        withdraw = "" if respond else _withdraw_text(entry, league, user)
+        withdraw = None if respond else _withdraw_text(entry, league, user)
         rows.append(EntryRow(entry, respond, withdraw))
     return rows
 
@@ -535,7 +559,7 @@ def league_entry_rows(
 @dataclass(frozen=True)
 class StandingRow:
     standing: LeagueStanding
-    withdraw: str  # as EntryRow.withdraw
+    withdraw: WithdrawAction | None  # as EntryRow.withdraw
 
 
 def league_standing_rows(

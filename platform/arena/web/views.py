@@ -63,6 +63,7 @@ from arena.ladders.selectors import (
 from arena.leagues.models import EntryStatus, League
 from arena.leagues.selectors import (
     league_can_manage,
+    league_default_ladder,
     league_entries,
     league_entry_can_respond,
     league_entry_can_withdraw,
@@ -478,20 +479,25 @@ def league_new(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         # Tomorrow, on the hour: a start the service accepts, easy to change.
         start = (timezone.now() + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
+        ladder = league_default_ladder(ladders=ladders, candidates=candidates)
         form = LeagueForm(
-            initial={"start_at": start}, user=user, ladders=ladders, candidates=candidates
+            initial={"start_at": start, "ladder": ladder.slug if ladder else None},
+            user=user,
+            ladders=ladders,
+            candidates=candidates,
         )
     elif (
         form := LeagueForm(request.POST, user=user, ladders=ladders, candidates=candidates)
     ).is_valid():
         try:
-            league = league_create(organiser=user, **form.league_arguments())
+            league = league_create(organiser=user, **form.league_arguments(now=timezone.now()))
         except LeagueEntryError as error:
             form.add_error("bots", error.message)
         except ArenaError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, f"Created {league.name}: it starts by itself on time.")
+            when = "within a minute or two" if form.cleaned_data["start_now"] else "on time"
+            messages.success(request, f"Created {league.name}: it starts by itself {when}.")
             return redirect("web:league", slug=league.slug)
     return render(request, "web/league_new.html", {"form": form})
 
