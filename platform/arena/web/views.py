@@ -48,6 +48,7 @@ from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
 from arena.ladders.challenges import challenge_create
 from arena.ladders.entries import bot_submit, entries_set
+from arena.ladders.models import Ladder
 from arena.ladders.selectors import (
     bot_entries,
     bot_rating_history,
@@ -86,9 +87,11 @@ from arena.leagues.services import (
     league_pause,
     league_resume,
 )
+from arena.matches.models import MatchStatus
 from arena.matches.selectors import (
     bot_opponent_records,
     bot_recent_seats,
+    ladder_queue,
     ladder_recent_matches,
     match_get_visible,
     match_log_read,
@@ -121,6 +124,11 @@ BOT_OPPONENTS = 50
 # The record against each opponent covers this many of the bot's latest matches.
 BOT_RECORD_MATCHES = 1000
 LEAGUES_PAGE_SIZE = 50
+LADDER_QUEUE_SHOWN = 10
+# How often pages that follow work in progress ask for news (htmx polling).
+LIVE_POLL_SECONDS = 5
+VERSION_POLL_SECONDS = 2
+WAITING_STATUSES = (VersionStatus.PENDING, VersionStatus.VALIDATING)
 
 
 @require_GET
@@ -173,15 +181,38 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     ratings = list(page.object_list)
     changes = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=TREND_POINTS)
-    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
     context = {
         "ladder": ladder,
         "page": page,
         "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
         "trend_points": TREND_POINTS,
-        "latest_matches": latest[:LADDER_LATEST_MATCHES],
+        **_ladder_live_context(request, ladder),
     }
     return render(request, "web/ladder.html", context)
+
+
+def _ladder_live_context(request: HttpRequest, ladder: Ladder) -> dict[str, Any]:
+    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
+    queue = list(matches_visible(ladder_queue(ladder_id=ladder.pk), user=request.user))
+    return {
+        "ladder": ladder,
+        "latest_matches": latest[:LADDER_LATEST_MATCHES],
+        "queue": queue[:LADDER_QUEUE_SHOWN],
+        "queue_more": max(0, len(queue) - LADDER_QUEUE_SHOWN),
+        "running_count": sum(1 for match in queue if match.status == MatchStatus.RUNNING),
+        "queued_count": sum(1 for match in queue if match.status == MatchStatus.QUEUED),
+        "poll_seconds": LIVE_POLL_SECONDS,
+    }
+
+
+@require_GET
+def ladder_live(request: HttpRequest, slug: str) -> HttpResponse:
+    """The ladder page's queue and latest results, polled by the page (htmx) every few
+    seconds: the same fragment the page renders."""
+    ladder = ladder_get(slug=slug)
+    if ladder is None:
+        raise Http404("No such ladder.")
+    return render(request, "web/_ladder_live.html", _ladder_live_context(request, ladder))
 
 
 @require_GET
@@ -208,7 +239,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "entries_form": EntriesForm(initial={"ladders": entered}) if is_owner else None,
         # A challenge needs a playing version (qualified on the ladder it names).
         "challenge_form": _challenge_form(request, bot) if is_owner and active else None,
-        "versions": [(v, _version_report(v) if internals else None) for v in versions],
+        **_versions_context(bot, versions, internals),
         "ratings": ratings,
         "history": [
             (ladder, presenters.history_chart(changes), len(changes))
@@ -226,6 +257,27 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "record_matches": BOT_RECORD_MATCHES,
     }
     return render(request, "web/bot.html", context)
+
+
+def _versions_context(bot: Bot, versions: list[BotVersion], internals: bool) -> dict[str, Any]:
+    return {
+        "bot": bot,
+        "versions": [(v, _version_report(v) if internals else None) for v in versions],
+        # Polled (htmx) while a version waits for its verdict; the answer without one stops it.
+        "versions_waiting": any(v.status in WAITING_STATUSES for v in versions),
+        "poll_seconds": VERSION_POLL_SECONDS,
+    }
+
+
+@require_GET
+def bot_versions_live(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """The bot page's versions, polled by the page while one is pending or validating."""
+    bot = bot_get_visible(bot_id=bot_id, user=request.user)
+    if bot is None:
+        raise Http404("No such bot.")
+    internals = may_read_internals(request.user, bot)
+    context = _versions_context(bot, list(bot_versions(bot=bot)), internals)
+    return render(request, "web/_versions.html", context)
 
 
 def _version_report(version: BotVersion) -> presenters.ReportView:
