@@ -15,6 +15,7 @@ from typing import Any
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template import loader
 from django.views import defaults
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import status
@@ -62,8 +63,20 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/") or request.path == "/healthz"
 
 
+NOT_FOUND = {"code": "not_found", "detail": "No such resource: /api/ lists the API's parts."}
+
+
+def page_not_found(
+    request: HttpRequest, exception: Exception, template_name: str = "404.html"
+) -> HttpResponse:
+    """handler404: JSON under /api/, the site's own page elsewhere."""
+    if _is_api(request):
+        return JsonResponse(NOT_FOUND, status=404)
+    return defaults.page_not_found(request, exception, template_name)
+
+
 def server_error(request: HttpRequest, template_name: str = "500.html") -> HttpResponse:
-    """handler500: JSON under /api/ (503 for an outage), Django's page elsewhere.
+    """handler500: JSON under /api/ (503 for an outage), the site's own page elsewhere.
 
     Django calls it while handling the exception, so ``sys.exc_info`` names it.
     """
@@ -72,9 +85,8 @@ def server_error(request: HttpRequest, template_name: str = "500.html") -> HttpR
         if _is_api(request):
             response: HttpResponse = JsonResponse(UNAVAILABLE, status=503)
         else:
-            response = HttpResponse(
-                "<h1>Briefly unavailable</h1><p>Try again in a minute.</p>", status=503
-            )
+            # No context processors (no database): the page needs nothing but the template.
+            response = HttpResponse(loader.render_to_string("503.html"), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     if _is_api(request):

@@ -32,6 +32,8 @@ REPO_DIR = PLATFORM_DIR.parent
 # Everything the embedded mode writes lives here (database, media, broker).
 DATA_DIR = Path(env_str("ARENA_DATA_DIR", str(REPO_DIR / "var"))).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
+# The Markdown the documentation pages (/docs/) are rendered from: one source of truth.
+DOCS_DIR = Path(env_str("ARENA_DOCS_DIR", str(REPO_DIR / "docs"))).resolve()
 # Keep the data directory out of git without touching the repository's .gitignore.
 _DATA_GITIGNORE = DATA_DIR / ".gitignore"
 if not _DATA_GITIGNORE.exists():
@@ -70,6 +72,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "axes",
+    "django_htmx",
     "arena.blobs",
     "arena.players",
     "arena.bots",
@@ -88,6 +91,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # request.htmx: a page's polled fragment answers htmx alone.
+    "django_htmx.middleware.HtmxMiddleware",
     # Last: turns a login refused by its lockout into arena.throttling's 429.
     "axes.middleware.AxesMiddleware",
 ]

@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, reverse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 
@@ -14,7 +14,27 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+def api_index(request: HttpRequest) -> JsonResponse:
+    """/api/: where the API's parts and its documentation are, for a person or a script."""
+    url = request.build_absolute_uri
+    return JsonResponse(
+        {
+            "name": "Las Vegas Arena API",
+            "docs": url(reverse("api-docs")),
+            "schema": url(reverse("schema")),
+            "guide": url(reverse("web:doc", kwargs={"slug": "platform"})),
+            "authentication": "Authorization: Token <token>, from POST "
+            + url(reverse("auth-token")),
+            "endpoints": {
+                name: url(f"/api/{name}/")
+                for name in ("bots", "ladders", "matches", "challenges", "leagues")
+            },
+        }
+    )
+
+
 api_patterns: list[URLPattern | URLResolver] = [
+    path("", api_index, name="api-index"),
     path("auth/", include("arena.players.urls")),
     # Uploads enter ladders: their routes come from the ladders app, the rest from bots.
     path("bots/", include("arena.ladders.bot_urls")),
@@ -38,3 +58,4 @@ urlpatterns = [
 
 # JSON (503 during outages) under /api/ instead of Django's HTML page.
 handler500 = "arena.api.server_error"
+handler404 = "arena.api.page_not_found"

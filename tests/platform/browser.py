@@ -60,10 +60,22 @@ def browser() -> Iterator[Any]:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
+PHONE = {"width": 390, "height": 844}
+
+
 @pytest.fixture
-def page(browser: Any, live_server: Any) -> Iterator[Any]:
-    """A fresh browser tab (own cookies) on the live server, at a desktop size."""
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900})
+def viewport() -> dict[str, int] | None:
+    """The tab's size: None is a desktop's; a test parametrizes it with PHONE for a phone's."""
+    return None
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any, viewport: dict[str, int] | None) -> Iterator[Any]:
+    """A fresh browser tab (own cookies) on the live server, at a desktop size, or a phone's
+    (390 x 844) under ``@pytest.mark.parametrize("viewport", [PHONE])``."""
+    context = browser.new_context(
+        base_url=live_server.url, viewport=viewport or {"width": 1280, "height": 900}
+    )
     context.set_default_timeout(TIMEOUT_MS)
     tab = context.new_page()
     errors: list[str] = []
@@ -81,6 +93,12 @@ def page(browser: Any, live_server: Any) -> Iterator[Any]:
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
     assert not foreign, f"requests to other origins: {foreign}"
+
+
+def overflows_horizontally(page: Any) -> bool:
+    """Does the page itself scroll sideways (a table cut off on a phone)? Boxes that
+    scroll their own content (.table-wrap) do not count."""
+    return bool(page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1"))
 
 
 def take_screenshot(page: Any, name: str) -> Path:

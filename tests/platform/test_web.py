@@ -165,8 +165,8 @@ def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
     for seed in range(3):
         play_match(ladder, [ratings[0].bot_version, ratings[1].bot_version], seed)
     client = client_for()
-    # ladder, count, page, trend cut-offs, trends, latest matches + their seats
-    with django_assert_max_num_queries(7):
+    # ladder, count, page, trend cut-offs, trends, latest matches + their seats, the queue
+    with django_assert_max_num_queries(8):
         response = client.get("/ladders/classic-2/")
     assert response.content.count(b'class="sparkline') == 50
     assert b"Match #" in response.content

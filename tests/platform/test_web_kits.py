@@ -33,7 +33,8 @@ def test_the_nav_and_the_upload_page_link_to_the_kits(alice: Any) -> None:
     kits = f'href="{reverse("web:kits")}"'
     assert kits in Client().get(reverse("web:home")).content.decode()
     upload = client_for(alice).get(reverse("web:upload"))
-    assert upload.status_code == 200 and upload.content.decode().count(kits) == 2
+    # The nav, the footer and the page itself.
+    assert upload.status_code == 200 and upload.content.decode().count(kits) == 3
 
 
 @pytest.mark.parametrize("lang", list(KITS))

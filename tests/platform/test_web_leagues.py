@@ -27,6 +27,7 @@ from arena.leagues.models import (
     LeagueEntry,
     LeagueGame,
     LeagueStatus,
+    LeagueVisibility,
 )
 from arena.leagues.selectors import league_standings
 from arena.leagues.services import league_entry_remove
@@ -262,8 +263,9 @@ def test_the_form_offers_own_bots_public_bots_and_public_leagues_to_staff(
     # Each box says which games its bot plays, for the page's script.
     assert f'value="{field["boul"].pk}" id="id_bots_4" data-plays="boulevard"' in html
     # Open ladders only, each with its rule system.
-    assert '<option value="classic-4" data-rules="classic">' in html
-    assert '<option value="boulevard-4" data-rules="boulevard">' in html
+    # (the one proposed is selected: the most entrants among the games her bots play)
+    assert re.search(r'<option value="classic-4"( selected)? data-rules="classic"', html)
+    assert re.search(r'<option value="boulevard-4"( selected)? data-rules="boulevard"', html)
     assert "old-4" not in html
     # Public leagues are staff's: Alice is offered a private league only.
     assert '<option value="private" selected>Private</option>' in html
@@ -612,3 +614,51 @@ def test_refusals_match_the_api(private: League, field: dict[str, Bot], bob: Use
     private.refresh_from_db()
     assert private.status == LeagueStatus.SCHEDULED
     assert private.entries.exclude(status=EntryStatus.INVITED).count() == 4
+
+
+# --------------------------------------------------------------------------- frictions (issue 17)
+
+
+def test_the_form_proposes_the_ladder_with_entrants(
+    field: dict[str, Bot], fours: Ladder, alice: User
+) -> None:
+    from arena.ladders.models import Entry
+
+    Entry.objects.filter(ladder__slug="boulevard-4").delete()
+    for name in ("a0", "a1", "b0"):
+        Entry.objects.get_or_create(bot=field[name], ladder=fours)
+    entered = Entry.objects.filter(ladder=fours).count()
+    html = client_for(alice).get("/leagues/new/").content.decode()
+    assert '<option value="classic-4" selected data-rules="classic">' in html
+    assert f"Classic, 4 seats (classic, 4 seats, {entered} bots entered)" in html
+    assert "Boulevard, 4 seats (boulevard, 4 seats, 0 bots entered)" in html
+
+
+def test_start_now_creates_a_league_starting_at_once(field: dict[str, Bot], alice: User) -> None:
+    bots = [field[name] for name in ("a0", "a1", "a2", "a3")]
+    before = timezone.now()
+    response = client_for(alice).post(
+        "/leagues/new/", league_form(bots, start_at="", start_now="on"), follow=True
+    )
+    assert "it starts by itself within a minute or two" in text_of(response), text_of(response)
+    league = League.objects.get(slug="winter")
+    assert before < league.start_at <= timezone.now() + timedelta(seconds=10)
+    # Neither a time nor "start now": the form says what to do.
+    again = client_for(alice).post("/leagues/new/", league_form(bots, slug="w2", start_at=""))
+    assert "Choose the start time, or tick Start now." in text_of(again)
+
+
+def test_withdrawing_asks_first(field: dict[str, Bot], fours: Ladder, alice: User) -> None:
+    league = create(
+        alice,
+        fours,
+        [field[n] for n in ("a0", "a1", "a2", "a3")],
+        slug="asks",
+        visibility=LeagueVisibility.PRIVATE,
+    )
+    html = client_for(alice).get(f"/leagues/{league.slug}/").content.decode()
+    # A short button opening the question; the form posts only from the confirming button.
+    assert '<summary class="button small secondary">Withdraw<span class="sr-only"> a0</span>' in (
+        html
+    )
+    assert "Withdraw a0 from " in html and ">Yes, withdraw a0</button>" in html

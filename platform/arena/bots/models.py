@@ -123,6 +123,9 @@ class BotVersion(models.Model):
     code_size = models.PositiveIntegerField(help_text="Size of the upload in bytes.")
     code_format = models.CharField(max_length=8, choices=CodeFormat.choices)
     runtime = models.CharField(max_length=32, choices=Runtime.choices, default=Runtime.PYTHON)
+    # The name of the file uploaded (a single file is stored and run as the runtime's main
+    # file, e.g. main.py): reports name it to its author. Empty for versions before it.
+    filename = models.CharField(max_length=255, blank=True, default="")
     # The built program (a zip of the sandbox's /build), content-addressed in the default
     # storage so equal builds share it; empty for runtimes that build none, or until built.
     build = models.CharField(max_length=255, blank=True, default="")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
+from pathlib import PurePosixPath
+
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Count, Max, Q, QuerySet
+from django.core.files.storage import default_storage
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from arena.players.models import User
 
-from .models import Bot, BotVersion, VersionStatus, Visibility
+from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 
 
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
@@ -53,7 +58,9 @@ def bot_version_get(*, bot: Bot, number: int) -> BotVersion | None:
 
 def player_bots(*, owner: User, viewer: User | AnonymousUser) -> QuerySet[Bot]:
     """The owner's bots that ``viewer`` may see, each with ``version_count``,
-    ``latest_number`` and ``active_number`` (None without an active version)."""
+    ``latest_number``, ``latest_status`` (its version's status: a failed upload shows)
+    and ``active_number`` (None without an active version)."""
+    latest = BotVersion.objects.filter(bot=OuterRef("pk")).order_by("-number")
     return (
         bot_list_visible(user=viewer)
         .filter(owner=owner)
@@ -61,5 +68,45 @@ def player_bots(*, owner: User, viewer: User | AnonymousUser) -> QuerySet[Bot]:
             version_count=Count("versions"),
             latest_number=Max("versions__number"),
             active_number=Max("versions__number", filter=Q(versions__status=VersionStatus.ACTIVE)),
+            latest_status=Subquery(latest.values("status")[:1]),
         )
     )
+
+
+#: The most bytes of stored code read to quote a line of it.
+SOURCE_READ_LIMIT = 2 * 1024 * 1024
+
+
+def version_source_lines(
+    *, version: BotVersion, path: str, line: int, context: int = 2
+) -> list[tuple[int, str]]:
+    """Lines ``line - context`` to ``line + context`` of the file ``path`` (as the
+    sandbox names it: ``main.py``, ``pkg/util.py``; a leading ``/bot/`` or ``./`` is
+    dropped) of the version's stored code, numbered from 1; empty when the file or the
+    line is not there."""
+    path = path.removeprefix("/bot/").removeprefix("./")
+    try:
+        with default_storage.open(str(version.code.name), "rb") as handle:
+            stored = handle.read(SOURCE_READ_LIMIT + 1)
+    except (OSError, ValueError):
+        return []
+    if len(stored) > SOURCE_READ_LIMIT:
+        return []
+    data: bytes | None = None
+    if version.code_format == CodeFormat.ZIP:
+        try:
+            with zipfile.ZipFile(io.BytesIO(stored)) as archive:
+                info = archive.getinfo(path)
+                if info.file_size <= SOURCE_READ_LIMIT:
+                    data = archive.read(info)
+        except (KeyError, zipfile.BadZipFile, ValueError, OSError):
+            return []
+    elif path == PurePosixPath(path).name:  # a single file: stored as the main file
+        data = stored
+    if data is None:
+        return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if not 1 <= line <= len(lines):
+        return []
+    first, last = max(1, line - context), min(len(lines), line + context)
+    return [(number, lines[number - 1]) for number in range(first, last + 1)]

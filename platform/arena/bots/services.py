@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import timedelta
+from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from bots_sdk.games import GameSetup
 
 from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 from .sandboxing import InfrastructureError
-from .uploads import CheckedUpload, UploadLimits, check_upload
+from .uploads import CheckedUpload, UploadError, UploadLimits, check_upload
 from .validation import DEFAULT_GAMES, GameCheck, preflight_games, validate_version
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,12 @@ class BotNameError(ArenaError):
 
 class BotNameTakenError(ArenaError):
     code = "bot_name_taken"
+
+
+class UploadIdenticalError(UploadError):
+    """The upload is the bot's latest version again: a new version would change nothing."""
+
+    code = "upload_identical"
 
 
 class BotInvalidError(ArenaError):
@@ -116,10 +123,10 @@ def bot_version_upload(
     for the games it enters is the caller's (``arena.ladders.entries``).
     """
     checked = check_upload(filename, content, upload_limits(), runtime=runtime)
-    return _store_version(bot=bot, checked=checked)
+    return _store_version(bot=bot, checked=checked, filename=filename)
 
 
-def _store_version(*, bot: Bot, checked: CheckedUpload) -> BotVersion:
+def _store_version(*, bot: Bot, checked: CheckedUpload, filename: str) -> BotVersion:
     name = code_storage_name(checked)
     wrote_file = False
     try:
@@ -128,6 +135,12 @@ def _store_version(*, bot: Bot, checked: CheckedUpload) -> BotVersion:
             # so version numbers are consecutive.
             locked = Bot.objects.select_for_update().get(pk=bot.pk)
             latest = locked.versions.order_by("-number").first()
+            if latest is not None and latest.code_sha256 == checked.sha256:
+                raise UploadIdenticalError(
+                    f"this file is identical to version {latest.number} of {locked.name} "
+                    f"(same SHA-256, {latest.get_status_display().lower()}): change the "
+                    "code to upload a new version."
+                )
             if not default_storage.exists(name):
                 stored = default_storage.save(name, ContentFile(checked.content))
                 wrote_file = True
@@ -142,6 +155,7 @@ def _store_version(*, bot: Bot, checked: CheckedUpload) -> BotVersion:
                 code_size=checked.size,
                 code_format=checked.code_format,
                 runtime=checked.runtime,
+                filename=PurePath(filename.replace("\\", "/")).name[:255],
                 validation_report={"files": list(checked.files)},
             )
     except BaseException:
@@ -184,7 +198,7 @@ def bot_upload(
         bot = Bot.objects.filter(owner=owner, name__iexact=name).first()
         if bot is None:
             bot = bot_create(owner=owner, name=name, visibility=visibility)
-        return _store_version(bot=bot, checked=checked)
+        return _store_version(bot=bot, checked=checked, filename=filename)
 
 
 def bot_version_transition(

@@ -302,6 +302,11 @@ def _check_archive(
             declared_total += info.file_size
             if declared_total > limits.max_uncompressed_bytes:
                 raise _too_large(limits)
+        if not names:
+            raise UploadEmptyError(
+                f"the archive {filename!r} holds no file: put your bot's main file "
+                f"({_mains()}) at its top level, beside the files it uses."
+            )
         runtime = _archive_runtime(names, chosen)
         _read_members(archive, infos, limits)
     return tuple(sorted(names)), runtime

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import (
     BooleanField,
     Case,
+    Count,
     Exists,
     F,
     IntegerField,
@@ -134,8 +135,27 @@ class EntryCandidate:
 
 
 def league_ladders() -> QuerySet[Ladder]:
-    """The ladders a new league may play: the open ones (league_validate refuses the others)."""
-    return Ladder.objects.filter(is_open=True).order_by("name")
+    """The ladders a new league may play: the open ones (league_validate refuses the others),
+    each with ``entrant_count``, the bots entered on it."""
+    return (
+        Ladder.objects.filter(is_open=True)
+        .annotate(entrant_count=Count("entries"))
+        .order_by("name")
+    )
+
+
+def league_default_ladder(
+    *, ladders: Sequence[Ladder], candidates: Sequence[EntryCandidate]
+) -> Ladder | None:
+    """The ladder a new league's form proposes: the one with the most entrants among those
+    whose game the player's own candidates play, else the most entrants of all (a ladder
+    no bot entered makes an empty league)."""
+    own = [c for c in candidates if not c.invited]
+    playable = [ladder for ladder in ladders if any(c.plays(ladder.rules) for c in own)]
+    pool = playable or list(ladders)
+    if not pool:
+        return None
+    return max(pool, key=lambda ladder: getattr(ladder, "entrant_count", 0))
 
 
 def league_entry_candidates(

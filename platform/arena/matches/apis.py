@@ -13,7 +13,7 @@ from typing import Any
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.renderers import BaseRenderer
@@ -124,14 +124,21 @@ class MatchDetailApi(APIView):
 
 class MatchLogApi(APIView):
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "download",
+                OpenApiTypes.BOOL,
+                description="Any value: served as a file to save, match-<id>.json.",
+            )
+        ],
         responses=OpenApiResponse(
             OpenApiTypes.OBJECT,
             description="The game log (docs/game-log.md) with the referee's section; the "
             "stderr of seats whose bot is not yours is emptied.",
-        )
+        ),
     )
     def get(self, request: Request, match_id: int) -> Response:
-        """The match's game log as JSON (finished matches only)."""
+        """The match's game log as JSON (finished matches only); ``?download=1`` saves it."""
         match = match_get_visible(match_id=match_id, user=request.user)
         if match is not None and match.status == MatchStatus.FINISHED and match.sealed:
             raise NotFound(
@@ -141,7 +148,10 @@ class MatchLogApi(APIView):
         log = None if match is None else match_log_read(match=match, user=request.user)
         if log is None:
             raise Http404
-        return Response(log)
+        response = Response(log)
+        if "download" in request.query_params:
+            response["Content-Disposition"] = f'attachment; filename="match-{match_id}.json"'
+        return response
 
 
 class JSONLinesRenderer(BaseRenderer):

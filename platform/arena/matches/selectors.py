@@ -11,7 +11,18 @@ from typing import Any, cast
 from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from arena.bots.models import Visibility
 from arena.players.models import User
@@ -32,6 +43,20 @@ def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     return _with_participants(
         Match.objects.filter(ladder_id=ladder_id, status=MatchStatus.FINISHED).order_by(
             "-finished_at", "-id"
+        )
+    )
+
+
+def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
+    """A ladder's matches waiting or playing: running first, then queued, oldest first (the
+    queue is short, ARENA_LADDER_QUEUE_TARGET, and served by the (status, created_at) index)."""
+    return _with_participants(
+        Match.objects.filter(
+            ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
+        ).order_by(
+            Case(When(status=MatchStatus.RUNNING, then=Value(0)), default=Value(1)),
+            "created_at",
+            "id",
         )
     )
 

@@ -253,6 +253,17 @@ def entrant_label(candidate: EntryCandidate, *, user: User, games: bool) -> str:
     return f"{bot.name} — {whose} · {plays}"
 
 
+def _entrants(ladder: Ladder) -> str:
+    count = getattr(ladder, "entrant_count", None)
+    if count is None:
+        return ""
+    return f", {count} bot{'' if count == 1 else 's'} entered"
+
+
+#: "Start now": this long after the form is posted, so the start is in the future.
+START_NOW_DELAY = timedelta(seconds=5)
+
+
 class LeagueForm(forms.Form):
     """A new league; league_create checks every setting and entrant and says what to fix."""
 
@@ -277,8 +288,15 @@ class LeagueForm(forms.Form):
         help_text="Private: seen by you, the entrants' owners and staff. "
         "Public leagues are listed for everyone and organised by staff.",
     )
+    start_now = forms.BooleanField(
+        required=False,
+        label="Start now",
+        help_text="The first round starts within a minute or two (at the next sweep); "
+        "invited bots play only if their owners accept before then.",
+    )
     start_at = UTCDateTimeField(
         label="Start (UTC)",
+        required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text="The first round starts then. In UTC, not your local time.",
     )
@@ -346,7 +364,10 @@ class LeagueForm(forms.Form):
         self.candidates = {str(c.bot.pk): c for c in candidates}
         ladder_field = cast(forms.ChoiceField, self.fields["ladder"])
         ladder_field.choices = [
-            (ladder.slug, f"{ladder.name} ({ladder.rules}, {ladder.seats} seats)")
+            (
+                ladder.slug,
+                f"{ladder.name} ({ladder.rules}, {ladder.seats} seats{_entrants(ladder)})",
+            )
             for ladder in ladders
         ]
         ladder_field.widget.option_data = {
@@ -366,9 +387,17 @@ class LeagueForm(forms.Form):
                 (LeagueVisibility.PRIVATE, LeagueVisibility.PRIVATE.label)
             ]
 
-    def league_arguments(self) -> dict[str, Any]:
-        """The keyword arguments of leagues.services.league_create (after is_valid)."""
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not data.get("start_now") and data.get("start_at") is None and "start_at" in data:
+            self.add_error("start_at", "Choose the start time, or tick Start now.")
+        return data
+
+    def league_arguments(self, *, now: datetime) -> dict[str, Any]:
+        """The keyword arguments of leagues.services.league_create (after is_valid); "start
+        now" is a start just after ``now``, which the service accepts as in the future."""
         data = self.cleaned_data
+        start_at = now + START_NOW_DELAY if data["start_now"] else data["start_at"]
         return {
             "ladder": self.ladders[data["ladder"]],
             "bots": [self.candidates[bot_id].bot for bot_id in data["bots"]],
@@ -376,7 +405,7 @@ class LeagueForm(forms.Form):
             "slug": data["slug"],
             "format": data["format"],
             "visibility": data["visibility"],
-            "start_at": data["start_at"],
+            "start_at": start_at,
             "round_interval": data["round_interval"],
             "games_per_table": 1 if data["games_per_table"] is None else data["games_per_table"],
             "duplicate": data["duplicate"],

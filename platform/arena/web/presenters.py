@@ -7,9 +7,11 @@ templates, which cannot compute.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
@@ -122,6 +124,46 @@ class ReportView:
     infra_error: str
     #: What the compiler (or checker) said, when the build failed.
     build_failure: str = ""
+    #: The line of the author's code it points at, when it names one.
+    source: SourceExcerpt | None = None
+
+
+@dataclass(frozen=True)
+class SourceExcerpt:
+    """The lines of the author's code a build failure points at."""
+
+    #: As the compiler names it (``main.py``: a single upload is stored as the main file).
+    path: str
+    line: int
+    #: The file the author uploaded (``mybot.py``), when it differs from ``path``.
+    uploaded: str
+    lines: list[tuple[int, str]]
+
+
+# "main.py, line 3: invalid syntax" (Python's check), "/bot/main.c:3:5: error: ..." (gcc,
+# g++, go), "/bot/Main.java:3: error: ..." (javac), "--> /bot/main.rs:3:5" (rustc).
+BUILD_LOCATION = re.compile(
+    r"(?:^|\s)(?:/bot/|\./)?(?P<path>[\w][\w./-]*\.[A-Za-z0-9]+)(?:, line |:)(?P<line>\d+)\b",
+    re.MULTILINE,
+)
+
+
+def build_location(output: str) -> tuple[str, int] | None:
+    """The first file and line a build's output names, if any."""
+    found = BUILD_LOCATION.search(output)
+    if found is None:
+        return None
+    return found["path"], int(found["line"])
+
+
+def source_excerpt(
+    *, path: str, line: int, uploaded: str, lines: list[tuple[int, str]]
+) -> SourceExcerpt | None:
+    if not lines:
+        return None
+    # A single file is stored under the runtime's main name: say which file that was.
+    shown = uploaded if uploaded and PurePosixPath(path).name != uploaded else ""
+    return SourceExcerpt(path=path, line=line, uploaded=shown, lines=lines)
 
 
 def _exit_cause(fault: dict[str, Any]) -> str:
@@ -453,23 +495,47 @@ def league_controls(league: League, user: User | AnonymousUser) -> LeagueControl
 
 
 @dataclass(frozen=True)
+class WithdrawAction:
+    """A withdraw button: a short label that opens the question and its confirming button."""
+
+    label: str  # "Withdraw", "Remove"
+    name: str  # the bot's, for screen readers
+    question: str  # what it does, e.g. "Withdraw b0: its remaining games are lost by forfeit."
+    confirm: str  # the button that does it
+
+
+@dataclass(frozen=True)
 class EntryRow:
     entry: LeagueEntry
     respond: bool  # the viewer owns this invited bot
-    withdraw: str  # the withdraw button's text; empty: no button for this viewer
+    withdraw: WithdrawAction | None  # None: no button for this viewer
 
 
-def _withdraw_text(entry: LeagueEntry, league: League, user: User | AnonymousUser) -> str:
+def _withdraw_text(
+    entry: LeagueEntry, league: League, user: User | AnonymousUser
+) -> WithdrawAction | None:
     if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
-        return ""
+        return None
+    name = entry.bot.name
     if league.started_at is not None:
         if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:
-            return ""
-        return f"Withdraw {entry.bot.name}: its remaining games are lost by forfeit"
+            return None
+        return WithdrawAction(
+            label="Withdraw",
+            name=name,
+            question=f"Withdraw {name}: its remaining games are lost by forfeit. "
+            "This cannot be undone.",
+            confirm=f"Yes, withdraw {name}",
+        )
     if entry.status not in WITHDRAWABLE_BEFORE_START:
-        return ""
+        return None
     verb = "Withdraw" if entry.bot.owner_id == user.pk else "Remove"
-    return f"{verb} {entry.bot.name}"
+    return WithdrawAction(
+        label=verb,
+        name=name,
+        question=f"{verb} {name} from {league.name}? It can enter again before the start.",
+        confirm=f"Yes, {verb.lower()} {name}",
+    )
 
 
 def league_entry_rows(
@@ -485,7 +551,7 @@ def league_entry_rows(
             and league_entry_can_respond(entry=entry, user=user)
         )
         # An invitation's owner answers it: Decline is their withdraw.
-        withdraw = "" if respond else _withdraw_text(entry, league, user)
+        withdraw = None if respond else _withdraw_text(entry, league, user)
         rows.append(EntryRow(entry, respond, withdraw))
     return rows
 
@@ -493,7 +559,7 @@ def league_entry_rows(
 @dataclass(frozen=True)
 class StandingRow:
     standing: LeagueStanding
-    withdraw: str  # as EntryRow.withdraw
+    withdraw: WithdrawAction | None  # as EntryRow.withdraw
 
 
 def league_standing_rows(

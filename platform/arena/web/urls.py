@@ -9,10 +9,14 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("docs/", views.docs_index, name="docs"),
+    path("docs/<slug:slug>/", views.doc_page, name="doc"),
     path("kits/", views.kits_page, name="kits"),
     path("kits/vegas-kit-<slug:lang>.zip", views.kit_download, name="kit-download"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),
+    path("ladders/<slug:slug>/live/", views.ladder_live, name="ladder-live"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
+    path("bots/<int:bot_id>/versions/", views.bot_versions_live, name="bot-versions"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),
     path("bots/<int:bot_id>/challenge/", views.challenge_new, name="challenge-new"),
     path("challenges/<int:challenge_id>/", views.challenge_detail, name="challenge"),

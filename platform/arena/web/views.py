@@ -14,6 +14,7 @@ staff withdraw it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import timedelta
 from functools import wraps
@@ -33,19 +34,21 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
-from arena.bots.models import Bot, VersionStatus
+from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.selectors import (
     bot_get_visible,
     bot_list_visible,
     bot_versions,
     may_read_internals,
     player_bots,
+    version_source_lines,
 )
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
 from arena.ladders.challenges import challenge_create
 from arena.ladders.entries import bot_submit, entries_set
+from arena.ladders.models import Ladder
 from arena.ladders.selectors import (
     bot_entries,
     bot_rating_history,
@@ -61,6 +64,7 @@ from arena.ladders.selectors import (
 from arena.leagues.models import EntryStatus, League
 from arena.leagues.selectors import (
     league_can_manage,
+    league_default_ladder,
     league_entries,
     league_entry_can_respond,
     league_entry_can_withdraw,
@@ -83,9 +87,11 @@ from arena.leagues.services import (
     league_pause,
     league_resume,
 )
+from arena.matches.models import MatchStatus
 from arena.matches.selectors import (
     bot_opponent_records,
     bot_recent_seats,
+    ladder_queue,
     ladder_recent_matches,
     match_get_visible,
     match_log_read,
@@ -96,7 +102,7 @@ from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
 from bots_sdk.kits import KITS, KitError, kit_zip, kit_zip_name
 
-from . import presenters
+from . import docs, presenters
 from .forms import (
     ChallengeForm,
     EntriesForm,
@@ -118,6 +124,11 @@ BOT_OPPONENTS = 50
 # The record against each opponent covers this many of the bot's latest matches.
 BOT_RECORD_MATCHES = 1000
 LEAGUES_PAGE_SIZE = 50
+LADDER_QUEUE_SHOWN = 10
+# How often pages that follow work in progress ask for news (htmx polling).
+LIVE_POLL_SECONDS = 5
+VERSION_POLL_SECONDS = 2
+WAITING_STATUSES = (VersionStatus.PENDING, VersionStatus.VALIDATING)
 
 
 @require_GET
@@ -130,6 +141,22 @@ def home(request: HttpRequest) -> HttpResponse:
 def kits_page(request: HttpRequest) -> HttpResponse:
     kits = [{"kit": kit, "zip_name": kit_zip_name(kit.lang)} for kit in KITS.values()]
     return render(request, "web/kits.html", {"kits": kits})
+
+
+@require_GET
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/docs_index.html", {"groups": docs.docs_groups()})
+
+
+@require_GET
+def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        doc = docs.doc_render(slug)
+    except docs.DocMissingError:
+        raise Http404("This page's document is not installed on this server.") from None
+    if doc is None:
+        raise Http404("No such page of the documentation.")
+    return render(request, "web/doc.html", {"doc": doc, "groups": docs.docs_groups()})
 
 
 @require_GET
@@ -154,15 +181,38 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
     ratings = list(page.object_list)
     changes = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=TREND_POINTS)
-    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
     context = {
         "ladder": ladder,
         "page": page,
         "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
         "trend_points": TREND_POINTS,
-        "latest_matches": latest[:LADDER_LATEST_MATCHES],
+        **_ladder_live_context(request, ladder),
     }
     return render(request, "web/ladder.html", context)
+
+
+def _ladder_live_context(request: HttpRequest, ladder: Ladder) -> dict[str, Any]:
+    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
+    queue = list(matches_visible(ladder_queue(ladder_id=ladder.pk), user=request.user))
+    return {
+        "ladder": ladder,
+        "latest_matches": latest[:LADDER_LATEST_MATCHES],
+        "queue": queue[:LADDER_QUEUE_SHOWN],
+        "queue_more": max(0, len(queue) - LADDER_QUEUE_SHOWN),
+        "running_count": sum(1 for match in queue if match.status == MatchStatus.RUNNING),
+        "queued_count": sum(1 for match in queue if match.status == MatchStatus.QUEUED),
+        "poll_seconds": LIVE_POLL_SECONDS,
+    }
+
+
+@require_GET
+def ladder_live(request: HttpRequest, slug: str) -> HttpResponse:
+    """The ladder page's queue and latest results, polled by the page (htmx) every few
+    seconds: the same fragment the page renders."""
+    ladder = ladder_get(slug=slug)
+    if ladder is None:
+        raise Http404("No such ladder.")
+    return render(request, "web/_ladder_live.html", _ladder_live_context(request, ladder))
 
 
 @require_GET
@@ -189,10 +239,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "entries_form": EntriesForm(initial={"ladders": entered}) if is_owner else None,
         # A challenge needs a playing version (qualified on the ladder it names).
         "challenge_form": _challenge_form(request, bot) if is_owner and active else None,
-        "versions": [
-            (v, presenters.version_report(v.validation_report) if internals else None)
-            for v in versions
-        ],
+        **_versions_context(bot, versions, internals),
         "ratings": ratings,
         "history": [
             (ladder, presenters.history_chart(changes), len(changes))
@@ -210,6 +257,44 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "record_matches": BOT_RECORD_MATCHES,
     }
     return render(request, "web/bot.html", context)
+
+
+def _versions_context(bot: Bot, versions: list[BotVersion], internals: bool) -> dict[str, Any]:
+    return {
+        "bot": bot,
+        "versions": [(v, _version_report(v) if internals else None) for v in versions],
+        # Polled (htmx) while a version waits for its verdict; the answer without one stops it.
+        "versions_waiting": any(v.status in WAITING_STATUSES for v in versions),
+        "poll_seconds": VERSION_POLL_SECONDS,
+    }
+
+
+@require_GET
+def bot_versions_live(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """The bot page's versions, polled by the page while one is pending or validating."""
+    bot = bot_get_visible(bot_id=bot_id, user=request.user)
+    if bot is None:
+        raise Http404("No such bot.")
+    internals = may_read_internals(request.user, bot)
+    context = _versions_context(bot, list(bot_versions(bot=bot)), internals)
+    return render(request, "web/_versions.html", context)
+
+
+def _version_report(version: BotVersion) -> presenters.ReportView:
+    """A version's report, with the lines of code its failed build points at."""
+    report = presenters.version_report(version.validation_report)
+    where = presenters.build_location(report.build_failure) if report.build_failure else None
+    if where is None:
+        return report
+    path, line = where
+    excerpt = presenters.source_excerpt(
+        path=path,
+        line=line,
+        # A zip's members keep their names; a single file is run as the main file.
+        uploaded=version.filename if version.code_format != CodeFormat.ZIP else "",
+        lines=version_source_lines(version=version, path=path, line=line),
+    )
+    return dataclasses.replace(report, source=excerpt)
 
 
 CHALLENGE_OPPONENTS = 500
@@ -446,20 +531,25 @@ def league_new(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         # Tomorrow, on the hour: a start the service accepts, easy to change.
         start = (timezone.now() + timedelta(days=1)).replace(minute=0, second=0, microsecond=0)
+        ladder = league_default_ladder(ladders=ladders, candidates=candidates)
         form = LeagueForm(
-            initial={"start_at": start}, user=user, ladders=ladders, candidates=candidates
+            initial={"start_at": start, "ladder": ladder.slug if ladder else None},
+            user=user,
+            ladders=ladders,
+            candidates=candidates,
         )
     elif (
         form := LeagueForm(request.POST, user=user, ladders=ladders, candidates=candidates)
     ).is_valid():
         try:
-            league = league_create(organiser=user, **form.league_arguments())
+            league = league_create(organiser=user, **form.league_arguments(now=timezone.now()))
         except LeagueEntryError as error:
             form.add_error("bots", error.message)
         except ArenaError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, f"Created {league.name}: it starts by itself on time.")
+            when = "within a minute or two" if form.cleaned_data["start_now"] else "on time"
+            messages.success(request, f"Created {league.name}: it starts by itself {when}.")
             return redirect("web:league", slug=league.slug)
     return render(request, "web/league_new.html", {"form": form})
 

@@ -31,3 +31,49 @@
   ladder.addEventListener("change", update);
   update();
 })();
+
+// The slug follows the name (lower case, words joined by "-") until the slug is edited by hand.
+(function () {
+  "use strict";
+  var name = document.getElementById("id_name");
+  var slug = document.getElementById("id_slug");
+  if (!name || !slug) {
+    return;
+  }
+  var follows = slug.value === "" || slug.value === slugify(name.value);
+
+  function slugify(text) {
+    return text
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 64)
+      .replace(/-+$/, "");
+  }
+
+  name.addEventListener("input", function () {
+    if (follows) {
+      slug.value = slugify(name.value);
+    }
+  });
+  slug.addEventListener("input", function () {
+    follows = slug.value === "";
+  });
+})();
+
+// "Start now" makes the start time moot: grey it out while ticked.
+(function () {
+  "use strict";
+  var now = document.getElementById("id_start_now");
+  var at = document.getElementById("id_start_at");
+  if (!now || !at) {
+    return;
+  }
+  function update() {
+    at.disabled = now.checked;
+  }
+  now.addEventListener("change", update);
+  update();
+})();
