@@ -304,6 +304,10 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     print(f"rated match {match['id']}: {time.monotonic() - started:.0f} s")
     assert LADDER in json.dumps(match)
 
+    # The site's documentation, rendered from docs/ in the image.
+    with urllib.request.urlopen(stack.base + "/docs/getting-started/", timeout=60) as page:
+        assert page.status == 200 and b"Getting started" in page.read()
+
     # The ratings worker, reading the ratings queue alone, applied it.
     ratings_log = stack.run("logs", "--no-color", "ratings")
     assert "arena.ladders.tasks.ratings_apply_match" in ratings_log, ratings_log[-3000:]
