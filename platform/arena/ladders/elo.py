@@ -12,13 +12,17 @@ computes.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections import defaultdict
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 INITIAL_RATING = 1500.0
 PROVISIONAL_MATCHES = 30
 K_PROVISIONAL = 48.0
 K_ESTABLISHED = 16.0
+
+P = TypeVar("P", bound=Hashable)
 
 
 def k_factor(rated_matches: int) -> float:
@@ -72,3 +76,23 @@ def seat_changes(seats: Sequence[SeatRating]) -> list[float]:
             total += pair_score(seat.rank, other.rank) - expected_score(seat.rating, other.rating)
         changes.append(seat.k / (n - 1) * total)
     return changes
+
+
+def rating_changes(
+    standings: Sequence[tuple[P, int]],
+    ratings: Mapping[P, float],
+    rated_matches: Mapping[P, int],
+) -> dict[P, float]:
+    """Each player's rating change for one rated unit (a match, or a whole deal).
+
+    ``standings``: (player, rank) per seat, a player at two seats twice; it gets
+    the sum of both seats' changes, applied once.
+    """
+    seats = [
+        SeatRating(player, ratings[player], rank, k_factor(rated_matches[player]))
+        for player, rank in standings
+    ]
+    delta: dict[P, float] = defaultdict(float)
+    for (player, _), change in zip(standings, seat_changes(seats), strict=True):
+        delta[player] += change
+    return dict(delta)
