@@ -157,7 +157,8 @@ class Ladder:
         self.fill()
         players = self.inflight.popleft()
         ranks = self.model.play(np.array([self.strength[p] for p in players]), self.nrng)
-        changes = elo.rating_changes(list(zip(players, ranks, strict=True)), self.rating, self.rated)
+        standings = list(zip(players, ranks, strict=True))
+        changes = elo.rating_changes(standings, self.rating, self.rated)
         for player, change in changes.items():
             self.rating[player] += change
             self.rated[player] += 1
@@ -182,9 +183,7 @@ def new_ladder(model: Model, seats: tuple[int, ...], seed: int) -> Ladder:
 def fixed_k_elo(matches: Sequence[tuple[list[int], Ranks]], players: int, k: float) -> np.ndarray:
     rating = [elo.INITIAL_RATING] * players
     for table, ranks in matches:
-        seats = [
-            elo.SeatRating(p, rating[p], r, k) for p, r in zip(table, ranks, strict=True)
-        ]
+        seats = [elo.SeatRating(p, rating[p], r, k) for p, r in zip(table, ranks, strict=True)]
         for p, change in zip(table, elo.seat_changes(seats), strict=True):
             rating[p] += change
     return np.array(rating)
@@ -297,9 +296,7 @@ class Checkpoint:
 RATERS = ("platform", "K=16", "K=8", "openskill", "PL fit", "sdk fit")
 
 
-def measure(
-    ladder: Ladder, held: HeldOut, matches: int, with_sdk: bool
-) -> Checkpoint:
+def measure(ladder: Ladder, held: HeldOut, matches: int, with_sdk: bool) -> Checkpoint:
     played = ladder.played[:matches]
     truth = np.array(ladder.strength[:FIELD])
     found = {
@@ -402,25 +399,27 @@ def report(
     _say(f"\n{model.name}, {seating} seats")
     shown = [name for name in RATERS if name in results[0][0].rho]
     header = "  ".join(f"{name:>9}" for name in shown)
-    _say(f"  {'matches':>7}  rho: {header}   target  | acc: platform  PL fit | slope: platform  "
-         f"PL fit  sdk fit | games max/min")
+    _say(
+        f"  {'matches':>7}  rho: {header}   target  | acc: platform  PL fit | slope: platform  "
+        f"PL fit  sdk fit | games max/min"
+    )
     for index, matches in enumerate(checkpoints):
         runs = results[index]
         rho = "  ".join(f"{_mean([r.rho[n] for r in runs if n in r.rho]):9.3f}" for n in shown)
         target = TARGET_RHO[model.name][CHECKPOINTS.index(matches)] if matches in CHECKPOINTS else 0
         acc = [_mean([r.accuracy[n] for r in runs]) for n in ("platform", "PL fit")]
-        slope = [_mean([r.slope[n] for r in runs if n in r.slope]) for n in RATERS if n in
-                 ("platform", "PL fit", "sdk fit")]
+        slope = [
+            _mean([r.slope[n] for r in runs if n in r.slope])
+            for n in ("platform", "PL fit", "sdk fit")
+        ]
         balance = _mean([r.balance for r in runs])
         _say(
             f"  {matches:>7}       {rho}   {target:>6.3f}  |      {acc[0]:.3f}   {acc[1]:.3f} |"
-            f"          {slope[0]:5.2f}  {slope[1]:6.2f}  {slope[2] if len(slope) > 2 else float('nan'):7.2f} "
+            f"          {slope[0]:5.2f}  {slope[1]:6.2f}  {slope[2]:7.2f} "
             f"| {balance:.2f}"
         )
     for label, placement in (("alone", alone), ("cohort", cohort)):
-        errors = "  ".join(
-            f"after {n}: {_mean(placement.error[n]):.3f}" for n in PLACEMENT_AT
-        )
+        errors = "  ".join(f"after {n}: {_mean(placement.error[n]):.3f}" for n in PLACEMENT_AT)
         extra = (
             f"  (first 20 games among themselves: {_mean(placement.among_themselves):.0%})"
             if placement.among_themselves

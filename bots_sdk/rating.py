@@ -57,9 +57,8 @@ def fit(games: Sequence[Game], players: int, iterations: int = 200) -> list[floa
     for _ in range(iterations):
         # The reference player has strength 1.
         strength = [
-            wins[i]
-            / (1 / (strength[i] + 1) + sum(n / (strength[i] + strength[j]) for j, n in met[i].items()))
-            for i in range(players)
+            wins[i] / (1 / (s + 1) + sum(n / (s + strength[j]) for j, n in met[i].items()))
+            for i, s in enumerate(strength)
         ]
     if not players:
         return []

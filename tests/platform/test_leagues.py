@@ -564,7 +564,8 @@ def test_league_games_count_on_the_ladder_elo_only_when_rated(pairs: Ladder, car
     for league in (rated, unrated):
         lines = list(league_standings(league=league))
         assert [line.rated_results for line in lines] == [2, 2, 2]
-        assert sum(line.rating for line in lines) == pytest.approx(3 * 1500)
+        # K falls with each entrant's own games, so the sum is not kept exactly.
+        assert min(line.rating for line in lines) <= 1500 <= max(line.rating for line in lines)
         ranks = seats_with_results(
             LeagueGameSeat.objects.filter(game__fixture__round__league=league)
         )

@@ -8,6 +8,10 @@
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
   and this keeps the most-played within about 1.2 times the least-played.
+- A provisional seed behind a settled field (the settled bots are at least
+  half the candidates and all beyond its balance limit) draws from the
+  settled bots within the balance limit of the least-played of them: a
+  cohort of newcomers is placed against the field instead of each other.
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
@@ -28,12 +32,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .elo import is_provisional
 from .selectors import MatchmakingCandidate
 
 RATING_SCALE = 200.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
-BALANCE_SLACK = 2
+BALANCE_SLACK = 1
 
 
 def opponent_weight(seed_rating: float, rating: float) -> float:
@@ -71,6 +76,19 @@ def pick_seating(
     others = [c for c in eligible if c is not seed]
     limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
     pool = [c for c in others if c.games <= limit]
+    settled = [c for c in others if not is_provisional(c.games)]
+    if (
+        is_provisional(seed.games)
+        and len(settled) * 2 >= len(others)
+        and min((c.games for c in settled), default=0) > limit
+    ):
+        # A newcomer behind a settled field is placed against the field, kept in
+        # balance among itself: by the seed's games alone newcomers that arrive
+        # together would meet only each other.
+        field_limit = min(c.games for c in settled) * BALANCE_RATIO + BALANCE_SLACK
+        ahead = [c for c in settled if c.games <= field_limit]
+        if len(ahead) >= seats - 1:
+            pool = ahead
     if len(pool) < seats - 1:
         pool = sorted(others, key=lambda c: c.games)[: seats - 1]
     opponents = []
