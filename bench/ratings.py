@@ -52,6 +52,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,6 +63,9 @@ import django
 django.setup()
 
 from arena.ladders import elo
+from bots_sdk.referee import rotations
+from vegas_engine import describe
+from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from arena.ladders.matchmaking import LadderQueue, plan_picks
 from arena.ladders.selectors import MatchmakingCandidate
 from bots_sdk.rating import fit as sdk_fit
@@ -321,40 +325,169 @@ def measure(ladder: Ladder, held: HeldOut, matches: int, with_sdk: bool) -> Chec
 class Placement:
     #: Placement error of each newcomer after 20 and 40 rated matches.
     error: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in PLACEMENT_AT})
+    #: The same for an offline fit on the same matches: the newcomer's maximum
+    #: likelihood strength against the field's offline fit (how far the games allow).
+    offline: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in PLACEMENT_AT})
     #: Share of the cohort's first 20 matches' opponents that were newcomers too.
     among_themselves: list[float] = field(default_factory=list)
 
 
-def _placement_error(ladder: Ladder, player: int) -> float:
-    ratings, truth = np.array(ladder.rating[:FIELD]), np.array(ladder.strength[:FIELD])
-    by_rating = float(np.mean(ratings < ladder.rating[player]))
-    by_strength = float(np.mean(truth < ladder.strength[player]))
+def _placement_error(field: np.ndarray, rating: float, truth: np.ndarray, strength: float) -> float:
+    by_rating = float(np.mean(field < rating))
+    by_strength = float(np.mean(truth < strength))
     return abs(by_rating - by_strength)
+
+
+def _newcomer_fit(
+    matches: Sequence[tuple[list[int], Ranks]], player: int, fixed: Sequence[float]
+) -> float:
+    """The Plackett-Luce maximum likelihood Elo of ``player`` from its matches, others fixed.
+
+    The same virtual win and loss against a player of the mean as the offline fit.
+    """
+    stages = []  # (won, log-strengths of the others still in)
+    for table, ranks in matches:
+        order = [p for _, p in sorted(zip(ranks, table, strict=True))]
+        for t in range(order.index(player) + 1):
+            if t < len(order) - 1:
+                others = [ELO_C * (fixed[p] - elo.INITIAL_RATING) for p in order[t:] if p != player]
+                stages.append((order[t] == player, np.array(others)))
+    theta = 0.0
+    for _ in range(30):
+        gradient, curvature = 1 - 2 / (1 + math.exp(-theta)), 2 * _p1p(theta)
+        for won, others in stages:
+            share = 1 / (1 + float(np.sum(np.exp(others - theta))))
+            gradient += won - share
+            curvature += share * (1 - share)
+        theta += gradient / curvature
+    return elo.INITIAL_RATING + theta / ELO_C
+
+
+def _p1p(theta: float) -> float:
+    p = 1 / (1 + math.exp(-theta))
+    return p * (1 - p)
 
 
 def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
     """Strong newcomers join the settled ladder together (cohort) or one after another."""
     ladder = copy.deepcopy(ladder)
     truth = np.array(ladder.strength[:FIELD])
+    offline_field = plackett_luce_fit(ladder.played, len(ladder.strength))
     strengths = [float(np.quantile(truth, q)) for q in NEWCOMER_PERCENTILES]
     groups = [strengths] if cohort else [[s] for s in strengths]
     for group in groups:
         joined = {ladder.add(s) for s in group}
+        fixed = [*offline_field, *ladder.rating[len(offline_field) :]]
         waiting = {p: list(PLACEMENT_AT) for p in joined}
         opponents = {p: [0, 0] for p in joined}  # (newcomers, all) in the first 20 matches
+        own: dict[int, list[tuple[list[int], Ranks]]] = {p: [] for p in joined}
         for _ in range(100_000):
             if not any(waiting.values()):
                 break
-            table, _ = ladder.step()
+            table, ranks = ladder.step()
             for p in joined.intersection(table):
+                own[p].append((table, ranks))
                 if ladder.rated[p] <= 20:
                     others = [q for q in table if q != p]
                     opponents[p][0] += sum(q in joined for q in others)
                     opponents[p][1] += len(others)
                 if waiting[p] and ladder.rated[p] >= waiting[p][0]:
-                    into.error[waiting[p].pop(0)].append(_placement_error(ladder, p))
+                    at = waiting[p].pop(0)
+                    strength = ladder.strength[p]
+                    field_now = np.array(ladder.rating[:FIELD])
+                    into.error[at].append(
+                        _placement_error(field_now, ladder.rating[p], truth, strength)
+                    )
+                    offline = _newcomer_fit(own[p], p, fixed)
+                    into.offline[at].append(
+                        _placement_error(offline_field[:FIELD], offline, truth, strength)
+                    )
         if cohort:
             into.among_themselves.extend(n / max(1, total) for n, total in opponents.values())
+
+
+# --------------------------------------------------------------------------- duplicate deals
+
+
+def _epsilon_greedy(epsilon: float) -> Policy:
+    def policy(state: Any, seat: int, rng: random.Random) -> Any:
+        if rng.random() < epsilon:
+            return random_policy(state, seat, rng)
+        return greedy_policy(state, seat, rng)
+
+    return policy
+
+
+#: Pairs of bots (A, B): close ones, then a lopsided one.
+DEAL_PAIRS: tuple[tuple[str, Policy, str, Policy], ...] = (
+    ("greedy", greedy_policy, "greedy 10% random", _epsilon_greedy(0.1)),
+    ("greedy", greedy_policy, "greedy 25% random", _epsilon_greedy(0.25)),
+    ("greedy", greedy_policy, "random", random_policy),
+)
+
+
+def _unit_scores(a: Policy, b: Policy, seats: int, units: int, deal: bool) -> list[float]:
+    """A's score against B (1 ahead, 0.5 level, 0 behind) per single game or per deal.
+
+    The table: A, B and, past two seats, greedy bots. A single game seats them
+    rotated by its seed; a deal plays one seed in every rotation and compares
+    money totals, as a duplicate ladder ranks a deal.
+    """
+    table = [a, b, *([greedy_policy] * (seats - 2))]
+    scores = []
+    for unit in range(units):
+        seed = 1_000_003 * unit + seats
+        every = list(rotations(seats, seats))
+        rotated = every if deal else [every[unit % seats]]
+        money = [0, 0]
+        for seating in rotated:
+            # seating[i]: the player at seat i.
+            state = play(
+                describe("classic", seats, seed, {}), [table[p] for p in seating], log=False
+            )
+            result = state.result()
+            seat_of = {player: seat for seat, player in enumerate(seating)}
+            if deal:
+                money[0] += result[seat_of[0]].money
+                money[1] += result[seat_of[1]].money
+            else:
+                money = [-result[seat_of[0]].rank, -result[seat_of[1]].rank]
+        scores.append(1.0 if money[0] > money[1] else 0.5 if money[0] == money[1] else 0.0)
+    return scores
+
+
+def games_to_tell_apart(scores: Sequence[float], games_per_unit: int) -> float:
+    """Games until A's mean score is 1.96 standard errors from 0.5 (a 95% call)."""
+    mean = _mean(scores)
+    sd = float(np.std(scores))
+    if mean == 0.5:
+        return float("inf")
+    return games_per_unit * (1.96 * sd / abs(mean - 0.5)) ** 2
+
+
+def _score(scores: Sequence[float]) -> str:
+    """Mean and standard error."""
+    return f"{_mean(scores):.3f}±{float(np.std(scores)) / math.sqrt(len(scores)):.3f}"
+
+
+def measure_deals(games: int) -> None:
+    _say(
+        f"\nduplicate deals: games to tell A from B at 95% (classic; {games} games each way; "
+        "past 2 seats the others are greedy)"
+    )
+    _say(
+        f"  {'seats':>5}  {'A':<8} {'B':<18} {'A score':>8} {'single':>8} {'deals':>8} {'ratio':>6}"
+    )
+    for seats in (2, 3, 4):
+        for name_a, a, name_b, b in DEAL_PAIRS:
+            single = _unit_scores(a, b, seats, games, deal=False)
+            deals = _unit_scores(a, b, seats, games // seats, deal=True)
+            n_single, n_deals = games_to_tell_apart(single, 1), games_to_tell_apart(deals, seats)
+            scores = f"{_score(single)}, {_score(deals)}"
+            _say(
+                f"  {seats:>5}  {name_a:<8} {name_b:<18} {scores:>24} {n_single:8.0f} "
+                f"{n_deals:8.0f} {n_single / n_deals:6.1f}"
+            )
 
 
 # --------------------------------------------------------------------------- report
@@ -419,7 +552,11 @@ def report(
             f"| {balance:.2f}"
         )
     for label, placement in (("alone", alone), ("cohort", cohort)):
-        errors = "  ".join(f"after {n}: {_mean(placement.error[n]):.3f}" for n in PLACEMENT_AT)
+        errors = "  ".join(
+            f"after {n}: {_mean(placement.error[n]):.3f} "
+            f"(offline {_mean(placement.offline[n]):.3f})"
+            for n in PLACEMENT_AT
+        )
         extra = (
             f"  (first 20 games among themselves: {_mean(placement.among_themselves):.0%})"
             if placement.among_themselves
@@ -435,6 +572,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seating", choices=sorted(SEATINGS), action="append")
     parser.add_argument("--model", choices=[m.name for m in MODELS], action="append")
     parser.add_argument("--sdk", action="store_true", help="also bots_sdk.rating.fit (slow)")
+    parser.add_argument(
+        "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
+    )
     args = parser.parse_args(argv)
     seeds = range(1 if args.quick else args.seeds)
     checkpoints = CHECKPOINTS[:2] if args.quick else CHECKPOINTS
@@ -449,6 +589,8 @@ def main(argv: list[str] | None = None) -> int:
         for seating in seatings:
             results, alone, cohort = run(model, seating, seeds, checkpoints, args.sdk)
             report(model, seating, checkpoints, results, alone, cohort)
+    if args.deal_games:
+        measure_deals(args.deal_games // (4 if args.quick else 1))
     _say(f"\ntotal {time.perf_counter() - began:.0f} s")
     return 0
 
