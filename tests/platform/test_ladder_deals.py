@@ -168,6 +168,32 @@ def test_the_admin_freezes_duplicate_deals_once_the_ladder_has_matches(carol: An
     assert "duplicate_deals" in ladder_admin.get_readonly_fields(request, ladder)
 
 
+def test_a_new_2_seat_ladder_made_over_the_api_plays_duplicate_deals_unless_told(
+    carol: Any,
+) -> None:
+    api = APIClient()
+    api.force_authenticate(carol)
+    body = {"name": "Classic", "rules": "classic"}
+    made = {
+        slug: api.post("/api/ladders/", {**body, "slug": slug, **extra}, format="json")
+        for slug, extra in (
+            ("two", {"seats": 2}),
+            ("two-single", {"seats": 2, "duplicate_deals": False}),
+            ("four", {"seats": 4}),
+            ("four-deals", {"seats": 4, "duplicate_deals": True}),
+        )
+    }
+    assert {slug: response.status_code for slug, response in made.items()} == dict.fromkeys(
+        made, 201
+    )
+    assert dict(Ladder.objects.values_list("slug", "duplicate_deals")) == {
+        "two": True,
+        "two-single": False,
+        "four": False,
+        "four-deals": True,
+    }
+
+
 def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any, house: Any) -> None:
     greedy = BotFactory(owner=house, name="greedy")
     data = {
