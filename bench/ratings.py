@@ -83,7 +83,8 @@ TARGET = 8  # ARENA_LADDER_QUEUE_TARGET
 MAX_QUEUED = 2  # ARENA_BOT_MAX_QUEUED
 WORKERS = 2
 NEWCOMERS = 10
-NEWCOMER_PERCENTILES = tuple(0.80 + 0.02 * i for i in range(NEWCOMERS))  # strong ones
+#: Strong newcomers: 20 alone one after another, two cohorts of 10 (alternate ones).
+NEWCOMER_PERCENTILES = tuple(0.80 + 0.01 * i for i in range(2 * NEWCOMERS))
 PLACEMENT_AT = (20, 40)
 HELD_OUT = 3_000
 ELO_C = math.log(10) / 400  # Elo points to natural log-odds
@@ -381,7 +382,7 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
     truth = np.array(ladder.strength[:FIELD])
     offline_field = plackett_luce_fit(ladder.played, len(ladder.strength))
     strengths = [float(np.quantile(truth, q)) for q in NEWCOMER_PERCENTILES]
-    groups = [strengths] if cohort else [[s] for s in strengths]
+    groups = [strengths[0::2], strengths[1::2]] if cohort else [[s] for s in strengths]
     for group in groups:
         joined = {ladder.add(s) for s in group}
         fixed = [*offline_field, *ladder.rating[len(offline_field) :]]
