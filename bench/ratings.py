@@ -385,7 +385,6 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
     groups = [strengths[0::2], strengths[1::2]] if cohort else [[s] for s in strengths]
     for group in groups:
         joined = {ladder.add(s) for s in group}
-        fixed = [*offline_field, *ladder.rating[len(offline_field) :]]
         waiting = {p: list(PLACEMENT_AT) for p in joined}
         opponents = {p: [0, 0] for p in joined}  # (newcomers, all) in the first 20 matches
         own: dict[int, list[tuple[list[int], Ranks]]] = {p: [] for p in joined}
@@ -406,6 +405,8 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
                     into.error[at].append(
                         _placement_error(field_now, ladder.rating[p], truth, strength)
                     )
+                    # Newcomers met on the way count at their current ratings.
+                    fixed = [*offline_field, *ladder.rating[len(offline_field) :]]
                     offline = _newcomer_fit(own[p], p, fixed)
                     into.offline[at].append(
                         _placement_error(offline_field[:FIELD], offline, truth, strength)
