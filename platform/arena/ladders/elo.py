@@ -11,8 +11,9 @@ games (:func:`seat_weight`: 1, 1.5, 1.8, 2 for 2-5 seats), and the
 information-weighted step is 3/(N+1) of a 1v1 game's per pair.
 
 Why K falls as K_SCALE / (PRIOR_GAMES + games): that is the step of a
-running maximum-likelihood estimate (4 / (ln 10 / 400) Elo points over the
-games seen, a 1v1 game's Fisher information being 1/4 in log-odds), started
+running maximum-likelihood estimate (4 / (ln 10 / 400) = 695, rounded to
+700, Elo points over the games seen: a 1v1 game's Fisher information is 1/4
+in log-odds), started
 from a prior worth PRIOR_GAMES games: a new rating moves fast and settles
 as its games add up, instead of dropping from one fixed K to another (a
 fixed 16 stops improving and a fixed 48 never settles). K_FLOOR keeps an old
