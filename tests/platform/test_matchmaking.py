@@ -116,6 +116,26 @@ def test_newcomers_arriving_together_are_placed_against_the_settled_field() -> N
     assert max(c.games for c in field) <= 1.1 * min(c.games for c in field) + 2
 
 
+def test_a_second_wave_of_newcomers_meets_the_field_not_only_the_first_wave() -> None:
+    # The first wave just settled (40 games): by the least-played settled bot alone
+    # the second wave would meet only the first.
+    field = [candidate(i, rating=1300 + 10 * i, games=100 + i % 5) for i in range(40)]
+    first = [candidate(50 + i, rating=1500 + 10 * i, games=40) for i in range(10)]
+    second = [candidate(100 + i) for i in range(10)]
+    rng = random.Random(4)
+    met: Counter[str] = Counter()
+    for _ in range(100):
+        seating = pick_seating([*field, *first, *second], seats=4, max_queued=2, rng=rng)
+        assert seating is not None
+        assert sum(c.version_id >= 100 for c in seating) == 1
+        met.update(
+            "first" if 50 <= c.version_id < 100 else "field" for c in seating if c.version_id < 100
+        )
+        for seated in seating:
+            seated.games += 1
+    assert met["field"] > 3 * met["first"]
+
+
 def test_a_young_ladder_s_newcomers_play_each_other() -> None:
     # Only a few settled bots: newcomers are not all sent to them (they would be overplayed).
     settled = [candidate(i, games=40) for i in range(3)]

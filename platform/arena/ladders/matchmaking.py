@@ -8,10 +8,13 @@
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
   and this keeps the most-played within about 1.2 times the least-played.
-- A provisional seed behind a settled field (the settled bots are at least
-  half the candidates and all beyond its balance limit) draws from the
-  settled bots within the balance limit of the least-played of them: a
-  cohort of newcomers is placed against the field instead of each other.
+  A seed so far behind that the median candidate would sit out (a newcomer,
+  bots that arrived together) is measured against the least-played of the
+  field (the bots not that far behind) instead, so it meets the field, not
+  only the few bots as far behind as itself.
+- A provisional seed draws settled opponents only, while the settled bots
+  are at least half the candidates: newcomers are placed against reliable
+  ratings, not each other.
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
@@ -75,20 +78,21 @@ def pick_seating(
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
     limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
+    median = sorted(c.games for c in others)[len(others) // 2] if others else 0
+    if limit < median:
+        # A seed far behind (a newcomer, bots that arrived together) meets the
+        # field, not only the few bots as far behind as itself; the field, the
+        # bots not far behind the median, stays in balance among itself.
+        field = [c.games for c in others if c.games * BALANCE_RATIO + BALANCE_SLACK >= median]
+        limit = min(field) * BALANCE_RATIO + BALANCE_SLACK
     pool = [c for c in others if c.games <= limit]
     settled = [c for c in others if not is_provisional(c.games)]
-    if (
-        is_provisional(seed.games)
-        and len(settled) * 2 >= len(others)
-        and min((c.games for c in settled), default=0) > limit
-    ):
-        # A newcomer behind a settled field is placed against the field, kept in
-        # balance among itself: by the seed's games alone newcomers that arrive
-        # together would meet only each other.
-        field_limit = min(c.games for c in settled) * BALANCE_RATIO + BALANCE_SLACK
-        ahead = [c for c in settled if c.games <= field_limit]
-        if len(ahead) >= seats - 1:
-            pool = ahead
+    if is_provisional(seed.games) and 2 * len(settled) >= len(others):
+        # A provisional seed is placed against settled ratings while they are the
+        # bulk of the ladder (a few settled bots would otherwise play every match).
+        settled_pool = [c for c in pool if not is_provisional(c.games)]
+        if len(settled_pool) >= seats - 1:
+            pool = settled_pool
     if len(pool) < seats - 1:
         pool = sorted(others, key=lambda c: c.games)[: seats - 1]
     opponents = []
