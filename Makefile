@@ -55,11 +55,12 @@ test-sqlite: install ## Platform tests on SQLite (the embedded default)
 migrations: install ## Generate Django migrations after a model change
 	$(PYTHON) manage.py makemigrations
 
-bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues
+bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues, ratings
 	$(PYTHON) bench/engine.py
 	$(PYTHON) bench/referee.py
 	$(PYTHON) bench/platform.py
 	$(PYTHON) bench/leagues.py
+	$(PYTHON) bench/ratings.py
 
 sandbox-install: ## Install the bot sandbox's system parts (bubblewrap, bot runtime, bot user; root)
 	bash scripts/install_system.sh run

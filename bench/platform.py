@@ -260,8 +260,9 @@ def _elo_changes(ratings: list[float], counts: list[int], ranks: list[int]) -> l
             if o != s:
                 score = 1.0 if ranks[s] < ranks[o] else 0.5 if ranks[s] == ranks[o] else 0.0
                 total += score - 1.0 / (1.0 + 10.0 ** ((ratings[o] - ratings[s]) / 400.0))
-        k = 48.0 if counts[s] < 30 else 16.0
-        changes.append(k / (n - 1) * total)
+        # k_factor: K_SCALE / (PRIOR_GAMES + games' worth), K_FLOOR at least.
+        k = max(4.0, 700.0 / (5.0 + counts[s] * 3.0 * (n - 1) / (n + 1)))
+        changes.append(k * 3.0 / (n + 1) * total)
     return changes
 
 

@@ -3,8 +3,10 @@
 A game of N seats counts as every pair of its players playing each other:
 the better rank scores 1, an equal rank 0.5. Ratings are the maximum
 likelihood of the Bradley-Terry model (Elo's logistic curve, 400 points = 10x
-odds), fitted with Hunter's MM iteration. One virtual draw between every two
-players keeps the fit finite when one player won every game. The interval
+odds), fitted with Hunter's MM iteration. One virtual draw of each player
+against a fixed reference keeps the fit finite when one player won every
+game, without squeezing a large field (the prior weighs one game per player,
+whatever the field's size). The interval
 resamples whole games (bootstrap), so it accounts for games not being
 independent pairs.
 """
@@ -37,32 +39,33 @@ class Rating:
 
 def fit(games: Sequence[Game], players: int, iterations: int = 200) -> list[float]:
     """Elo of each player; the mean is :data:`ELO_MEAN`."""
-    wins = [0.0] * players
-    met = [[0.0] * players for _ in range(players)]
-    for a, b in combinations(range(players), 2):  # the virtual draw
-        wins[a] += 0.5
-        wins[b] += 0.5
-        met[a][b] += 1
-        met[b][a] += 1
+    # One virtual draw of each player against a fixed reference player keeps the
+    # fit finite. A draw between every two players instead weighed as much as
+    # N(N-1)/2 games and squeezed the ratings of a large field together.
+    wins = [0.5] * players
+    met: list[dict[int, float]] = [{} for _ in range(players)]
     for game in games:
         for (a, rank_a), (b, rank_b) in combinations(game, 2):
+            if a == b:
+                continue
             score = 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
             wins[a] += score
             wins[b] += 1 - score
-            met[a][b] += 1
-            met[b][a] += 1
+            met[a][b] = met[a].get(b, 0.0) + 1
+            met[b][a] = met[b].get(a, 0.0) + 1
     strength = [1.0] * players
     for _ in range(iterations):
-        updated = []
-        for i in range(players):
-            denominator = sum(
-                met[i][j] / (strength[i] + strength[j]) for j in range(players) if j != i
-            )
-            updated.append(wins[i] / denominator if denominator else strength[i])
-        # Normalise by the geometric mean: ratings are relative.
-        scale = math.exp(sum(math.log(s) for s in updated) / players)
-        strength = [s / scale for s in updated]
-    return [ELO_MEAN + 400 * math.log10(s) for s in strength]
+        # The reference player has strength 1.
+        strength = [
+            wins[i] / (1 / (s + 1) + sum(n / (s + strength[j]) for j, n in met[i].items()))
+            for i, s in enumerate(strength)
+        ]
+    if not players:
+        return []
+    # Ratings are relative: centre them on ELO_MEAN.
+    elo = [400 * math.log10(s) for s in strength]
+    shift = ELO_MEAN - sum(elo) / players
+    return [e + shift for e in elo]
 
 
 def ratings(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from bots_sdk.rating import ELO_MEAN, fit, ratings
@@ -54,3 +56,21 @@ def test_forfeited_seats_rank_last() -> None:
     result = [SeatResult(0, 300, 3, 2), SeatResult(1, 500, 4, 1), SeatResult(2, 100, 1, 3)]
     ranked = standings(result, forfeited={1})
     assert [(r["rank"], r["forfeited"]) for r in ranked] == [(1, False), (3, True), (2, False)]
+
+
+def test_a_large_field_keeps_its_scale() -> None:
+    # 100 players 200 Elo apart per standard deviation, 60 one-against-one games each:
+    # one virtual draw between every two players used to squeeze them to a third.
+    rng = random.Random(0)
+    true = [1500 + 200 * rng.gauss(0, 1) for _ in range(100)]
+    games = []
+    for _ in range(3000):
+        a, b = rng.sample(range(100), 2)
+        a_wins = rng.random() < 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+        games.append([(a, 1 if a_wins else 2), (b, 2 if a_wins else 1)])
+    elo = fit(games, 100)
+    mean_true, mean_fit = sum(true) / 100, sum(elo) / 100
+    slope = sum((t - mean_true) * (e - mean_fit) for t, e in zip(true, elo, strict=True)) / sum(
+        (t - mean_true) ** 2 for t in true
+    )
+    assert 0.9 <= slope <= 1.2, slope

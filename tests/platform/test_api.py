@@ -94,11 +94,11 @@ def test_leaderboard_marks_provisional_ratings(alice: Any, bob: Any) -> None:
 
     rows = client_for().get("/api/ladders/classic-2/leaderboard/").json()["results"]
 
-    # E(turtle) = 0.640065: turtle 16 * -0.640065 = -10.24; shark 48 * 0.640065 = +30.72.
+    # E(turtle) = 0.640065: turtle (K = 700/50 = 14) -8.96; shark (new, K = 140) +89.61.
 
     assert [(r["bot"], r["display"], r["provisional"]) for r in rows] == [
-        ("turtle", "1590", False),
-        ("shark", "1531?", True),
+        ("turtle", "1591", False),
+        ("shark", "1590?", True),
     ]
 
 
@@ -118,8 +118,8 @@ def test_ladder_list_and_matches(alice: Any, bob: Any) -> None:
     assert detail["rated"] is True
     assert detail["rated_at"] is not None
     assert [(p["bot"], p["rank"], p["rating_after"]) for p in detail["participants"]] == [
-        ("shark", 2, 1476.0),
-        ("turtle", 1, 1524.0),
+        ("shark", 2, 1430.0),
+        ("turtle", 1, 1570.0),
     ]
     assert api.get("/api/matches/999999/").status_code == 404
     assert api.get("/api/ladders/nope/leaderboard/").status_code == 404

@@ -129,7 +129,7 @@ def test_the_owner_reads_why_the_preflight_game_failed(
     assert page.locator("#v1 .report").count() == 0
 
 
-def test_the_ladder_ranks_the_rated_bots(
+def test_the_ladder_lists_new_bots_as_provisional(
     page: Any, screenshot: Any, alice: Any, bob: Any, carol: Any
 ) -> None:
     ladder = LadderFactory(slug="classic-2", name="Classic, 2 seats")
@@ -147,13 +147,14 @@ def test_the_ladder_ranks_the_rated_bots(
     screenshot("home")
     page.click("text=Classic, 2 seats")
     page.wait_for_url("**/ladders/classic-2/")
-    rows = page.locator("table.leaderboard tbody tr")
+    # 6 rated matches each: provisional, listed apart (best first, unranked) until settled.
+    assert page.locator("text=No settled rating yet").count() == 1
+    rows = page.locator("table.provisional tbody tr")
     assert rows.count() == 3
     first = rows.nth(0).locator("td")
-    assert first.nth(0).inner_text() == "1"
-    assert first.nth(1).inner_text().startswith(best.bot.name)
-    assert first.nth(3).inner_text() == f"{round(best.rating)}?"  # 6 rated matches: provisional
-    assert first.nth(4).inner_text() == "6"
+    assert first.nth(0).inner_text().startswith(best.bot.name)
+    assert first.nth(2).inner_text() == f"{round(best.rating)}?"
+    assert first.nth(3).inner_text() == "6"
     assert rows.nth(0).locator("svg.sparkline polyline").count() == 1
     assert page.locator(".match-list li").count() == 9
     screenshot("ladder")

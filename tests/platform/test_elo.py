@@ -1,34 +1,42 @@
-"""Elo by pairwise decomposition: examples computed by hand."""
+"""Elo by pairwise decomposition, K that falls with the games: examples computed by hand."""
 
 from __future__ import annotations
+
+import random
+from itertools import pairwise
 
 import pytest
 
 from arena.ladders.elo import (
+    INITIAL_RATING,
+    K_FLOOR,
     SeatRating,
     display_rating,
     expected_score,
     is_provisional,
     k_factor,
+    rating_changes,
     seat_changes,
+    seat_weight,
 )
 
 
-def seat(player: str, rating: float, rank: int, k: float = 48.0) -> SeatRating:
+def seat(player: str, rating: float, rank: int, k: float = 20.0) -> SeatRating:
     return SeatRating(player=player, rating=rating, rank=rank, k=k)
 
 
 def test_two_equal_new_bots_winner_takes_half_of_k() -> None:
-    # E = 0.5 each; winner: 48/1 * (1 - 0.5) = +24, loser -24.
-    assert seat_changes([seat("alice", 1500, 1), seat("bob", 1500, 2)]) == [24.0, -24.0]
+    # A new rating's K: 700 / (5 + 0) = 140; E = 0.5 each, so +-70.
+    assert k_factor(0) == 140
+    assert seat_changes([seat("alice", 1500, 1, 140), seat("bob", 1500, 2, 140)]) == [70.0, -70.0]
 
 
 def test_two_seats_upset_with_different_k() -> None:
-    # alice 1600 (established, K=16) loses to bob 1400 (new, K=48).
+    # alice 1600 (30 matches, K=20) loses to bob 1400 (new, K=140).
     # E_alice = 1 / (1 + 10^(-200/400)) = 1 / (1 + 0.316228) = 0.759747
-    # alice: 16 * (0 - 0.759747) = -12.15595; bob: 48 * (1 - 0.240253) = +36.46786
-    changes = seat_changes([seat("alice", 1600, 2, k=16), seat("bob", 1400, 1, k=48)])
-    assert changes == pytest.approx([-12.15595, 36.46786], abs=1e-4)
+    # alice: 20 * (0 - 0.759747) = -15.19494; bob: 140 * (1 - 0.240253) = +106.36458
+    changes = seat_changes([seat("alice", 1600, 2, k=20), seat("bob", 1400, 1, k=140)])
+    assert changes == pytest.approx([-15.19494, 106.36458], abs=1e-4)
 
 
 def test_two_seats_draw_between_equals_changes_nothing() -> None:
@@ -36,42 +44,72 @@ def test_two_seats_draw_between_equals_changes_nothing() -> None:
 
 
 def test_four_equal_seats_ranked_in_order() -> None:
-    # K/(N-1) = 16. Seat 1: 3 wins * 0.5 = 1.5 -> +24; seat 2: -0.5 +0.5 +0.5 -> +8.
+    # K * 3/(N+1) = 20 * 0.6 = 12. Seat 1: 3 wins * 0.5 = 1.5 -> +18; seat 2: -0.5 +0.5 +0.5 -> +6.
     seats = [seat(name, 1500, rank) for name, rank in (("a", 1), ("b", 2), ("c", 3), ("d", 4))]
-    assert seat_changes(seats) == [24.0, 8.0, -8.0, -24.0]
+    assert seat_changes(seats) == pytest.approx([18.0, 6.0, -6.0, -18.0])
 
 
 def test_four_seats_with_a_tie() -> None:
     # b and c share rank 2: their pair is a draw; each has one win and one loss otherwise.
     seats = [seat(name, 1500, rank) for name, rank in (("a", 1), ("b", 2), ("c", 2), ("d", 4))]
-    assert seat_changes(seats) == [24.0, 0.0, 0.0, -24.0]
+    assert seat_changes(seats) == pytest.approx([18.0, 0.0, 0.0, -18.0])
 
 
 def test_four_seats_mixed_ratings_by_hand() -> None:
-    # E(100 above) = 0.640065, E(200 above) = 0.759747, E(equal) = 0.5.
-    # seat 0 (1600, last):  16 * -(0.640065 + 0.640065 + 0.759747) = -32.63803
-    # seat 1 (1500, first): 16 * (0.640065 + 0.5 + 0.359935)       = +24
-    # seat 2 (1500, 2nd):   16 * (0.640065 - 0.5 + 0.359935)       = +8
-    # seat 3 (1400, 3rd):   16 * (0.759747 - 0.359935 - 0.359935)  = +0.63803
+    # E(100 above) = 0.640065, E(200 above) = 0.759747, E(equal) = 0.5; K * 3/5 = 12.
+    # seat 0 (1600, last):  12 * -(0.640065 + 0.640065 + 0.759747) = -24.47852
+    # seat 1 (1500, first): 12 * (0.640065 + 0.5 + 0.359935)       = +18
+    # seat 2 (1500, 2nd):   12 * (0.640065 - 0.5 + 0.359935)       = +6
+    # seat 3 (1400, 3rd):   12 * (0.759747 - 0.359935 - 0.359935)  = +0.47852
     seats = [seat("a", 1600, 4), seat("b", 1500, 1), seat("c", 1500, 2), seat("d", 1400, 3)]
     changes = seat_changes(seats)
-    assert changes == pytest.approx([-32.63803, 24.0, 8.0, 0.63803], abs=1e-4)
+    assert changes == pytest.approx([-24.47852, 18.0, 6.0, 0.47852], abs=1e-4)
     assert sum(changes) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_two_seats_of_the_same_player_are_not_rated_against_each_other() -> None:
-    # The house bot sits twice: only its games against alice count.
+    # The house bot sits twice: only its games against alice count. K * 3/4 = 15.
     seats = [seat("alice", 1500, 1), seat("house", 1500, 2), seat("house", 1500, 3)]
-    # alice: 48/2 * (0.5 + 0.5) = +24; each house seat: 24 * (0 - 0.5) = -12
-    assert seat_changes(seats) == [24.0, -12.0, -12.0]
+    # alice: 15 * (0.5 + 0.5) = +15; each house seat: 15 * (0 - 0.5) = -7.5
+    assert seat_changes(seats) == [15.0, -7.5, -7.5]
+
+
+def test_rating_changes_sum_a_player_s_seats_and_take_k_from_its_matches() -> None:
+    changes = rating_changes(
+        [("alice", 1), ("house", 2), ("house", 3)],
+        {"alice": 1500.0, "house": 1500.0},
+        {"alice": 0, "house": 100},
+    )
+    # alice is new: K = 140; house has 100 matches of 3 seats: K = 700 / (5 + 150).
+    k_house = 700 / 155
+    assert changes == pytest.approx({"alice": 140 * 0.75, "house": -k_house * 0.75})
 
 
 def test_expected_scores_are_symmetric() -> None:
     assert expected_score(1700, 1500) + expected_score(1500, 1700) == pytest.approx(1.0)
 
 
-def test_k_is_48_for_the_first_30_rated_matches_then_16() -> None:
-    assert [k_factor(n) for n in (0, 1, 29, 30, 31, 500)] == [48, 48, 48, 16, 16, 16]
+def test_a_ranking_of_n_is_worth_3_n_minus_1_over_n_plus_1_one_against_one_games() -> None:
+    # Over equal players a seat's pair total (N - rank) varies (N^2 - 1) / 12, against
+    # (N - 1) / 4 for independent pairs: the information of one ranking, in 1v1 games.
+    for n in (2, 3, 4, 5):
+        totals = [n - rank for rank in range(1, n + 1)]
+        mean = sum(totals) / n
+        variance = sum((t - mean) ** 2 for t in totals) / n
+        assert variance == pytest.approx((n * n - 1) / 12)
+        assert seat_weight(n) == pytest.approx((n - 1) ** 2 / 4 / variance)
+    assert [seat_weight(n) for n in (2, 3, 4, 5)] == pytest.approx([1.0, 1.5, 1.8, 2.0])
+
+
+def test_k_falls_with_the_games_a_rating_has_seen_down_to_a_floor() -> None:
+    # 700 / (5 + games), games counted in one-against-one games' worth.
+    assert [k_factor(n) for n in (0, 30, 100)] == pytest.approx([140, 20, 700 / 105])
+    assert k_factor(25, seats=4) == pytest.approx(700 / (5 + 25 * 1.8))
+    assert k_factor(10_000) == K_FLOOR == 4
+    for seats in (2, 4):
+        ks = [k_factor(n, seats) for n in range(300)]
+        assert all(k >= K_FLOOR for k in ks)
+        assert all(a >= b for a, b in pairwise(ks))
 
 
 def test_provisional_mark() -> None:
@@ -83,3 +121,37 @@ def test_provisional_mark() -> None:
 def test_a_game_needs_two_seats() -> None:
     with pytest.raises(ValueError, match="at least 2 seats"):
         seat_changes([seat("alice", 1500, 1)])
+
+
+def _spearman(a: list[float], b: list[float]) -> float:
+    def ranks(values: list[float]) -> list[int]:
+        order = sorted(range(len(values)), key=values.__getitem__)
+        return [order.index(i) for i in range(len(values))]
+
+    ra, rb = ranks(a), ranks(b)
+    n = len(a)
+    return 1 - 6 * sum((x - y) ** 2 for x, y in zip(ra, rb, strict=True)) / (n * (n * n - 1))
+
+
+def test_ratings_keep_learning_where_a_fixed_k_of_16_stops() -> None:
+    # 30 bots 150 Elo apart per standard deviation, 200 one-against-one games each,
+    # results drawn by Elo's own curve: the falling K ranks them closer to the truth.
+    rng = random.Random(5)
+    true = [150 * rng.gauss(0, 1) for _ in range(30)]
+    schedule = dict.fromkeys(range(30), INITIAL_RATING)
+    fixed = dict.fromkeys(range(30), INITIAL_RATING)
+    played = dict.fromkeys(range(30), 0)
+    for _ in range(3000):
+        a, b = rng.sample(range(30), 2)
+        a_wins = rng.random() < expected_score(true[a], true[b])
+        standings = [(a, 1 if a_wins else 2), (b, 2 if a_wins else 1)]
+        for player, change in rating_changes(standings, schedule, played).items():
+            schedule[player] += change
+            played[player] += 1
+        changes = seat_changes([SeatRating(p, fixed[p], rank, 16.0) for p, rank in standings])
+        for (player, _), change in zip(standings, changes, strict=True):
+            fixed[player] += change
+    by_schedule = _spearman(list(schedule.values()), true)
+    by_fixed = _spearman(list(fixed.values()), true)
+    assert by_schedule > by_fixed + 0.01, (by_schedule, by_fixed)
+    assert by_schedule > 0.95

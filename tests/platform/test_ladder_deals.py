@@ -168,6 +168,32 @@ def test_the_admin_freezes_duplicate_deals_once_the_ladder_has_matches(carol: An
     assert "duplicate_deals" in ladder_admin.get_readonly_fields(request, ladder)
 
 
+def test_a_new_2_seat_ladder_made_over_the_api_plays_duplicate_deals_unless_told(
+    carol: Any,
+) -> None:
+    api = APIClient()
+    api.force_authenticate(carol)
+    body = {"name": "Classic", "rules": "classic"}
+    made = {
+        slug: api.post("/api/ladders/", {**body, "slug": slug, **extra}, format="json")
+        for slug, extra in (
+            ("two", {"seats": 2}),
+            ("two-single", {"seats": 2, "duplicate_deals": False}),
+            ("four", {"seats": 4}),
+            ("four-deals", {"seats": 4, "duplicate_deals": True}),
+        )
+    }
+    assert {slug: response.status_code for slug, response in made.items()} == dict.fromkeys(
+        made, 201
+    )
+    assert dict(Ladder.objects.values_list("slug", "duplicate_deals")) == {
+        "two": True,
+        "two-single": False,
+        "four": False,
+        "four-deals": True,
+    }
+
+
 def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any, house: Any) -> None:
     greedy = BotFactory(owner=house, name="greedy")
     data = {
@@ -380,9 +406,9 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
     # Totals: turtle 25, shark 22, greedy 13.
     expected = seat_changes(
         [
-            SeatRating(a.pk, 1600.0, 2, k_factor(40)),
-            SeatRating(b.pk, 1500.0, 1, k_factor(0)),
-            SeatRating(c.pk, 1450.0, 3, k_factor(10)),
+            SeatRating(a.pk, 1600.0, 2, k_factor(40, 3)),
+            SeatRating(b.pk, 1500.0, 1, k_factor(0, 3)),
+            SeatRating(c.pk, 1450.0, 3, k_factor(10, 3)),
         ]
     )
     before = {a.pk: 1600.0, b.pk: 1500.0, c.pk: 1450.0}
@@ -393,7 +419,7 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
         (recorded,) = rating.changes.all()
         assert recorded.match_id == games[0].pk  # the deal's first match
         assert recorded.rating_before == before[version.pk]
-        assert recorded.k == k_factor(matches - 1)
+        assert recorded.k == k_factor(matches - 1, 3)
     assert expected[1] > 0 > expected[2]
     for game in Match.objects.filter(deal=games[0]):
         assert game.rated_at is not None
@@ -423,7 +449,10 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
     finish(crashed[0], {a.pk: 90, b.pk: 10}, forfeits=[a.pk])
     finish(crashed[1], {a.pk: 40, b.pk: 30})
     ratings_apply(match=crashed[1])
-    assert (rating_of(a, ladder).rating, rating_of(b, ladder).rating) == (1476.0, 1524.0)
+    # Each has 1 rated match: K = 700 / 6, half of it won and lost.
+    half = k_factor(1) / 2
+    ratings = (rating_of(a, ladder).rating, rating_of(b, ladder).rating)
+    assert ratings == pytest.approx((1500.0 - half, 1500.0 + half))
     assert rating_of(a, ladder).rated_matches == 2
 
 
@@ -444,9 +473,11 @@ def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob:
 
     history = list(rating_of(a, ladder).changes.order_by("id"))
     assert [change.match_id for change in history] == [late[0].pk, early[0].pk]
-    # Shark lost the first rated deal (-24), then beat turtle from 1476 / 1524.
-    won = seat_changes([SeatRating("a", 1476.0, 1, 48), SeatRating("b", 1524.0, 2, 48)])[0]
-    assert history[1].rating_after == pytest.approx(1476.0 + won)
+    # Shark lost the first rated deal (-70), then beat turtle from 1430 / 1570.
+    won = seat_changes(
+        [SeatRating("a", 1430.0, 1, k_factor(1)), SeatRating("b", 1570.0, 2, k_factor(1))]
+    )[0]
+    assert history[1].rating_after == pytest.approx(1430.0 + won)
 
 
 @pytest.mark.parametrize("ending", ["failed_infra", "cancelled"])
@@ -470,7 +501,7 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
 
     assert ratings_apply(match=later[1]) == [later[0].pk, later[1].pk]
 
-    assert rating_of(b, ladder).rating == 1524.0 and rating_of(b, ladder).rated_matches == 1
+    assert rating_of(b, ladder).rating == 1570.0 and rating_of(b, ladder).rated_matches == 1
     assert not RatingChange.objects.filter(match=void[0]).exists()
     # The void deal's games count on no rating, so no later pass waits for them.
     assert list(Match.objects.filter(deal=void[0]).values_list("rated", "rated_at")) == [
@@ -493,7 +524,7 @@ def test_a_single_match_on_a_duplicate_ladder_is_rated_as_a_match(alice: Any, bo
     )
 
     assert ratings_apply(match=match) == [match.pk]
-    assert rating_of(b, ladder).rating == 1524.0
+    assert rating_of(b, ladder).rating == 1570.0
 
 
 @needs_postgres
@@ -520,7 +551,7 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
 
     assert sorted(pk for result in results for pk in result) == [games[0].pk, games[1].pk]
     assert RatingChange.objects.count() == 2
-    assert (rating_of(a, ladder).rating, rating_of(a, ladder).rated_matches) == (1524.0, 1)
+    assert (rating_of(a, ladder).rating, rating_of(a, ladder).rated_matches) == (1570.0, 1)
 
 
 # --------------------------------------------------------------------------- API and pages
@@ -674,7 +705,10 @@ def test_a_worker_plays_a_duplicate_deal_and_it_is_rated_once(
             forfeited.add(seat.bot_version_id)
     ranks = deal_ranks([DealTotal(v.pk, totals[v.pk], v.pk in forfeited) for v in (greedy, rand)])
     expected = seat_changes(
-        [SeatRating(v.pk, 1500.0, rank, 48) for v, rank in zip((greedy, rand), ranks, strict=True)]
+        [
+            SeatRating(v.pk, 1500.0, rank, k_factor(0))
+            for v, rank in zip((greedy, rand), ranks, strict=True)
+        ]
     )
     for version, change in zip((greedy, rand), expected, strict=True):
         rating = rating_of(version, ladder)

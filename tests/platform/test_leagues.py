@@ -24,6 +24,7 @@ from django_celery_beat.models import PeriodicTask
 import vegas_engine
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.bots.services import bot_version_transition
+from arena.ladders.elo import k_factor
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ratings_apply
 from arena.leagues import formats
@@ -564,7 +565,10 @@ def test_league_games_count_on_the_ladder_elo_only_when_rated(pairs: Ladder, car
     for league in (rated, unrated):
         lines = list(league_standings(league=league))
         assert [line.rated_results for line in lines] == [2, 2, 2]
-        assert sum(line.rating for line in lines) == pytest.approx(3 * 1500)
+        # K falls with each entrant's own games (0 or 1 before each of the 3 games here),
+        # so a game may move the sum by up to the gap between the two Ks.
+        drift = sum(line.rating for line in lines) - 3 * 1500
+        assert abs(drift) <= 3 * (k_factor(0) - k_factor(1))
         ranks = seats_with_results(
             LeagueGameSeat.objects.filter(game__fixture__round__league=league)
         )

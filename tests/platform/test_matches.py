@@ -119,8 +119,8 @@ def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     # The rating task ran after the commit (eager Celery in tests).
     match.refresh_from_db()
     assert match.rated_at is not None
-    assert Rating.objects.get(bot_version=versions[0]).rating == 1524.0
-    assert loser.__class__.objects.get(pk=loser.pk).rating_after == 1476.0
+    assert Rating.objects.get(bot_version=versions[0]).rating == 1570.0
+    assert loser.__class__.objects.get(pk=loser.pk).rating_after == 1430.0
 
 
 @pytest.mark.parametrize(

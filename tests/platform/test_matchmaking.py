@@ -98,6 +98,52 @@ def test_the_seed_s_seat_rotates_with_its_games() -> None:
     assert seats == [0, 1, 2, 3, 0, 1, 2, 3]
 
 
+def test_newcomers_arriving_together_are_placed_against_the_settled_field() -> None:
+    # 40 settled bots with about 100 games, 10 newcomers: by the seed's games alone
+    # (1.1 x 0 + 1) the newcomers would only meet each other.
+    field = [candidate(i, rating=1300 + 10 * i, games=100 + i % 5) for i in range(40)]
+    newcomers = [candidate(100 + i) for i in range(10)]
+    rng = random.Random(3)
+    for _ in range(200):
+        seating = pick_seating([*field, *newcomers], seats=4, max_queued=2, rng=rng)
+        assert seating is not None
+        seed = min(seating, key=lambda c: c.games)
+        assert seed.version_id >= 100
+        assert sum(c.version_id >= 100 for c in seating) == 1
+        for seated in seating:
+            seated.games += 1
+    # The settled opponents keep their balance: only those within 1.1 x (+1) of the least-played.
+    assert max(c.games for c in field) <= 1.1 * min(c.games for c in field) + 2
+
+
+def test_a_second_wave_of_newcomers_meets_the_field_not_only_the_first_wave() -> None:
+    # The first wave just settled (40 games): by the least-played settled bot alone
+    # the second wave would meet only the first.
+    field = [candidate(i, rating=1300 + 10 * i, games=100 + i % 5) for i in range(40)]
+    first = [candidate(50 + i, rating=1500 + 10 * i, games=40) for i in range(10)]
+    second = [candidate(100 + i) for i in range(10)]
+    rng = random.Random(4)
+    met: Counter[str] = Counter()
+    for _ in range(100):
+        seating = pick_seating([*field, *first, *second], seats=4, max_queued=2, rng=rng)
+        assert seating is not None
+        assert sum(c.version_id >= 100 for c in seating) == 1
+        met.update(
+            "first" if 50 <= c.version_id < 100 else "field" for c in seating if c.version_id < 100
+        )
+        for seated in seating:
+            seated.games += 1
+    assert met["field"] > 3 * met["first"]
+
+
+def test_a_young_ladder_s_newcomers_play_each_other() -> None:
+    # Only a few settled bots: newcomers are not all sent to them (they would be overplayed).
+    settled = [candidate(i, games=40) for i in range(3)]
+    newcomers = [candidate(100 + i, games=2) for i in range(10)]
+    seating = pick_seating([*settled, *newcomers], seats=2, max_queued=2, rng=random.Random(1))
+    assert seating is not None and all(c.version_id >= 100 for c in seating)
+
+
 def test_bots_with_enough_queued_matches_sit_out() -> None:
     pool = [candidate(1, queued=2), candidate(2), candidate(3, queued=1)]
     seating = pick_seating(pool, seats=2, max_queued=2, rng=random.Random())

@@ -1,4 +1,4 @@
-"""Applying ratings: K switch, provisional mark, inheritance, exactly once, finish order, locks."""
+"""Applying ratings: K schedule, provisional mark, inheritance, once, finish order, locks."""
 
 from __future__ import annotations
 
@@ -52,15 +52,16 @@ def test_first_match_creates_ratings_history_and_participant_ratings(
     assert ratings_apply(match=match) == [match.pk]
 
     alice_rating, bob_rating = rating_of(alice_bot, ladder), rating_of(bob_bot, ladder)
-    assert (alice_rating.rating, bob_rating.rating) == (1524.0, 1476.0)
+    # Both new: K = 140, so +-70.
+    assert (alice_rating.rating, bob_rating.rating) == (1570.0, 1430.0)
     assert (alice_rating.rated_matches, bob_rating.rated_matches) == (1, 1)
-    assert alice_rating.display == "1524?"
+    assert alice_rating.display == "1570?"
     change = RatingChange.objects.get(rating=alice_rating)
-    assert (change.match_id, change.rating_before, change.rating_after) == (match.pk, 1500, 1524)
-    assert (change.k, change.matches_before) == (48, 0)
+    assert (change.match_id, change.rating_before, change.rating_after) == (match.pk, 1500, 1570)
+    assert (change.k, change.matches_before) == (140, 0)
     seats = {p.seat: p for p in match.participants.all()}
-    assert (seats[0].rating_before, seats[0].rating_after) == (1500, 1524)
-    assert (seats[1].rating_before, seats[1].rating_after) == (1500, 1476)
+    assert (seats[0].rating_before, seats[0].rating_after) == (1500, 1570)
+    assert (seats[1].rating_before, seats[1].rating_after) == (1500, 1430)
     match.refresh_from_db()
     assert match.rated_at is not None
 
@@ -74,35 +75,34 @@ def test_an_unrated_match_changes_no_rating_and_holds_up_no_later_one(
     assert ratings_apply(match=unrated) == []
     assert ratings_apply(match=later) == [later.pk]
 
-    assert (rating_of(alice_bot, ladder).rating, rating_of(bob_bot, ladder).rating) == (1476, 1524)
+    assert (rating_of(alice_bot, ladder).rating, rating_of(bob_bot, ladder).rating) == (1430, 1570)
     assert not RatingChange.objects.filter(match=unrated).exists()
     unrated.refresh_from_db()
     assert unrated.rated_at is None
 
 
-def test_k_drops_from_48_to_16_at_the_30th_rated_match(
-    ladder: Any, alice_bot: Any, bob_bot: Any
-) -> None:
-    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1500, rated_matches=29)
-    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=100)
+def test_k_falls_with_each_rating_s_own_matches(ladder: Any, alice_bot: Any, bob_bot: Any) -> None:
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1500, rated_matches=30)
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=135)
 
     ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
     alice_rating = rating_of(alice_bot, ladder)
-    # Her 30th match still counts with K=48 (29 before it): +24.
-    assert (alice_rating.rating, alice_rating.rated_matches) == (1524.0, 30)
-    assert alice_rating.display == "1524"  # no longer provisional
-    assert rating_of(bob_bot, ladder).rating == 1492.0  # bob is established: K=16
+    # alice: K = 700 / (5 + 30) = 20, so +10; bob: 700 / (5 + 135) = 5, so -2.5.
+    assert (alice_rating.rating, alice_rating.rated_matches) == (1510.0, 31)
+    assert alice_rating.display == "1510"  # not provisional
+    assert rating_of(bob_bot, ladder).rating == 1497.5
 
     ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
     alice_rating.refresh_from_db()
     expected = seat_changes(
         [
-            SeatRating("a", 1524.0, 1, k_factor(30)),
-            SeatRating("b", 1492.0, 2, k_factor(101)),
+            SeatRating("a", 1510.0, 1, k_factor(31)),
+            SeatRating("b", 1497.5, 2, k_factor(136)),
         ]
     )
-    assert alice_rating.rating == pytest.approx(1524.0 + expected[0])
-    assert RatingChange.objects.filter(rating=alice_rating).order_by("id").last().k == 16
+    assert alice_rating.rating == pytest.approx(1510.0 + expected[0])
+    last = RatingChange.objects.filter(rating=alice_rating).order_by("id").last()
+    assert last.k == pytest.approx(700 / 36)
 
 
 def test_new_version_starts_from_its_parent_and_is_provisional_again(
@@ -117,10 +117,10 @@ def test_new_version_starts_from_its_parent_and_is_provisional_again(
     ratings_apply(match=finished_match(ladder, [v2, bob_bot], ranks=[1, 2]))
 
     v2_rating = rating_of(v2, ladder)
-    # Starts at 1700 with 0 rated matches: K=48 against bob's K=16.
-    assert v2_rating.rating == 1724.0
-    assert v2_rating.rated_matches == 1 and v2_rating.display == "1724?"
-    assert rating_of(bob_bot, ladder).rating == 1692.0
+    # Starts at 1700 with 0 rated matches: K=140 against bob's 700 / (5 + 80).
+    assert v2_rating.rating == 1770.0
+    assert v2_rating.rated_matches == 1 and v2_rating.display == "1770?"
+    assert rating_of(bob_bot, ladder).rating == pytest.approx(1700 - 700 / 85 / 2)
     assert rating_of(alice_bot, ladder).rating == 1700  # the parent's row is untouched
 
 
@@ -174,10 +174,10 @@ def test_ratings_follow_finish_order_when_tasks_run_out_of_order(
     assert ratings_apply(match=second) == [first.pk, second.pk]
     assert ratings_apply(match=first) == []
 
-    # bob: -24 in the first match, then beats the house bot from 1476.
-    bob_after_first = 1476.0
+    # bob: -70 in the first match, then beats the new house bot from 1430.
+    bob_after_first = 1430.0
     expected = seat_changes(
-        [SeatRating("b", bob_after_first, 1, 48), SeatRating("h", 1500.0, 2, 48)]
+        [SeatRating("b", bob_after_first, 1, k_factor(1)), SeatRating("h", 1500.0, 2, k_factor(0))]
     )
     assert rating_of(bob_bot, ladder).rating == pytest.approx(bob_after_first + expected[0])
 
@@ -190,7 +190,8 @@ def test_a_version_at_two_seats_is_rated_once_per_match(house: Any, alice_bot: A
 
     house_rating = rating_of(house_bot, ladder)
     assert house_rating.rated_matches == 1
-    assert house_rating.rating == 1500 - 12 - 12
+    # K * 3/(3+1) = 105 a seat: each house seat loses 105 * 0.5, once each.
+    assert house_rating.rating == 1500 - 52.5 - 52.5
     assert house_rating.changes.count() == 1
 
 
@@ -259,9 +260,11 @@ def test_two_connections_rating_different_matches_apply_both_in_finish_order(
     assert RatingChange.objects.count() == 4
     bob_rating = rating_of(bob_bot, ladder)
     assert bob_rating.rated_matches == 2
-    # bob won the first (+24 -> 1524), then lost to the house bot at 1500.
-    expected = seat_changes([SeatRating("b", 1524.0, 2, 48), SeatRating("h", 1500.0, 1, 48)])
-    assert bob_rating.rating == pytest.approx(1524.0 + expected[0])
+    # bob won the first (+70 -> 1570), then lost to the new house bot at 1500.
+    expected = seat_changes(
+        [SeatRating("b", 1570.0, 2, k_factor(1)), SeatRating("h", 1500.0, 1, k_factor(0))]
+    )
+    assert bob_rating.rating == pytest.approx(1570.0 + expected[0])
     changes = list(bob_rating.changes.order_by("id").values_list("match_id", flat=True))
     assert changes == [first.pk, second.pk]
 
@@ -282,5 +285,5 @@ def test_two_connections_rating_the_same_match_apply_it_once(
     )
 
     assert sorted(results, key=len) == [[], [match.pk]]
-    assert rating_of(alice_bot, ladder).rating == 1524.0
+    assert rating_of(alice_bot, ladder).rating == 1570.0
     assert RatingChange.objects.count() == 2

@@ -80,7 +80,9 @@ def board(ladder: Any, count: int, *, changes: int = 0) -> list[Rating]:
     ratings = []
     for i in range(count):
         version = BotVersionFactory(bot=BotFactory(name=f"bot{i:03d}"))
-        rating = RatingFactory(ladder=ladder, bot_version=version, rating=2000 - i, rated_matches=i)
+        rating = RatingFactory(
+            ladder=ladder, bot_version=version, rating=2000 - i, rated_matches=30 + i
+        )
         ratings.append(rating)
     if changes:
         matches = [MatchFactory(ladder=ladder, status=MatchStatus.FINISHED) for _ in range(changes)]
@@ -114,21 +116,35 @@ def test_home_lists_the_ladders_with_their_bot_count(ladder: Any) -> None:
     )
 
 
-def test_the_ladder_ranks_bots_with_elo_owner_games_and_the_provisional_mark(ladder: Any) -> None:
-    ratings = board(ladder, 3)
+def test_the_ladder_ranks_settled_bots_and_lists_provisional_ones_apart(ladder: Any) -> None:
+    ratings = board(ladder, 4)
     Rating.objects.filter(pk=ratings[0].pk).update(rated_matches=30, rating=1612.4)
-    Rating.objects.filter(pk=ratings[1].pk).update(rated_matches=29, rating=1524.6)
+    # A newcomer's lucky start: rated above everyone, but still settling.
+    Rating.objects.filter(pk=ratings[1].pk).update(rated_matches=29, rating=1724.6)
     Rating.objects.filter(pk=ratings[2].pk).update(rated_matches=0, rating=1500)
+    Rating.objects.filter(pk=ratings[3].pk).update(rated_matches=45, rating=1550)
 
     response = client_for().get("/ladders/classic-2/")
 
     assert response.status_code == 200
     text = text_of(response)
-    owner0 = ratings[0].bot.owner.username
-    owner1 = ratings[1].bot.owner.username
-    assert f"1 bot000 v1 {owner0} 1612 30" in text
-    assert f"2 bot001 v1 {owner1} 1525? 29" in text
-    assert "3 bot002" in text
+    owner = [r.bot.owner.username for r in ratings]
+    ranked, provisional = text.split("Provisional", 1)
+    assert f"1 bot000 v1 {owner[0]} 1612 30" in ranked
+    assert f"2 bot003 v1 {owner[3]} 1550 45" in ranked
+    assert "bot001" not in ranked and "bot002" not in ranked
+    # Best first, unranked, the number still an Elo.
+    assert re.search(
+        rf"bot001 v1 {owner[1]} 1725\? 29 .*bot002 v1 {owner[2]} 1500\? 0", provisional
+    )
+
+
+def test_a_ladder_with_only_provisional_bots_says_none_is_ranked_yet(ladder: Any) -> None:
+    version = BotVersionFactory(bot=BotFactory(name="rookie"))
+    RatingFactory(ladder=ladder, bot_version=version, rating=1550, rated_matches=3)
+    text = text_of(client_for().get("/ladders/classic-2/"))
+    assert "No settled rating yet: a bot is ranked after 30 rated games." in text
+    assert "rookie v1" in text.split("Provisional", 1)[1]
 
 
 def test_the_ladder_draws_each_bots_recent_trend(ladder: Any) -> None:
@@ -165,8 +181,9 @@ def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
     for seed in range(3):
         play_match(ladder, [ratings[0].bot_version, ratings[1].bot_version], seed)
     client = client_for()
-    # ladder, count, page, trend cut-offs, trends, latest matches + their seats, the queue
-    with django_assert_max_num_queries(8):
+    # ladder, count, page, provisional, trend cut-offs, trends, latest matches + their seats,
+    # the queue
+    with django_assert_max_num_queries(9):
         response = client.get("/ladders/classic-2/")
     assert response.content.count(b'class="sparkline') == 50
     assert b"Match #" in response.content

@@ -8,6 +8,13 @@
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
   and this keeps the most-played within about 1.2 times the least-played.
+  A seed so far behind that the median candidate would sit out (a newcomer,
+  bots that arrived together) is measured against the least-played of the
+  field (the bots not that far behind) instead, so it meets the field, not
+  only the few bots as far behind as itself.
+- A provisional seed draws settled opponents only, while the settled bots
+  are at least half the candidates: newcomers are placed against reliable
+  ratings, not each other.
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
@@ -28,12 +35,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .elo import is_provisional
 from .selectors import MatchmakingCandidate
 
 RATING_SCALE = 200.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
-BALANCE_SLACK = 2
+BALANCE_SLACK = 1
 
 
 def opponent_weight(seed_rating: float, rating: float) -> float:
@@ -70,7 +78,21 @@ def pick_seating(
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
     limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
+    median = sorted(c.games for c in others)[len(others) // 2] if others else 0
+    if limit < median:
+        # A seed far behind (a newcomer, bots that arrived together) meets the
+        # field, not only the few bots as far behind as itself; the field, the
+        # bots not far behind the median, stays in balance among itself.
+        field = [c.games for c in others if c.games * BALANCE_RATIO + BALANCE_SLACK >= median]
+        limit = min(field) * BALANCE_RATIO + BALANCE_SLACK
     pool = [c for c in others if c.games <= limit]
+    settled = [c for c in others if not is_provisional(c.games)]
+    if is_provisional(seed.games) and 2 * len(settled) >= len(others):
+        # A provisional seed is placed against settled ratings while they are the
+        # bulk of the ladder (a few settled bots would otherwise play every match).
+        settled_pool = [c for c in pool if not is_provisional(c.games)]
+        if len(settled_pool) >= seats - 1:
+            pool = settled_pool
     if len(pool) < seats - 1:
         pool = sorted(others, key=lambda c: c.games)[: seats - 1]
     opponents = []

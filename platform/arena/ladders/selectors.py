@@ -14,7 +14,7 @@ from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.players.models import User
 
-from .elo import INITIAL_RATING
+from .elo import INITIAL_RATING, PROVISIONAL_MATCHES
 from .models import (
     Challenge,
     Entry,
@@ -77,18 +77,21 @@ def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
     return player_challenges(user=user).filter(pk=challenge_id).first()
 
 
-def ladder_leaderboard(*, ladder: Ladder) -> QuerySet[Rating]:
-    """The playing version of each public bot entered on the ladder, best first."""
-    return (
-        Rating.objects.filter(
-            ladder=ladder,
-            bot_version__status=VersionStatus.ACTIVE,
-            bot__visibility=Visibility.PUBLIC,
-            bot__entries__ladder=ladder,
-        )
-        .select_related("bot", "bot__owner", "bot_version")
-        .order_by("-rating", "id")
+def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> QuerySet[Rating]:
+    """The playing version of each public bot entered on the ladder, best first.
+
+    ``provisional``: only the ratings still settling (True) or only the settled ones (False).
+    """
+    ratings = Rating.objects.filter(
+        ladder=ladder,
+        bot_version__status=VersionStatus.ACTIVE,
+        bot__visibility=Visibility.PUBLIC,
+        bot__entries__ladder=ladder,
     )
+    if provisional is not None:
+        settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
+        ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
+    return ratings.select_related("bot", "bot__owner", "bot_version").order_by("-rating", "id")
 
 
 def unrated_finished_matches(limit: int = 500) -> list[Match]:

@@ -21,7 +21,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create, match_create_deal
 
 from .deals import DealSeat, deal_ranks, deal_totals
-from .elo import INITIAL_RATING, SeatRating, k_factor, seat_changes
+from .elo import INITIAL_RATING, k_factor, rating_changes
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
 from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
@@ -236,20 +236,12 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     versions = list({p.bot_version_id: p.bot_version for p in participants}.values())
     ratings = _locked_ratings(reference.ladder_id, versions)
     standings = _unit_standings(unit, participants)
-    seats = [
-        SeatRating(
-            player=standing.version_id,
-            rating=ratings[standing.version_id].rating,
-            rank=standing.rank,
-            k=k_factor(ratings[standing.version_id].rated_matches),
-        )
-        for standing in standings
-    ]
-    changes = seat_changes(seats)
     # A version at two seats gets the sum of both seats' changes, once.
-    delta: dict[int, float] = defaultdict(float)
-    for standing, change in zip(standings, changes, strict=True):
-        delta[standing.version_id] += change
+    delta = rating_changes(
+        [(standing.version_id, standing.rank) for standing in standings],
+        {version_id: rating.rating for version_id, rating in ratings.items()},
+        {version_id: rating.rated_matches for version_id, rating in ratings.items()},
+    )
     before: dict[int, float] = {}
     after: dict[int, float] = {}
     for version_id, rating in ratings.items():
@@ -260,7 +252,7 @@ def _rate_unit(unit: Sequence[Match]) -> None:
             match=reference,
             rating_before=before[version_id],
             rating_after=after[version_id],
-            k=k_factor(rating.rated_matches),
+            k=k_factor(rating.rated_matches, len(standings)),
             matches_before=rating.rated_matches,
         )
         rating.rating = after[version_id]

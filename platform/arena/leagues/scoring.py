@@ -185,7 +185,7 @@ def standings(
                     player=s.entry,
                     rating=lines[s.entry].rating,
                     rank=s.rank,
-                    k=k_factor(lines[s.entry].rated),
+                    k=k_factor(lines[s.entry].rated, len(unit.seats)),
                 )
                 for s in unit.seats
             ]

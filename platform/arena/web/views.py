@@ -47,6 +47,7 @@ from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
 from arena.ladders.challenges import challenge_create
+from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.entries import bot_submit, entries_set
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import (
@@ -118,6 +119,8 @@ from .forms import (
 LEADERBOARD_PAGE_SIZE = 50
 TREND_POINTS = 12
 LADDER_LATEST_MATCHES = 10
+#: Provisional ratings listed under a ladder's leaderboard, best first.
+PROVISIONAL_SHOWN = 50
 HISTORY_POINTS = 300
 BOT_RECENT_MATCHES = 20
 BOT_OPPONENTS = 50
@@ -176,15 +179,22 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     ladder = ladder_get(slug=slug)
     if ladder is None:
         raise Http404("No such ladder.")
-    page = Paginator(ladder_leaderboard(ladder=ladder), LEADERBOARD_PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    # Settled ratings are ranked; ratings still settling are listed apart, so a
+    # newcomer's few lucky games never put it at the top of the ladder.
+    page = Paginator(
+        ladder_leaderboard(ladder=ladder, provisional=False), LEADERBOARD_PAGE_SIZE
+    ).get_page(request.GET.get("page"))
     ratings = list(page.object_list)
-    changes = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=TREND_POINTS)
+    settling = list(ladder_leaderboard(ladder=ladder, provisional=True)[:PROVISIONAL_SHOWN])
+    changes = rating_changes_recent(
+        rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS
+    )
     context = {
         "ladder": ladder,
         "page": page,
         "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
+        "provisional_rows": presenters.leaderboard_rows(settling, changes, first_rank=1),
+        "provisional_matches": PROVISIONAL_MATCHES,
         "trend_points": TREND_POINTS,
         **_ladder_live_context(request, ladder),
     }
