@@ -69,6 +69,10 @@ def _free_port() -> int:
 class ThrowawayPostgres:
     """A PostgreSQL server in a temp dir, for machines that run none."""
 
+    #: Durability is pointless for a throwaway server: off, for speed. (A test that
+    #: crashes the server needs what a real one keeps: RestartablePostgres.)
+    durability = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+
     def __init__(self, bindir: Path) -> None:
         self.bindir = bindir
         self.port = _free_port()
@@ -111,11 +115,7 @@ class ThrowawayPostgres:
             "--auth=trust",
             "--no-sync",
         )
-        # Durability is pointless for a throwaway server: turn it off for speed.
-        options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        )
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 {self.durability}"
         log = self.root / "server.log"
         self._run(
             str(self.bindir / "pg_ctl"),
