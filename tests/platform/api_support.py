@@ -9,7 +9,9 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 import vegas_engine
@@ -42,6 +44,21 @@ def client_for(user: Any | None = None) -> APIClient:
     if user is not None:
         client.force_authenticate(user)
     return client
+
+
+def api_upload(user: Any, name: str, filename: str, code: bytes, **fields: str) -> BotVersion:
+    """``user`` uploads a bot over the REST API with a token, as an author's script
+    would (``fields``: ``ladders``, ``runtime``, ...); the 201's version."""
+    api = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    sent = api.post(
+        "/api/bots/",
+        {"name": name, "file": SimpleUploadedFile(filename, code), **fields},
+        format="multipart",
+    )
+    assert sent.status_code == 201, sent.content
+    return BotVersion.objects.get(pk=sent.json()["id"])
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:

@@ -20,10 +20,8 @@ from typing import Any
 
 import pytest
 from django.core.files.storage import default_storage
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.bots import sandboxing
@@ -49,6 +47,7 @@ from arena.matches.services import (
 )
 from bots_sdk.launcher import HOUSE_DIR
 
+from .api_support import api_upload
 from .factories import BotFactory
 from .scenes import enter, on_ladder
 from .worker import (
@@ -303,15 +302,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
     with redis_worker(tmp_path, media_root) as (worker, _):
         assert "bot sandbox self-test passed" in worker.log()
         # Alice uploads over the REST API with her token, as a bot author would.
-        api = APIClient()
-        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
-        sent = api.post(
-            "/api/bots/",
-            {"name": "shark", "file": SimpleUploadedFile("shark.py", SANDBOXED_BOT)},
-            format="multipart",
-        )
-        assert sent.status_code == 201, sent.content
-        shark = BotVersion.objects.get(pk=sent.json()["id"])
+        shark = api_upload(alice, "shark", "shark.py", SANDBOXED_BOT)
         wreck = bot_submit(owner=bob, name="wreck", filename="wreck.py", content=CHEAT_BOT)
 
         def validated() -> bool:

@@ -18,7 +18,6 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.bots.models import BotVersion, CodeFormat, Runtime, VersionStatus
@@ -29,6 +28,7 @@ from arena.matches.services import match_create
 from bots_sdk.kits import KITS
 from bots_sdk.runtimes import RUNTIMES
 
+from .api_support import api_upload, client_for
 from .scenes import enter, on_ladder
 from .test_match_pipeline import classic_2, house_bot, replay
 from .worker import needs_redis, needs_shared_database, redis_worker, wait_for
@@ -72,11 +72,16 @@ def test_a_zip_s_runtime_comes_from_its_main_file_or_is_named(alice: Any) -> Non
     )
     assert (version.runtime, version.code_format) == ("go", CodeFormat.ZIP)
 
-    # A file whose name tells nothing: the uploader names the runtime.
-    named = bot_upload(
-        owner=alice, name="plain", filename="bot.txt", content=kit_file("c")[1], runtime="c"
+    # A file whose name tells nothing: the uploader names the runtime (over the API).
+    named = api_upload(alice, "plain", "bot.txt", kit_file("c")[1], runtime="c")
+    assert (named.runtime, named.validation_report["files"]) == ("c", ["main.c"])
+    refused = client_for(alice).post(
+        "/api/bots/",
+        {"name": "perl", "file": SimpleUploadedFile("bot.pl", b"print 1;\n"), "runtime": "perl"},
+        format="multipart",
     )
-    assert named.runtime == "c"
+    assert refused.status_code == 400
+    assert refused.json()["runtime"] == ['"perl" is not a valid choice.']
 
 
 def test_a_compile_error_fails_the_version_with_the_compiler_s_words(alice: Any) -> None:
@@ -107,23 +112,11 @@ def test_every_kit_builds_qualifies_and_plays_rated_matches_on_a_real_worker(
     ladder = classic_2()
     greedy = house_bot(house, "greedy")
     enter(greedy, ladder)
-    api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
     with redis_worker(tmp_path, media_root):
-        versions: dict[str, BotVersion] = {}
-        for lang in RUNTIMES:
-            filename, code = kit_file(lang)
-            sent = api.post(
-                "/api/bots/",
-                {
-                    "name": f"kit-{lang}",
-                    "file": SimpleUploadedFile(filename, code),
-                    "ladders": ladder.slug,
-                },
-                format="multipart",
-            )
-            assert sent.status_code == 201, sent.content
-            versions[lang] = BotVersion.objects.get(pk=sent.json()["id"])
+        versions = {
+            lang: api_upload(alice, f"kit-{lang}", *kit_file(lang), ladders=ladder.slug)
+            for lang in RUNTIMES
+        }
 
         def validated() -> bool:
             states = BotVersion.objects.filter(pk__in=[v.pk for v in versions.values()])

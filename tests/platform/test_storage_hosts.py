@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from arena.blobs.models import StorageIdentity
@@ -30,6 +28,7 @@ from arena.bots.models import BotVersion, VersionStatus
 from arena.ladders.services import ladder_fill_queue
 from arena.storage_check import check_storage
 
+from .api_support import api_upload
 from .scenes import enter
 from .stored import stored_files, use_storage
 from .test_match_pipeline import classic_2, finished_and_rated, house_bot, replay
@@ -81,15 +80,7 @@ def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
     with redis_worker(host_two.data, host_two.media, TMPDIR=str(host_two.scratch)) as (worker, _):
         assert "storage check passed: DatabaseStorage" in worker.log()
         # Alice uploads to host one over the REST API.
-        api = APIClient()
-        api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=alice).key}")
-        sent = api.post(
-            "/api/bots/",
-            {"name": "shark", "file": SimpleUploadedFile("shark.py", SANDBOXED_BOT)},
-            format="multipart",
-        )
-        assert sent.status_code == 201, sent.content
-        shark = BotVersion.objects.get(pk=sent.json()["id"])
+        shark = api_upload(alice, "shark", "shark.py", SANDBOXED_BOT)
         wait_for(
             lambda: (
                 BotVersion.objects.get(pk=shark.pk).status

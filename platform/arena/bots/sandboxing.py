@@ -162,33 +162,47 @@ def materialised(
     """The version's files (``content``, else read from the storage) and its built
     program (``program``, else its stored build) in fresh private folders,
     removed when the block ends. Before its first build, pass ``program=b""``:
-    no program."""
+    no program (then :func:`with_program` adds the one just built)."""
     gid = _bot_gid()
     # Non-telling names: the bind-mounted host paths show in the bot's mountinfo.
     root = Path(tempfile.mkdtemp(prefix="b")).resolve()
-    program_dir: Path | None = None
     try:
         try:
             _private(root, gid, directory=True)
             _write_files(version, content, root, gid)
             if program is None:
                 program = _read_program(version)
-            if program:
-                program_dir = Path(tempfile.mkdtemp(prefix="p")).resolve()
-                _private(program_dir, gid, directory=True)
-                unpack_program(program, program_dir, file_mode=0o640 if gid is not None else 0o600)
-                for path in program_dir.rglob("*"):
-                    if path.is_dir():
-                        _private(path, gid, directory=True)
-                    elif gid is not None:  # keep the mode unpack gave (executables)
-                        os.chown(path, -1, gid)
-        except (OSError, zipfile.BadZipFile, ProgramError) as error:
+        except (OSError, zipfile.BadZipFile) as error:
             raise InfrastructureError(f"cannot write the code of {version}: {error}") from error
-        yield BotFiles(root, program_dir)
+        with with_program(version, BotFiles(root, None), program or b"") as files:
+            yield files
     finally:
         shutil.rmtree(root, ignore_errors=True)
-        if program_dir is not None:
-            shutil.rmtree(program_dir, ignore_errors=True)
+
+
+@contextmanager
+def with_program(version: BotVersion, files: BotFiles, program: bytes) -> Iterator[BotFiles]:
+    """``files`` with ``program`` (a built program's zip; empty: none) unpacked into a
+    fresh private folder of its own, removed when the block ends."""
+    if not program:
+        yield files
+        return
+    gid = _bot_gid()
+    program_dir = Path(tempfile.mkdtemp(prefix="p")).resolve()
+    try:
+        try:
+            _private(program_dir, gid, directory=True)
+            unpack_program(program, program_dir, file_mode=0o640 if gid is not None else 0o600)
+            for path in program_dir.rglob("*"):
+                if path.is_dir():
+                    _private(path, gid, directory=True)
+                elif gid is not None:  # keep the mode unpack gave (executables)
+                    os.chown(path, -1, gid)
+        except (OSError, ProgramError) as error:
+            raise InfrastructureError(f"cannot unpack the program of {version}: {error}") from error
+        yield BotFiles(files.bot_dir, program_dir)
+    finally:
+        shutil.rmtree(program_dir, ignore_errors=True)
 
 
 def bot_spec(version: BotVersion, files: BotFiles) -> BotSpec:

@@ -174,8 +174,12 @@ def check_upload(
     )
 
 
+#: The suffixes of every runtime's source files (their text is checked for UTF-8).
+SOURCE_SUFFIXES = frozenset(suffix for r in RUNTIMES.values() for suffix in r.suffixes)
+
+
 def _suffixes() -> str:
-    return ", ".join(sorted({s for r in RUNTIMES.values() for s in r.suffixes}))
+    return ", ".join(sorted(SOURCE_SUFFIXES))
 
 
 def _mains() -> str:
@@ -191,10 +195,6 @@ def _chosen_runtime(runtime: str | None) -> Runtime | None:
             "or leave it out to take it from the file."
         )
     return RUNTIMES[runtime]
-
-
-def _source_suffixes() -> frozenset[str]:
-    return frozenset(s for r in RUNTIMES.values() for s in r.suffixes)
 
 
 def check_upload_size(filename: str, size: int, limits: UploadLimits) -> None:
@@ -380,7 +380,7 @@ def _read_members(
             continue
         name = member_name(info)
         chunks: list[bytes] = []
-        keep = PurePosixPath(name).suffix in _source_suffixes()
+        keep = PurePosixPath(name).suffix in SOURCE_SUFFIXES
         try:
             with archive.open(info) as member:
                 while chunk := member.read(_READ_CHUNK):

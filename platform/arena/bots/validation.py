@@ -39,6 +39,7 @@ from .sandboxing import (
     is_trusted,
     materialised,
     require_isolation,
+    with_program,
 )
 
 VALIDATOR = "preflight-3"
@@ -188,8 +189,8 @@ def validate_version(
             return report
         report.program = built.program
         report.build_key = build_key(files.bot_dir, runtime)
-    with materialised(version, content=content, program=built.program) as files:
-        report.games = _play_preflights(version, files, games)
+        with with_program(version, files, built.program) as ready:
+            report.games = _play_preflights(version, ready, games)
     for key, check in report.games.items():
         fault = check.report["fault"]
         if fault is not None:
