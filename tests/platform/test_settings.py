@@ -228,7 +228,7 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
     for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
-    assert services["redis"]["command"][-2:] == ["--appendonly", "yes"]
+    assert services["redis"]["command"][-4:] == ["--appendonly", "yes", "--appendfsync", "always"]
     for dockerfile in (
         "platform/Dockerfile",
         "docker/postgres.Dockerfile",
