@@ -105,7 +105,7 @@ def percentiles(samples: Sequence[float]) -> tuple[float, float]:
 
 def request_line() -> bytes:
     """A real request of a 4-seat classic game, as the referee sends it."""
-    state = new_game(describe("classic", 4, 7))
+    state = new_game(describe("classic", 4), 7)
     seat = state.to_move()[0]
     return protocol.encode(protocol.request(1, 1, observe(state, seat), 1000, 20_000))
 
@@ -174,7 +174,7 @@ def decision_times(spec: BotSpec, games: int) -> tuple[list[float], tuple[float,
     times: list[float] = []
     with Match([spec, house_bot("random"), house_bot("random"), house_bot("random")]) as match:
         for game in range(games):
-            record = match.play(describe("classic", 4, game), [0, 1, 2, 3])
+            record = match.play(describe("classic", 4), game, [0, 1, 2, 3])
             assert not record.faults, record.faults
             times += record.seats[0].decision_ms
     tail = match.outcomes[0][-1].stderr_tail.decode()
@@ -309,7 +309,7 @@ def games_per_second(
     start = time.perf_counter()
     with Match(players, games_per_process=games_per_process, launcher=launch_bot) as match:
         for game in range(games):
-            record = match.play(describe("classic", 4, game), [0, 1, 2, 3])
+            record = match.play(describe("classic", 4), game, [0, 1, 2, 3])
             assert not record.faults, record.faults
     wall = time.perf_counter() - start
     after = os.times()

@@ -4,7 +4,8 @@ Typical use::
 
     from vegas_engine import describe, new_game, observe
 
-    state = new_game(describe("classic", seats=4, seed=7))
+    game = describe("classic", seats=4)   # names a game: what a ladder plays
+    state = new_game(game, seed=7)        # deals one game of it
     while not state.is_terminal():
         seat = state.to_move()[0]
         state.apply_action(state.legal_actions(seat)[0], seat)
@@ -13,7 +14,7 @@ Typical use::
 
 from __future__ import annotations
 
-from .description import GameDescription, OptionValue
+from .description import GameDescription, OptionValue, check_seed
 from .errors import (
     CorruptLogError,
     GameOverError,
@@ -28,10 +29,19 @@ from .state import Action, Decision, JsonDict, SeatResult, State
 from .version import __version__
 
 
-def new_game(description: GameDescription, *, log: bool = True) -> State:
-    """Start a game; with ``log=False`` no events are kept (faster playouts)."""
-    description = validate(description)
-    return rule_system(description.rules).new_state(description, log)
+def new_game(game: GameDescription, seed: int, *, log: bool = True) -> State:
+    """Deal one game of ``game`` with ``seed``; with ``log=False`` no events are kept.
+
+    The seed fixes every roll and draw: the same game, seed and decisions give
+    the same game, bit for bit. Players are never told it.
+    """
+    if not isinstance(game, GameDescription):
+        raise TypeError(
+            f"new_game(game, seed) takes a description from describe(rules, seats, options), "
+            f"got {game!r}"
+        )
+    game = validate(game)
+    return rule_system(game.rules).new_state(game, check_seed(seed), log)
 
 
 def determinize(observation: JsonDict, seed: int) -> State:
@@ -41,8 +51,10 @@ def determinize(observation: JsonDict, seed: int) -> State:
     saw is kept exactly; what it could not see (the pile order) is drawn at
     random, and future chance follows ``seed``. The state keeps no log.
     """
-    description = describe(observation["rules"], observation["seats"], seed, observation["options"])
-    return rule_system(description.rules).from_observation(description, observation)
+    description = describe(observation["rules"], observation["seats"], observation["options"])
+    return rule_system(description.rules).from_observation(
+        description, check_seed(seed), observation
+    )
 
 
 def observe(state: State, seat: int) -> JsonDict:
@@ -68,6 +80,7 @@ __all__ = [
     "State",
     "VegasError",
     "__version__",
+    "check_seed",
     "describe",
     "determinize",
     "new_game",

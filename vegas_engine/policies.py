@@ -41,19 +41,19 @@ def greedy_policy(state: State, seat: int, rng: random.Random) -> Action:
 POLICIES: Mapping[str, Policy] = {"random": random_policy, "greedy": greedy_policy}
 
 
-def policy_rng(description: GameDescription, seat: int) -> random.Random:
+def policy_rng(seed: int, seat: int) -> random.Random:
     """The generator a seat's policy uses: fixed by the game seed and the seat."""
-    return random.Random(f"{description.seed}/{seat}")
+    return random.Random(f"{seed}/{seat}")
 
 
-def play(description: GameDescription, policies: list[Policy], *, log: bool = True) -> State:
-    """Play a whole game, seat ``i`` deciding with ``policies[i]``."""
+def play(game: GameDescription, seed: int, policies: list[Policy], *, log: bool = True) -> State:
+    """Play one game of ``game`` dealt by ``seed``, seat ``i`` deciding with ``policies[i]``."""
     from . import new_game
 
-    if len(policies) != description.seats:
-        raise ValueError(f"need one policy per seat ({description.seats}), got {len(policies)}")
-    state = new_game(description, log=log)
-    rngs = [policy_rng(description, seat) for seat in range(description.seats)]
+    if len(policies) != game.seats:
+        raise ValueError(f"need one policy per seat ({game.seats}), got {len(policies)}")
+    state = new_game(game, seed, log=log)
+    rngs = [policy_rng(seed, seat) for seat in range(game.seats)]
     while True:
         movers = state.to_move()
         if not movers:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .description import MAX_SEED, GameDescription, OptionValue
+from .description import GameDescription, OptionValue
 from .errors import InvalidDescriptionError
 
 if TYPE_CHECKING:
@@ -47,9 +47,11 @@ class OptionSpec:
         }
 
 
-StateFactory = Callable[[GameDescription, bool], "State"]
-#: Builds a state a seat cannot tell from the one it observed (hidden parts sampled).
-ObservationFactory = Callable[[GameDescription, dict[str, Any]], "State"]
+#: Starts a game: the description, the seed, whether to keep a log.
+StateFactory = Callable[[GameDescription, int, bool], "State"]
+#: Builds a state a seat cannot tell from the one it observed (hidden parts sampled
+#: with the seed).
+ObservationFactory = Callable[[GameDescription, int, dict[str, Any]], "State"]
 
 
 @dataclass(frozen=True)
@@ -126,19 +128,22 @@ def _check_option_value(system: RuleSystem, spec: OptionSpec, value: object) -> 
 
 
 def describe(
-    rules: str,
-    seats: int,
-    seed: int,
-    options: Mapping[str, object] | None = None,
+    rules: str, seats: int, options: Mapping[str, object] | None = None
 ) -> GameDescription:
-    """Validate a game description and fill in the defaults of unset options."""
+    """Validate a game description and fill in the defaults of unset options.
+
+    It names a game, not one deal of it: :func:`vegas_engine.new_game` takes the seed.
+    """
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(
+            f"describe(rules, seats, options) takes the options as a mapping, got {options!r}; "
+            "the seed is no part of a description any more: pass it to new_game(game, seed)"
+        )
     system = rule_system(rules)
     if isinstance(seats, bool) or not isinstance(seats, int) or seats not in system.seats:
         raise InvalidDescriptionError(
             "seats", f"{system.id} takes {_span(system.seats)} seats, got {seats!r}", system.seats
         )
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise InvalidDescriptionError("seed", f"must be an integer 0..{MAX_SEED}, got {seed!r}")
     given = dict(options or {})
     resolved: dict[str, OptionValue] = {}
     for name in given:
@@ -155,12 +160,12 @@ def describe(
             # A default that does not apply to this seat count is simply off.
             value = False if spec.is_flag else 0
         resolved[spec.name] = value
-    return GameDescription(rules=system.id, seats=seats, seed=seed, options=resolved)
+    return GameDescription(rules=system.id, seats=seats, options=resolved)
 
 
 def validate(description: GameDescription) -> GameDescription:
     """Re-validate a description built by hand; returns the resolved one."""
-    return describe(description.rules, description.seats, description.seed, description.options)
+    return describe(description.rules, description.seats, description.options)
 
 
 def _span(values: tuple[int, ...]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .errors import IllegalActionError, ReplayMismatchError
-from .log import description_of
+from .log import description_of, seed_of
 from .registry import rule_system
 from .state import JsonDict, SeatResult, State
 
@@ -18,7 +18,7 @@ def replay(log: JsonDict) -> State:
     difference raises :class:`ReplayMismatchError` naming that event.
     """
     description = description_of(log)
-    state = rule_system(description.rules).new_state(description, True)
+    state = rule_system(description.rules).new_state(description, seed_of(log), True)
     produced = state.events()
     assert produced is not None
     expected = log["events"]

@@ -4,7 +4,7 @@ A state says who must decide now (:meth:`State.to_move`), what each deciding
 seat may do (:meth:`State.legal_actions`) and takes decisions
 (:meth:`State.apply_action`). Chance (dice, note draws) comes from a seeded
 random generator owned by the state, so a game is reproducible from its
-description and its decisions alone. A decision with exactly one legal action
+description, its seed and its decisions alone. A decision with exactly one legal action
 is applied by the state itself and logged as forced, so callers only ever see
 real choices.
 
@@ -133,7 +133,10 @@ class State(ABC):
     # The game's generator, and whether a clone shares it (see _random).
     __slots__ = ("_rng", "_rng_shared")
 
+    #: The game played (public: players may be told all of it).
     description: GameDescription
+    #: The seed that dealt it (never told to players: it fixes every roll to come).
+    seed: int
     _rng: random.Random
     _rng_shared: bool
 

@@ -81,7 +81,7 @@ def steps(
     keep_before: bool = False,
 ) -> Iterator[Step]:
     """Play one game, yielding the start and then every decision taken."""
-    state = new_game(describe(rules, seats, seed, options))
+    state = new_game(describe(rules, seats, options), seed)
     events = state.events()
     assert events is not None
     yield Step(seed, state, None, None, None, list(events), 0)
@@ -290,7 +290,7 @@ class Setup:
 
 
 def rulebook_setup(rules: str, seats: int, options: Mapping[str, object] | None = None) -> Setup:
-    on = describe(rules, seats, 0, options).options
+    on = describe(rules, seats, options).options
     if rules == "classic":
         biggie = kicker = 0
         neutral = {2: 4, 3: 2, 4: 2}[seats] if on["neutral_dice"] else 0

@@ -86,7 +86,7 @@ def _small_pile_game(
     # game the way the registry does (DiceSetup.build + DiceGame) from rule data
     # with a much smaller pile; no private attribute is touched.
     on = dict(options or {})
-    description = describe(rules, seats, seed, on)
+    description = describe(rules, seats, on)
     setup = DiceSetup.build(
         rules_data,
         seats,
@@ -97,7 +97,7 @@ def _small_pile_game(
         rainbow=on.get("rainbow", False),
         slot_machine=on.get("slot_machine", False),
     )
-    return DiceGame(description, setup, True)
+    return DiceGame(description, seed, setup, True)
 
 
 def _play_random(state: Any, seed: int) -> None:

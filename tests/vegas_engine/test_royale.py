@@ -71,8 +71,8 @@ def position(
     so the round ends after its turn, and every seat has 2 chips.
     """
     tiles = dict(tiles or {})
-    description = describe("royale", seats, seed, {"tiles": len(tiles), **dict(options or {})})
-    seen = new_game(description, log=False).observe(mover)
+    description = describe("royale", seats, {"tiles": len(tiles), **dict(options or {})})
+    seen = new_game(description, seed, log=False).observe(mover)
     for entry in seen["casinos"]:
         entry["tile"] = None
         entry["dice"] = {}
@@ -131,7 +131,7 @@ def position(
     seen["pending"] = []
     seen["round"] = round_number
     seen["start_player"] = start
-    return RoyaleGame.from_position(description, seen, ROYALE_RULES, log=log)
+    return RoyaleGame.from_position(description, seed, seen, ROYALE_RULES, log=log)
 
 
 def events_of(state: State, kind: str) -> list[JsonDict]:
@@ -197,7 +197,7 @@ def test_identical_pairs_are_interchangeable_and_a_short_deal_fills_the_top() ->
 
 @pytest.mark.parametrize("tiles", [0, 3])
 def test_every_round_deals_six_pairs_in_casino_order(tiles: int) -> None:
-    state = new_game(describe("royale", 4, 11, {"tiles": tiles}))
+    state = new_game(describe("royale", 4, {"tiles": tiles}), 11)
     chooser = random.Random(1)
     rounds_seen = 0
     for event in events_of(state, "round_start"):
@@ -224,7 +224,7 @@ def test_every_round_deals_six_pairs_in_casino_order(tiles: int) -> None:
 
 
 def test_basic_game_has_no_tiles_no_bank_and_keeps_the_rest_as_the_pile() -> None:
-    state = new_game(describe("royale", 3, 5, {"tiles": 0}))
+    state = new_game(describe("royale", 3, {"tiles": 0}), 5)
     seen = state.observe(0)
     assert all(entry["tile"] is None for entry in seen["casinos"])
     assert seen["bank_cards"] == []
@@ -236,7 +236,7 @@ def test_basic_game_has_no_tiles_no_bank_and_keeps_the_rest_as_the_pile() -> Non
 def test_main_game_tiles_go_to_casinos_one_up_and_24_cards_are_set_aside(tiles: int) -> None:
     codes: Counter[str] = Counter()
     for seed in range(40):
-        state = new_game(describe("royale", 4, seed, {"tiles": tiles}))
+        state = new_game(describe("royale", 4, {"tiles": tiles}), seed)
         seen = state.observe(0)
         placed = [entry["tile"] for entry in seen["casinos"]]
         assert all(code is not None for code in placed[:tiles])
@@ -252,7 +252,7 @@ def test_main_game_tiles_go_to_casinos_one_up_and_24_cards_are_set_aside(tiles: 
 
 
 def test_tiles_are_drawn_anew_each_round() -> None:
-    state = new_game(describe("royale", 2, 3, {"tiles": 3}))
+    state = new_game(describe("royale", 2, {"tiles": 3}), 3)
     chooser = random.Random(3)
     while not state.is_terminal():
         state.apply_action(chooser.choice(state.legal_actions()))
@@ -332,7 +332,7 @@ def test_payout_illustration_lone_winner_and_runner_up() -> None:
 
 
 def test_two_player_variant_neutral_dice_are_rolled_each_round() -> None:
-    state = new_game(describe("royale", 2, 9, {"neutral_dice": True, "tiles": 0}))
+    state = new_game(describe("royale", 2, {"neutral_dice": True, "tiles": 0}), 9)
     rolls = events_of(state, "neutral_roll")
     assert len(rolls) == 1 and len(rolls[0]["dice"]) == 8
     seen = state.observe(0)
@@ -384,7 +384,7 @@ def test_neutral_variant_example_2_neutral_runner_up() -> None:
 
 
 def test_two_chips_at_start_and_two_more_each_round() -> None:
-    state = new_game(describe("royale", 3, 21, {"tiles": 0}))
+    state = new_game(describe("royale", 3, {"tiles": 0}), 21)
     assert state.observe(0)["chips"] == [2, 2, 2]
     assert events_of(state, "chips_dealt")[0]["chips"] == 2
     # Nobody passes: the chips only grow by 2 per round.
@@ -582,7 +582,7 @@ def test_random_games_end_conserve_cards_dice_chips_and_replay(
     seats: int, options: dict[str, Any]
 ) -> None:
     for game in range(4):
-        state = new_game(describe("royale", seats, 1000 * seats + game, options))
+        state = new_game(describe("royale", seats, options), 1000 * seats + game)
         assert isinstance(state, RoyaleGame)
         chooser = random.Random(game)
         steps = 0
@@ -611,7 +611,7 @@ def test_random_games_end_conserve_cards_dice_chips_and_replay(
 
 @pytest.mark.parametrize(("seats", "options"), SEATS_AND_OPTIONS[::3])
 def test_illegal_actions_raise_and_change_nothing(seats: int, options: dict[str, Any]) -> None:
-    state = new_game(describe("royale", seats, 77, options))
+    state = new_game(describe("royale", seats, options), 77)
     chooser = random.Random(5)
     while not state.is_terminal():
         seat = state.to_move()[0]
@@ -638,7 +638,7 @@ def test_determinized_state_shows_each_seat_exactly_what_it_saw(
     seats: int, options: dict[str, Any]
 ) -> None:
     for game in range(2):
-        state = new_game(describe("royale", seats, 500 + game, options), log=False)
+        state = new_game(describe("royale", seats, options), 500 + game, log=False)
         chooser = random.Random(game)
         while not state.is_terminal():
             mover = state.to_move()[0]
@@ -653,7 +653,7 @@ def test_determinized_state_shows_each_seat_exactly_what_it_saw(
 
 
 def test_clone_is_independent() -> None:
-    state = new_game(describe("royale", 4, 8, {"tiles": 6}))
+    state = new_game(describe("royale", 4, {"tiles": 6}), 8)
     chooser = random.Random(8)
     for _ in range(30):
         state.apply_action(chooser.choice(state.legal_actions()))
@@ -667,7 +667,7 @@ def test_clone_is_independent() -> None:
 def test_same_description_and_actions_give_the_same_game() -> None:
     logs = []
     for _ in range(2):
-        state = new_game(describe("royale", 5, 123, {"tiles": 6}))
+        state = new_game(describe("royale", 5, {"tiles": 6}), 123)
         chooser = random.Random(9)
         while not state.is_terminal():
             state.apply_action(chooser.choice(state.legal_actions()))
@@ -690,7 +690,7 @@ def test_greedy_prefers_card_gains_and_counts_a_pass_as_a_lost_chip() -> None:
 
 
 def test_observation_has_no_seed_and_no_pile_order() -> None:
-    state = new_game(describe("royale", 3, 987654321, {"tiles": 3}))
+    state = new_game(describe("royale", 3, {"tiles": 3}), 987654321)
     seen = state.observe(1)
     text = repr(seen)
     assert "987654321" not in text

@@ -567,7 +567,7 @@ def test_block_it_groups_are_used_up() -> None:
 
 def test_handicap_setup_one_grey_die_on_1_to_3_and_two_on_4_to_6() -> None:
     for seed in range(200):
-        state = new_game(describe("royale", 3, seed, {"tiles": 6}))
+        state = new_game(describe("royale", 3, {"tiles": 6}), seed)
         seen = state.observe(0)
         if any(entry["tile"] == "F2" for entry in seen["casinos"]):
             grey = [entry["dice"].get("grey", 0) for entry in seen["casinos"]]

@@ -34,7 +34,7 @@ CONFIGURATIONS = [
 
 def _live(rules: str = "boulevard", seats: int = 4, seed: int = 5) -> State:
     """A game in progress, some turns in."""
-    state = new_game(describe(rules, seats, seed))
+    state = new_game(describe(rules, seats), seed)
     rng = random.Random(seed)
     for _ in range(6):
         state.apply_action(rng.choice(state.legal_actions()))
@@ -212,7 +212,7 @@ def test_clone_and_original_continue_identically(
 ) -> None:
     """Same decisions from a clone and its original: same dice, same game (the
     random generator is cloned too)."""
-    state = new_game(describe(rules, seats, 8, options))
+    state = new_game(describe(rules, seats, options), 8)
     rng = random.Random(8)
     for _ in range(5):
         state.apply_action(rng.choice(state.legal_actions()))
@@ -241,7 +241,7 @@ def test_clones_sharing_a_generator_draw_what_their_own_copy_would(rules: str) -
     state draws first, and clones of clones, each plays the dice it would with a
     copy of its own: the same decisions give the very same game."""
     seats = min(RULE_SYSTEMS[rules].seats)
-    state = new_game(describe(rules, seats, 21))
+    state = new_game(describe(rules, seats), 21)
     rng = random.Random(21)
     for _ in range(4):
         seat = state.to_move()[0]
@@ -357,8 +357,8 @@ def test_result_ranks_by_money_then_notes_and_matches_the_log() -> None:
 
 
 def test_a_state_without_log_plays_the_same_game() -> None:
-    description = describe("boulevard", 4, 12)
-    logged, quiet = new_game(description), new_game(description, log=False)
+    description = describe("boulevard", 4)
+    logged, quiet = new_game(description, 12), new_game(description, 12, log=False)
     assert quiet.events() is None
     with pytest.raises(ValueError):
         game_log(quiet)
@@ -377,7 +377,7 @@ def test_a_state_without_log_plays_the_same_game() -> None:
 def test_policies_only_pick_legal_actions() -> None:
     assert set(POLICIES) >= {"random", "greedy"}
     for name, policy in POLICIES.items():
-        state = new_game(describe("boulevard", 3, 4))
+        state = new_game(describe("boulevard", 3), 4)
         rng = random.Random(0)
         while not state.is_terminal():
             seat = state.to_move()[0]
@@ -395,7 +395,7 @@ def test_greedy_beats_random_in_two_seat_classic() -> None:
         greedy_seat = seed % 2
         policies: list[Policy] = [random_policy, random_policy]
         policies[greedy_seat] = greedy_policy
-        result = play(describe("classic", 2, seed), policies, log=False).result()
+        result = play(describe("classic", 2), seed, policies, log=False).result()
         assert result is not None
         mine, theirs = result[greedy_seat], result[1 - greedy_seat]
         wins += mine.rank < theirs.rank
@@ -408,4 +408,4 @@ def test_greedy_beats_random_in_two_seat_classic() -> None:
 
 def test_play_needs_one_policy_per_seat() -> None:
     with pytest.raises(ValueError, match="one policy per seat"):
-        play(describe("classic", 3, 1), [random_policy] * 2)
+        play(describe("classic", 3), 1, [random_policy] * 2)

@@ -97,7 +97,7 @@ def casino_dice(state: State, casino: int) -> dict[str, int]:
 def test_001_setup_54_notes_and_at_least_50k_per_casino() -> None:
     """Setup: 54 shuffled notes; each casino gets notes until it holds $50,000 or more."""
     for seed in range(5):
-        state = new_game(describe("classic", 4, seed))
+        state = new_game(describe("classic", 4), seed)
         events = state.events()
         assert events is not None
         stocks = [e for e in events if e["type"] == "stock"]
@@ -323,7 +323,7 @@ def test_001_neutral_variant_white_dice_per_player_and_three_player_pre_roll() -
     """Variant: 4 white dice each with 2 players, 2 each with 3-4; with 3 players the
     start player rolls the 2 leftover white dice at the start of each round."""
     for seats, white in ((2, 4), (3, 2), (4, 2)):
-        state = new_game(describe("classic", seats, 11, {"neutral_dice": True}))
+        state = new_game(describe("classic", seats, {"neutral_dice": True}), 11)
         events = state.events()
         assert events is not None
         view = observe(state, 0)
@@ -473,7 +473,7 @@ def test_002_neutral_dice_two_each_with_three_to_six_players() -> None:
     """Boulevard neutral dice: 4 each with 2 players, 2 each with 3 to 6 players;
     with 3 players 2 more are rolled by the start player."""
     for seats in range(2, 7):
-        state = new_game(describe("boulevard", seats, 5))
+        state = new_game(describe("boulevard", seats), 5)
         events = state.events()
         assert events is not None
         placed = {e["seat"] for e in events if e["type"] == "place"}
@@ -504,12 +504,12 @@ def test_002_five_100k_notes_are_shuffled_in() -> None:
     """Five $100,000 notes join the pile (and only with the big_notes module)."""
     seen_big = 0
     for seed in range(20):
-        state = new_game(describe("boulevard", 4, seed))
+        state = new_game(describe("boulevard", 4), seed)
         view = observe(state, 0)
         on_casinos = [note for c in view["casinos"] for note in c["notes"]]
         assert view["pile_size"] + len(on_casinos) == 54 + 5 + 6
         seen_big += on_casinos.count(100_000)
-        plain = observe(new_game(describe("boulevard", 4, seed, {"big_notes": False})), 0)
+        plain = observe(new_game(describe("boulevard", 4, {"big_notes": False}), seed), 0)
         assert 100_000 not in [note for c in plain["casinos"] for note in c["notes"]]
         assert plain["pile_size"] + sum(len(c["notes"]) for c in plain["casinos"]) == 54 + 6
     assert seen_big > 0
@@ -519,7 +519,7 @@ def test_002_five_100k_notes_are_shuffled_in() -> None:
 
 def test_002_biggie_replaces_a_die_and_counts_two_at_scoring() -> None:
     """Each player swaps one die for a Biggie (still 8 dice); it counts as two dice."""
-    state = new_game(describe("boulevard", 4, 2))
+    state = new_game(describe("boulevard", 4), 2)
     view = observe(state, 0)
     assert view["hands"][3] == {"die": 5, "biggie": 1, "kicker": 2, "neutral": 2}
     assert sum(view["hands"][3][k] for k in ("die", "biggie", "kicker")) == 8
@@ -548,7 +548,7 @@ def test_002_biggie_replaces_a_die_and_counts_two_at_scoring() -> None:
 def test_002_kickers_two_each_below_six_players_one_with_six() -> None:
     """Each player trades one die for a kicker, two dice for two kickers below 6 players."""
     for seats in range(2, 7):
-        state = new_game(describe("boulevard", seats, 1, {"biggies": False}))
+        state = new_game(describe("boulevard", seats, {"biggies": False}), 1)
         events = state.events()
         assert events is not None
         placed = {e["seat"] for e in events if e["type"] == "place"}

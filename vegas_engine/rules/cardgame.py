@@ -132,16 +132,20 @@ class CardGame(State):
         "_turn",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, log: bool, rules: CardRules = RULES) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, log: bool, rules: CardRules = RULES
+    ) -> None:
         n = description.seats
         self.description = description
+        self.seed = seed
         self._rules = rules
         self._n = n
         self._sequential = bool(description.options["sequential"])
         self._chips: ChipRules | None = CHIPS if description.options["chips"] else None
-        self._rng = random.Random(description.seed)
+        self._rng = random.Random(seed)
         self._rng_shared = False
         pile = rules.note_pile()
         self._rng.shuffle(pile)
@@ -205,6 +209,7 @@ class CardGame(State):
     def clone(self) -> CardGame:
         other = CardGame.__new__(CardGame)
         other.description = self.description
+        other.seed = self.seed
         other._rules = self._rules
         other._n = self._n
         other._sequential = self._sequential
@@ -559,15 +564,16 @@ class CardGame(State):
         return float(notes[place]) if place < len(notes) else 0.0
 
     @classmethod
-    def from_observation(cls, description: GameDescription, seen: JsonDict) -> CardGame:
+    def from_observation(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
         """A state the observing seat cannot tell apart from the real one.
 
         Hidden: other seats' hands and discards, every draw pile's order, the
         other seats' choices made this turn, the note pile's and the chip
-        deck's order. They are sampled with the description's seed.
+        deck's order. They are sampled with ``seed``.
         """
         state = cls.__new__(cls)
         state.description = description
+        state.seed = seed
         rules = RULES
         n = description.seats
         me = seen["seat"]
@@ -575,7 +581,7 @@ class CardGame(State):
         state._n = n
         state._sequential = bool(description.options["sequential"])
         state._chips = CHIPS if description.options["chips"] else None
-        rng = state._rng = random.Random(description.seed)
+        rng = state._rng = random.Random(seed)
         state._rng_shared = False
         state._log = None
         state._round = seen["round"] - 1
@@ -675,6 +681,6 @@ CARDGAME = RuleSystem(
             "scores $10k/30k/60k/100k/150k for 1-5 cards at the end.",
         ),
     ),
-    new_state=lambda description, log: CardGame(description, log),
+    new_state=lambda description, seed, log: CardGame(description, seed, log),
     from_observation=CardGame.from_observation,
 )

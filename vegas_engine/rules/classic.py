@@ -95,9 +95,11 @@ CLASSIC = RuleSystem(
         OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),
         OptionSpec("chips", False, CHIPS_DOC),
     ),
-    new_state=lambda description, log: DiceGame(description, _classic_setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _classic_setup(description), seen
+    new_state=lambda description, seed, log: DiceGame(
+        description, seed, _classic_setup(description), log
+    ),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _classic_setup(description), seen
     ),
 )
 
@@ -130,9 +132,11 @@ BOULEVARD = RuleSystem(
             "the highest die.",
         ),
     ),
-    new_state=lambda description, log: DiceGame(description, _boulevard_setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _boulevard_setup(description), seen
+    new_state=lambda description, seed, log: DiceGame(
+        description, seed, _boulevard_setup(description), log
+    ),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _boulevard_setup(description), seen
     ),
 )
 

@@ -215,14 +215,18 @@ class DiceGame(OneSeatState):
         "_tape",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, setup: DiceSetup, log: bool) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, setup: DiceSetup, log: bool
+    ) -> None:
         n = setup.seats
         self.description = description
+        self.seed = seed
         self._setup = setup
         self._n = n
-        self._rng = random.Random(description.seed)
+        self._rng = random.Random(seed)
         self._rng_shared = False
         pile = list(setup.notes)
         self._rng.shuffle(pile)
@@ -268,6 +272,7 @@ class DiceGame(OneSeatState):
     def clone(self) -> DiceGame:
         other = DiceGame.__new__(DiceGame)
         other.description = self.description
+        other.seed = self.seed
         other._setup = self._setup
         other._n = self._n
         self._share_random(other)
@@ -780,21 +785,22 @@ class DiceGame(OneSeatState):
 
     @classmethod
     def from_observation(
-        cls, description: GameDescription, setup: DiceSetup, observation: JsonDict
+        cls, description: GameDescription, seed: int, setup: DiceSetup, observation: JsonDict
     ) -> DiceGame:
         """A state the observing seat cannot tell apart from the real one.
 
         Everything in a dice game is public but the order of the pile: it is
-        rebuilt from the notes not seen elsewhere and shuffled with the
-        description's seed. Future rolls come from that seed too. The state
+        rebuilt from the notes not seen elsewhere and shuffled with ``seed``.
+        Future rolls come from that seed too. The state
         keeps no log.
         """
         n = setup.seats
         state = cls.__new__(cls)
         state.description = description
+        state.seed = seed
         state._setup = setup
         state._n = n
-        state._rng = random.Random(description.seed)
+        state._rng = random.Random(seed)
         state._rng_shared = False
         state._won = [list(notes) for notes in observation["won"]]
         state._discarded = [_note_value(note) for note in observation["discarded"]]

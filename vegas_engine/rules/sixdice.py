@@ -65,8 +65,8 @@ SIXDICE = RuleSystem(
             seats=(5, 6),
         ),
     ),
-    new_state=lambda description, log: DiceGame(description, _setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _setup(description), seen
+    new_state=lambda description, seed, log: DiceGame(description, seed, _setup(description), log),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _setup(description), seen
     ),
 )

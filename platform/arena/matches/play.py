@@ -62,7 +62,7 @@ def play_match(match: Match) -> PlayedMatch:
     )
     versions = [p.bot_version for p in participants]
     require_isolation(versions)
-    description = game.setup().describe(match.seed)
+    description = game.setup().describe()
     launcher = RecordingLauncher()
     with ExitStack() as stack:
         specs = [bot_spec(v, stack.enter_context(materialised(v))) for v in versions]
@@ -70,7 +70,7 @@ def play_match(match: Match) -> PlayedMatch:
             with referee.Match(
                 specs, game.limits(), launcher=launcher, bot_seed_key=bot_seed_key()
             ) as table:
-                record = table.play(description, list(range(len(specs))))
+                record = table.play(description, match.seed, list(range(len(specs))))
         except (sandbox.SandboxError, OSError) as error:
             raise InfrastructureError(f"the referee failed: {error}") from error
     launcher.check()

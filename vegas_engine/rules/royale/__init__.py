@@ -51,9 +51,9 @@ ROYALE = RuleSystem(
             choices=tuple(range(ROYALE_RULES.max_tiles + 1)),
         ),
     ),
-    new_state=lambda description, log: RoyaleGame(description, ROYALE_RULES, log),
-    from_observation=lambda description, seen: RoyaleGame.from_observation(
-        description, ROYALE_RULES, seen
+    new_state=lambda description, seed, log: RoyaleGame(description, seed, ROYALE_RULES, log),
+    from_observation=lambda description, seed, seen: RoyaleGame.from_observation(
+        description, seed, ROYALE_RULES, seen
     ),
 )
 

@@ -275,12 +275,15 @@ class RoyaleGame(OneSeatState):
         "_under",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, rules: RoyaleRules, log: bool) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, rules: RoyaleRules, log: bool
+    ) -> None:
         setup = RoyaleSetup.build(rules, description)
-        self._init_empty(description, setup)
-        self._rng = random.Random(description.seed)
+        self._init_empty(description, seed, setup)
+        self._rng = random.Random(seed)
         pile = list(setup.cards)
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
@@ -289,10 +292,11 @@ class RoyaleGame(OneSeatState):
         self._run()
         self._settle()
 
-    def _init_empty(self, description: GameDescription, setup: RoyaleSetup) -> None:
+    def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
         n = setup.seats
         rules = setup.rules
         self.description = description
+        self.seed = seed
         self._setup = setup
         self._n = n
         self._rng_shared = False
@@ -348,6 +352,7 @@ class RoyaleGame(OneSeatState):
     def clone(self) -> RoyaleGame:
         other = RoyaleGame.__new__(RoyaleGame)
         other.description = self.description
+        other.seed = self.seed
         other._setup = self._setup
         other._n = self._n
         self._share_random(other)
@@ -1570,7 +1575,7 @@ class RoyaleGame(OneSeatState):
 
     @classmethod
     def from_observation(
-        cls, description: GameDescription, rules: RoyaleRules, observation: JsonDict
+        cls, description: GameDescription, seed: int, rules: RoyaleRules, observation: JsonDict
     ) -> RoyaleGame:
         """A state the observing seat cannot tell apart from the one it observed.
 
@@ -1578,13 +1583,13 @@ class RoyaleGame(OneSeatState):
         the cards seen nowhere else and shuffled), the Lucky Punch tokens
         hidden by another seat (drawn at random) and a Black Box split made by
         another seat (drawn among the splits of the announced pile sizes).
-        Future chance follows the description's seed. The state keeps no log.
+        Future chance follows ``seed``. The state keeps no log.
         """
         setup = RoyaleSetup.build(rules, description)
         n = setup.seats
         state = cls.__new__(cls)
-        state._init_empty(description, setup)
-        rng = random.Random(description.seed)
+        state._init_empty(description, seed, setup)
+        rng = random.Random(seed)
         state._rng = rng
         state._new_tape()
         state._round = observation["round"] - 1
@@ -1681,6 +1686,7 @@ class RoyaleGame(OneSeatState):
     def from_position(
         cls,
         description: GameDescription,
+        seed: int,
         observation: JsonDict,
         rules: RoyaleRules,
         *,
@@ -1689,12 +1695,12 @@ class RoyaleGame(OneSeatState):
         """Test and analysis helper: the position an observation (possibly edited) describes.
 
         Built like :meth:`from_observation` (hidden parts it lacks are drawn
-        from the description's seed), but logging from this point on, and with
+        from ``seed``), but logging from this point on, and with
         a forced decision already applied. Tests edit a fresh game's
         observation (tiles, dice, hands, the current roll, tile state) to reach
         any position, then :meth:`script_dice` to fix the coming dice.
         """
-        state = cls.from_observation(description, rules, observation)
+        state = cls.from_observation(description, seed, rules, observation)
         state._log = [] if log else None
         state._settle()
         return state
