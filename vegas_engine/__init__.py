@@ -14,6 +14,7 @@ Typical use::
 
 from __future__ import annotations
 
+from .chance import ChanceMode
 from .description import GameDescription, OptionValue, check_seed
 from .errors import (
     CorruptLogError,
@@ -29,11 +30,15 @@ from .state import Action, Decision, JsonDict, SeatResult, State
 from .version import __version__
 
 
-def new_game(game: GameDescription, seed: int, *, log: bool = True) -> State:
+def new_game(
+    game: GameDescription, seed: int, *, log: bool = True, chance: ChanceMode | str = "tape"
+) -> State:
     """Deal one game of ``game`` with ``seed``; with ``log=False`` no events are kept.
 
     The seed fixes every roll and draw: the same game, seed and decisions give
-    the same game, bit for bit. Players are never told it.
+    the same game, bit for bit. Players are never told it. With
+    ``chance="explicit"`` the state stops at every chance node instead
+    (:mod:`vegas_engine.chance`); the seed still deals what the tape would.
     """
     if not isinstance(game, GameDescription):
         raise TypeError(
@@ -41,7 +46,7 @@ def new_game(game: GameDescription, seed: int, *, log: bool = True) -> State:
             f"got {game!r}"
         )
     game = validate(game)
-    return rule_system(game.rules).new_state(game, check_seed(seed), log)
+    return rule_system(game.rules).new_state(game, check_seed(seed), log, ChanceMode.of(chance))
 
 
 def determinize(observation: JsonDict, seed: int) -> State:
@@ -51,6 +56,8 @@ def determinize(observation: JsonDict, seed: int) -> State:
     saw is kept exactly; what it could not see (the pile order) is drawn at
     random, and future chance follows ``seed``. The state keeps no log.
     """
+    if observation["decision"] == "chance":
+        raise ValueError("an observation at a chance node: apply the chance outcome first")
     description = describe(observation["rules"], observation["seats"], observation["options"])
     return rule_system(description.rules).from_observation(
         description, check_seed(seed), observation
@@ -65,6 +72,7 @@ def observe(state: State, seat: int) -> JsonDict:
 __all__ = [
     "RULE_SYSTEMS",
     "Action",
+    "ChanceMode",
     "CorruptLogError",
     "Decision",
     "GameDescription",

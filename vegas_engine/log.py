@@ -48,6 +48,8 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "play": ("seat", "cards"),
     "discard": ("seat", "cards"),
     "finish": ("seat", "cards_placed"),
+    # An outcome of chance given to a game played with explicit chance.
+    "chance": ("outcome",),
     # royale's own events, each documented where they are made
     **ROYALE_EVENTS,
     "round_end": ("round", "money"),

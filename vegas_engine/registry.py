@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .chance import ChanceMode
 from .description import GameDescription, OptionValue
 from .errors import InvalidDescriptionError
 
@@ -47,8 +48,8 @@ class OptionSpec:
         }
 
 
-#: Starts a game: the description, the seed, whether to keep a log.
-StateFactory = Callable[[GameDescription, int, bool], "State"]
+#: Starts a game: the description, the seed, whether to keep a log, who resolves chance.
+StateFactory = Callable[[GameDescription, int, bool, ChanceMode], "State"]
 #: Builds a state a seat cannot tell from the one it observed (hidden parts sampled
 #: with the seed).
 ObservationFactory = Callable[[GameDescription, int, dict[str, Any]], "State"]

@@ -4,9 +4,10 @@ A state says who must decide now (:meth:`State.to_move`), what each deciding
 seat may do (:meth:`State.legal_actions`) and takes decisions
 (:meth:`State.apply_action`). Chance (dice, note draws) comes from a seeded
 random generator owned by the state, so a game is reproducible from its
-description, its seed and its decisions alone. A decision with exactly one legal action
-is applied by the state itself and logged as forced, so callers only ever see
-real choices.
+description, its seed and its decisions alone; a state started with explicit
+chance stops at chance nodes instead (:mod:`vegas_engine.chance`). A decision
+with exactly one legal action is applied by the state itself and logged as
+forced, so callers only ever see real choices.
 
 Actions are short strings in a stable text form (``"place 3"``,
 ``"kick 1 biggie"``); ``docs/actions.md`` gives the grammar. Several seats may
@@ -20,11 +21,16 @@ from __future__ import annotations
 import enum
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from .description import GameDescription
 from .errors import GameOverError, IllegalActionError
+
+if TYPE_CHECKING:
+    from .chance import PendingChance
 
 Action = str
 JsonDict = dict[str, Any]
@@ -93,6 +99,9 @@ class Decision(enum.Enum):
     CHIP = "chip"
     """Take one chip card from the casino where the seat just placed two or more dice, or none."""
 
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see :meth:`State.chance_outcomes`)."""
+
     SELECT = "select"
     """Choose cards from the hand to play (the card game); may be simultaneous and hidden."""
 
@@ -103,6 +112,7 @@ class Decision(enum.Enum):
 # Hot paths test against these: `Decision.NONE` is a class-attribute lookup
 # through the enum's metaclass, ten times slower than a module global in 3.11.
 _NONE = Decision.NONE
+_CHANCE = Decision.CHANCE
 
 
 @dataclass(frozen=True)
@@ -130,8 +140,9 @@ def rank_seats(money: list[int], notes: list[int]) -> list[SeatResult]:
 class State(ABC):
     """One game in progress. Create it with :func:`vegas_engine.new_game`."""
 
-    # The game's generator, and whether a clone shares it (see _random).
-    __slots__ = ("_rng", "_rng_shared")
+    # The game's generator, whether a clone shares it (see _random), and where
+    # an explicit-chance state stopped (see vegas_engine.chance).
+    __slots__ = ("_chance_given", "_chance_used", "_pending_chance", "_rng", "_rng_shared")
 
     #: The game played (public: players may be told all of it).
     description: GameDescription
@@ -139,10 +150,15 @@ class State(ABC):
     seed: int
     _rng: random.Random
     _rng_shared: bool
+    _pending_chance: PendingChance | None
+    _chance_given: tuple[str, ...]
+    _chance_used: int
+    #: Whether the rule code asks for chance outcomes (explicit chance) or uses the tape.
+    _explicit = False
 
     @abstractmethod
     def to_move(self) -> tuple[int, ...]:
-        """The seats that must decide now: one, several at once, or none when over."""
+        """The seats that must decide now: one, several at once, or none (over, or chance)."""
 
     @abstractmethod
     def decision(self) -> Decision:
@@ -172,6 +188,57 @@ class State(ABC):
     def events(self) -> list[JsonDict] | None:
         """The events logged so far, or None when the state does not log."""
 
+    @abstractmethod
+    def _begin(self) -> None:
+        """Start the game: deal the first round and run until the first decision."""
+
+    @abstractmethod
+    def _stop_for_chance(self) -> None:
+        """Nobody decides until chance has acted: decision CHANCE, nobody to move."""
+
+    # ------------------------------------------------------------- chance
+
+    def is_chance_node(self) -> bool:
+        """Whether chance acts now (explicit chance only: a tape game resolves it itself)."""
+        return False
+
+    def chance_outcomes(self) -> list[tuple[str, Fraction]]:
+        """Every outcome chance may give now with its exact probability; empty if none."""
+        return []
+
+    def apply_chance(self, outcome: str) -> None:
+        """Let chance give ``outcome`` (one of :meth:`chance_outcomes`)."""
+        if self.is_terminal():
+            raise GameOverError(outcome)
+        raise IllegalActionError(
+            None,
+            outcome,
+            (),
+            "not a chance node: a tape game rolls and draws by itself"
+            if not self._explicit
+            else "not a chance node: a seat decides now",
+        )
+
+    def tape_outcome(self) -> str:
+        """The outcome the seed's tape gives at this chance node."""
+        raise IllegalActionError(None, None, (), "not a chance node: nothing to resolve")
+
+    # Where the rules meet chance in an explicit game (vegas_engine.chance.ExplicitChance).
+
+    def _chance(self, outcomes: Callable[[], dict[str, Fraction]], tape: str) -> str:
+        raise AssertionError("a tape game resolves chance itself: check _explicit first")
+
+    def _chance_card(
+        self,
+        name: str,
+        cards: MutableSequence[int],
+        slot: int,
+        region: range,
+        text: Callable[[int], str],
+        value: Callable[[str], int],
+    ) -> None:
+        raise AssertionError("a tape game resolves chance itself: check _explicit first")
+
     def expected_gain(self, action: Action, seat: int) -> float:
         """Money ``seat`` gains if scoring happened right after it takes ``action``.
 
@@ -184,12 +251,16 @@ class State(ABC):
         return 0
 
     def is_terminal(self) -> bool:
-        return not self.to_move()
+        return not self.to_move() and not self.is_chance_node()
 
     def apply_action(self, action: Action, seat: int | None = None) -> None:
         """Apply ``action`` for ``seat``; an illegal action raises and changes nothing."""
         movers = self.to_move()
         if not movers:
+            if self.is_chance_node():
+                raise IllegalActionError(
+                    seat, action, (), "chance acts now, no seat: apply_chance(outcome)"
+                )
             raise GameOverError(action)
         if seat is not None and type(seat) is not int:
             raise IllegalActionError(None, action, (), f"a seat is an integer, got {seat!r}")
@@ -262,7 +333,8 @@ class OneSeatState(State):
         """The standings now (final once the game is over)."""
 
     def to_move(self) -> tuple[int, ...]:
-        return () if self._decision is _NONE else (self._current,)
+        decision = self._decision
+        return () if decision is _NONE or decision is _CHANCE else (self._current,)
 
     def decision(self) -> Decision:
         return self._decision

@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..chance import ChanceMode, ExplicitChance
 from ..description import GameDescription
 from ..registry import OptionSpec, RuleSystem
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
@@ -100,6 +101,9 @@ def _selections(rules: CardRules, hand: tuple[Card, ...]) -> dict[Action, tuple[
 
 RULES = CardRules()
 
+# Hot paths test against these: a module global is ten times cheaper than `Decision.NONE`.
+_NONE, _CHANCE = Decision.NONE, Decision.CHANCE
+
 
 class CardGame(State):
     """A game of `cardgame`."""
@@ -175,13 +179,13 @@ class CardGame(State):
         self._start = 0
         self._turn = 0
         self._log: list[JsonDict] | None = [] if log else None
-        self._start_round()
-        self._settle()
+        self._begin()
 
     # ----------------------------------------------------------------- API
 
     def to_move(self) -> tuple[int, ...]:
-        if self._decision is Decision.NONE:
+        decision = self._decision
+        if decision is _NONE or decision is _CHANCE:
             return ()
         if self._decision is Decision.CHIP or self._sequential:
             return (self._current,)
@@ -241,6 +245,13 @@ class CardGame(State):
 
     # ------------------------------------------------------------ the flow
 
+    def _begin(self) -> None:
+        self._start_round()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = Decision.CHANCE
+
     def _settle(self) -> None:
         """Apply every decision that has exactly one legal action."""
         while self._decision is not Decision.NONE:
@@ -279,24 +290,38 @@ class CardGame(State):
             log.append(
                 {"type": "round_start", "round": self._round + 1, "start_player": self._start}
             )
+        pile = self._pile
         for casino in range(CASINOS):
             notes = self._notes[casino]
             for _ in range(rules.notes_per_casino):
-                if self._pile:
-                    notes.append(self._pile.popleft())
+                if pile:
+                    if self._explicit:  # every note in the pile is unseen
+                        self._chance_card("note", pile, 0, range(len(pile)), str, int)
+                    notes.append(pile.popleft())
             if log is not None:
                 log.append({"type": "stock", "casino": casino + 1, "notes": notes[:]})
-        if self._chips is not None:
+        chips = self._chips
+        if chips is not None:
+            chip_deck = self._chip_deck
             for casino in range(CASINOS):
-                if self._chip_deck:
-                    colour = self._chip_deck.pop()
+                if chip_deck:
+                    if self._explicit:
+                        self._chance_card(
+                            "chip",
+                            chip_deck,
+                            -1,
+                            range(len(chip_deck)),
+                            chips.colours.__getitem__,
+                            chips.colour,
+                        )
+                    colour = chip_deck.pop()
                     self._chips_at[casino].append(colour)
                     if log is not None:
                         log.append(
                             {
                                 "type": "chip_stock",
                                 "casino": casino + 1,
-                                "chip": self._chips.colours[colour],
+                                "chip": chips.colours[colour],
                             }
                         )
         for seat in range(n):
@@ -315,7 +340,13 @@ class CardGame(State):
     def _draw(self, seat: int) -> None:
         draw = self._draws[seat]
         count = min(self._rules.hand_size, len(draw))
-        drawn = [draw.pop() for _ in range(count)]
+        if self._explicit:  # the seat's whole draw pile is unseen: chance picks each card
+            drawn = []
+            for _ in range(count):
+                self._chance_card("card", draw, -1, range(len(draw)), card_text, card_of)
+                drawn.append(draw.pop())
+        else:
+            drawn = [draw.pop() for _ in range(count)]
         self._hands[seat] = sorted(drawn)
         if self._log is not None:
             self._log.append({"type": "draw", "seat": seat, "cards": _texts(self._hands[seat])})
@@ -656,8 +687,19 @@ def _texts(cards: Sequence[Card]) -> list[str]:
     return [card_text(card) for card in cards]
 
 
+def card_of(text: str) -> Card:
+    """The card a text names: ``"3"`` or ``"3D"``."""
+    return int(text[0]) * 2 + (1 if text.endswith("D") else 0)
+
+
 def _cards(texts: Sequence[str]) -> list[Card]:
-    return sorted(int(text[0]) * 2 + (1 if text.endswith("D") else 0) for text in texts)
+    return sorted(card_of(text) for text in texts)
+
+
+class ExplicitCardGame(ExplicitChance, CardGame):
+    """A card game that stops at every chance node (``new_game(..., chance="explicit")``)."""
+
+    __slots__ = ()
 
 
 CARDGAME = RuleSystem(
@@ -681,6 +723,8 @@ CARDGAME = RuleSystem(
             "scores $10k/30k/60k/100k/150k for 1-5 cards at the end.",
         ),
     ),
-    new_state=lambda description, seed, log: CardGame(description, seed, log),
+    new_state=lambda description, seed, log, chance: (
+        ExplicitCardGame if chance is ChanceMode.EXPLICIT else CardGame
+    )(description, seed, log),
     from_observation=CardGame.from_observation,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..description import GameDescription
 from ..registry import OptionSpec, RuleSystem
 from .chips import CHIPS
-from .dice import RAINBOW, DiceGame, DiceRules, DiceSetup
+from .dice import RAINBOW, DiceGame, DiceRules, DiceSetup, new_dice_game
 
 # Value (dollars) -> number of notes.
 CLASSIC_NOTES: dict[int, int] = {
@@ -95,8 +95,8 @@ CLASSIC = RuleSystem(
         OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),
         OptionSpec("chips", False, CHIPS_DOC),
     ),
-    new_state=lambda description, seed, log: DiceGame(
-        description, seed, _classic_setup(description), log
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _classic_setup(description), log, chance
     ),
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _classic_setup(description), seen
@@ -132,8 +132,8 @@ BOULEVARD = RuleSystem(
             "the highest die.",
         ),
     ),
-    new_state=lambda description, seed, log: DiceGame(
-        description, seed, _boulevard_setup(description), log
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _boulevard_setup(description), log, chance
     ),
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _boulevard_setup(description), seen

@@ -16,16 +16,18 @@ are built only when the state logs.
 from __future__ import annotations
 
 import enum
+import functools
 import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..chance import ChanceMode, ExplicitChance, dice_outcomes, dice_text, faces_of
 from ..description import GameDescription
 from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from .chips import ChipRules
-from .rolls import RollTape
+from .rolls import NO_TAPE, RollTape
 
 #: The rainbow card, kept among the notes as value 0.
 RAINBOW = 0
@@ -206,6 +208,7 @@ class DiceGame(OneSeatState):
         "_neutral_out",
         "_notes",
         "_pile",
+        "_returned",
         "_rolls",
         "_round",
         "_setup",
@@ -231,6 +234,8 @@ class DiceGame(OneSeatState):
         pile = list(setup.notes)
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
+        # Notes put under the pile so far: known, drawn after the unseen ones (see _unseen).
+        self._returned = 0
         # Chip cards as colour indices; shuffled only when in play, so games
         # without chips draw exactly the same dice.
         self._chip_deck: list[int] = []
@@ -264,8 +269,8 @@ class DiceGame(OneSeatState):
         self._kick_casino = 0
         self._log: list[JsonDict] | None = [] if log else None
         self._rolls = [0] * n  # each seat's rolls this round: the row of its tape
-        self._start_round()
-        self._settle()
+        self._tape = NO_TAPE
+        self._begin()
 
     # ----------------------------------------------------------------- API
 
@@ -279,6 +284,7 @@ class DiceGame(OneSeatState):
         other._tape = self._tape
         other._rolls = self._rolls[:]
         other._pile = self._pile.copy()
+        other._returned = self._returned
         other._chip_deck = self._chip_deck[:]
         other._chips_at = [chips[:] for chips in self._chips_at]
         other._chips_held = [chips[:] for chips in self._chips_held]
@@ -307,6 +313,14 @@ class DiceGame(OneSeatState):
         return other
 
     # ------------------------------------------------------------ the flow
+
+    def _begin(self) -> None:
+        self._start_round()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = Decision.CHANCE
+        self._legal = ()
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
@@ -345,7 +359,14 @@ class DiceGame(OneSeatState):
         self._neutral_out = 0
         if setup.neutral_preplaced:
             rand = self._random().random
-            faces = [int(rand() * 6) + 1 for _ in range(setup.neutral_preplaced)]
+            count = setup.neutral_preplaced
+            faces = [int(rand() * 6) + 1 for _ in range(count)]
+            if self._explicit:
+                faces = faces_of(
+                    self._chance(
+                        lambda: dice_outcomes("neutral", count), dice_text("neutral", sorted(faces))
+                    )
+                )
             for face in faces:
                 self._counts[face - 1][n] += 1
             if log is not None:
@@ -363,7 +384,10 @@ class DiceGame(OneSeatState):
         setup = self._setup
         pile = self._pile
         notes = self._notes[casino]
-        if setup.minimum is not None:
+        # The tape's loops inline the draw: stocking runs every round of every playout.
+        if self._explicit:
+            self._stock_explicit(notes)
+        elif setup.minimum is not None:
             total = 0
             while total < setup.minimum and pile:
                 note = pile.popleft()
@@ -377,11 +401,41 @@ class DiceGame(OneSeatState):
         if self._log is not None:
             self._log.append({"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)})
 
+    def _stock_explicit(self, notes: list[int]) -> None:
+        setup = self._setup
+        if setup.minimum is not None:
+            total = 0
+            while total < setup.minimum and self._pile:
+                note = self._draw_note()
+                notes.append(note)
+                total += setup.rainbow_stock_value if note == RAINBOW else note
+        else:
+            assert setup.notes_per_casino is not None
+            for _ in range(setup.notes_per_casino):
+                if self._pile:
+                    notes.append(self._draw_note())
+
+    def _unseen(self) -> int:
+        """How many notes on top of the pile nobody has seen (the rest went under it)."""
+        return max(0, len(self._pile) - self._returned)
+
+    def _draw_note(self) -> int:
+        """The top note of a pile that is not empty; an unseen one is chance's (explicit)."""
+        pile = self._pile
+        if self._explicit and self._unseen():
+            self._chance_card("note", pile, 0, range(self._unseen()), _note_text, _note_value)
+        return pile.popleft()
+
     def _deal_chips(self, chips: ChipRules) -> None:
         for casino in range(CASINOS):
             if not self._chip_deck:
                 return
-            colour = self._chip_deck.pop()
+            deck = self._chip_deck
+            if self._explicit:
+                self._chance_card(
+                    "chip", deck, -1, range(len(deck)), chips.colours.__getitem__, chips.colour
+                )
+            colour = deck.pop()
             self._chips_at[casino].append(colour)
             if self._log is not None:
                 self._log.append(
@@ -407,6 +461,8 @@ class DiceGame(OneSeatState):
         self._rolls[seat] = row + 1
         regular, biggies, kickers, neutral = hands[seat]
         faces = self._tape.roll(seat, row, regular + biggies + kickers + neutral)
+        if self._explicit:
+            faces = self._chance_roll(faces, hands[seat])
         # The tape row holds the regular dice first, then Biggie, kickers, neutral dice.
         if biggies or kickers or neutral:
             biggie = regular + biggies
@@ -425,6 +481,19 @@ class DiceGame(OneSeatState):
             self._legal = PLACES_BY_FACES[frozenset(faces)]
         if self._log is not None:
             self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
+
+    def _chance_roll(self, faces: bytes, hand: list[int]) -> bytes:
+        """The faces chance gives a roll of ``hand``: one chance node per kind of die."""
+        rolled = b""
+        for kind, count in enumerate(hand):
+            if count:
+                name = KIND_NAMES[kind]
+                tape = sorted(faces[len(rolled) : len(rolled) + count].translate(FACE_NUMBERS))
+                outcome = self._chance(
+                    functools.partial(dice_outcomes, name, count), dice_text(name, tape)
+                )
+                rolled += bytes(face - 1 for face in faces_of(outcome))
+        return rolled
 
     def _offer_places(self, faces: bytes) -> None:
         """Offer the ``faces`` rolled (tape bytes 0-5), and the slot machine."""
@@ -656,7 +725,7 @@ class DiceGame(OneSeatState):
                     index += 1
                     continue
                 self._discarded.append(RAINBOW)
-                drawn = pile.popleft() if pile else None
+                drawn = self._draw_note() if pile else None
                 if drawn is None:
                     del notes[index]
                 else:
@@ -687,6 +756,7 @@ class DiceGame(OneSeatState):
         returned += notes[len(ranked) :]
         if self._setup.unwon_to is UnwonNotes.PILE:
             self._pile.extend(returned)
+            self._returned += len(returned)
         else:
             self._discarded.extend(returned)
         if self._log is not None:
@@ -831,6 +901,7 @@ class DiceGame(OneSeatState):
             unseen.remove(note)
         state._rng.shuffle(unseen)
         state._pile = deque(unseen)
+        state._returned = 0
         state._new_tape()
         state._chips_at = [[] for _ in range(CASINOS)]
         state._chips_held = [[] for _ in range(n)]
@@ -949,6 +1020,20 @@ class DiceGame(OneSeatState):
         return values[place]
 
 
+class ExplicitDiceGame(ExplicitChance, DiceGame):
+    """A dice game that stops at every chance node (``new_game(..., chance="explicit")``)."""
+
+    __slots__ = ()
+
+
+def new_dice_game(
+    description: GameDescription, seed: int, setup: DiceSetup, log: bool, chance: ChanceMode
+) -> DiceGame:
+    """A dice game whose chance the tape resolves, or the caller (explicit)."""
+    game = ExplicitDiceGame if chance is ChanceMode.EXPLICIT else DiceGame
+    return game(description, seed, setup, log)
+
+
 def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:
     """A roll as logs and observations show it: each kind's faces, ascending.
 
@@ -1044,6 +1129,10 @@ def _notes_json(notes: list[int]) -> list[int | str]:
     if RAINBOW in notes:
         return [_note_json(note) for note in notes]
     return list(notes)
+
+
+def _note_text(note: int) -> str:
+    return str(_note_json(note))
 
 
 def _note_value(note: int | str) -> int:

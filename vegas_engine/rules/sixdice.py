@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..description import GameDescription
 from ..registry import OptionSpec, RuleSystem
-from .dice import DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes
+from .dice import DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes, new_dice_game
 
 SIXDICE_RULES = DiceRules(
     notes={
@@ -65,7 +65,9 @@ SIXDICE = RuleSystem(
             seats=(5, 6),
         ),
     ),
-    new_state=lambda description, seed, log: DiceGame(description, seed, _setup(description), log),
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _setup(description), log, chance
+    ),
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _setup(description), seen
     ),

@@ -27,7 +27,7 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
 from __future__ import annotations
 
 from ...registry import OptionSpec, RuleSystem
-from .game import ROYALE_EVENTS, RoyaleGame
+from .game import ROYALE_EVENTS, RoyaleGame, new_royale_game
 from .tiles import ROYALE_RULES, RoyaleRules, Tile, TileRules
 
 ROYALE = RuleSystem(
@@ -51,7 +51,9 @@ ROYALE = RuleSystem(
             choices=tuple(range(ROYALE_RULES.max_tiles + 1)),
         ),
     ),
-    new_state=lambda description, seed, log: RoyaleGame(description, seed, ROYALE_RULES, log),
+    new_state=lambda description, seed, log, chance: new_royale_game(
+        description, seed, ROYALE_RULES, log, chance
+    ),
     from_observation=lambda description, seed, seen: RoyaleGame.from_observation(
         description, seed, ROYALE_RULES, seen
     ),

@@ -48,15 +48,25 @@ Events (besides ``round_start``, ``stock``, ``neutral_roll``, ``roll``,
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
+from ...chance import (
+    ChanceMode,
+    ExplicitChance,
+    dice_outcomes,
+    dice_text,
+    faces_of,
+    ordered_dice_outcomes,
+)
 from ...description import GameDescription
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino, roll_json
-from ..rolls import RollTape
+from ..rolls import NO_TAPE, RollTape
 from .tiles import (
     ACTIVATE,
     GOLD,
@@ -288,9 +298,7 @@ class RoyaleGame(OneSeatState):
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
         self._log: list[JsonDict] | None = [] if log else None
-        self._start_round()
-        self._run()
-        self._settle()
+        self._begin()
 
     def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
         n = setup.seats
@@ -302,6 +310,7 @@ class RoyaleGame(OneSeatState):
         self._rng_shared = False
         # Rolls made this round per stream: seats' rolls, then their black dice, then neutral dice.
         self._rolls = [0] * (2 * n + 1)
+        self._tape = NO_TAPE
         self._script: deque[int] = deque()  # faces 1-6 the next dice show (tests)
         self._log = None
         self._pile = deque()
@@ -430,6 +439,15 @@ class RoyaleGame(OneSeatState):
 
     # ------------------------------------------------------------ the flow
 
+    def _begin(self) -> None:
+        self._start_round()
+        self._run()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = D.CHANCE
+        self._legal = ()
+
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
         if log is not None:
@@ -476,8 +494,11 @@ class RoyaleGame(OneSeatState):
         self._tile_at = [-1] * 16
         if setup.tiles:
             drawn = rng.sample(range(PHYSICAL_TILES), setup.tiles)
-            for casino, physical in enumerate(drawn):
-                tile = physical * 2 + rng.randrange(2)
+            tiles = [physical * 2 + rng.randrange(2) for physical in drawn]
+            for casino in range(setup.tiles):
+                if self._explicit:
+                    self._chance_tile(tiles, casino)
+                tile = tiles[casino]
                 self._tiles[casino] = tile
                 self._tile_at[tile] = casino
         # Money cards: pairs by value.
@@ -488,9 +509,16 @@ class RoyaleGame(OneSeatState):
         if self._round == 0 and setup.tiles:
             # Main game: the cards of the later rounds are set aside, the rest is the bank.
             keep = (rules.rounds - 1) * CASINOS * rules.cards_per_casino
-            rest = list(self._pile)
-            self._pile = deque(rest[:keep])
-            self._bank_cards = sorted(rest[keep:])
+            pile = self._pile
+            if self._explicit:  # chance picks the bank's cards one by one from the unseen pile
+                while len(pile) > keep:
+                    self._chance_card("bank", pile, -1, range(len(pile)), str, int)
+                    self._bank_cards.append(pile.pop())
+                self._bank_cards.sort()
+            else:
+                rest = list(pile)
+                self._pile = deque(rest[:keep])
+                self._bank_cards = sorted(rest[keep:])
         if log is not None:
             for casino in range(CASINOS):
                 log.append({"type": "stock", "casino": casino + 1, "notes": self._cards[casino][:]})
@@ -524,7 +552,14 @@ class RoyaleGame(OneSeatState):
                     self._emit_move(grey, "grey", count, "tile", f"casino {casino + 1}")
         self._new_tape()
         if setup.neutral_dice:
-            faces = sorted(face + 1 for face in self._dice(2 * n, setup.neutral_dice))
+            count = setup.neutral_dice
+            faces = sorted(face + 1 for face in self._dice(2 * n, count))
+            if self._explicit:
+                faces = faces_of(
+                    self._chance(
+                        lambda: dice_outcomes("neutral", count), dice_text("neutral", faces)
+                    )
+                )
             for face in faces:
                 self._counts[face - 1][n] += 1
             if log is not None:
@@ -561,10 +596,31 @@ class RoyaleGame(OneSeatState):
         self._placed = [-1, 0, 0, 0]
         self._black = []
 
+    def _chance_tile(self, tiles: list[int], casino: int) -> None:
+        """Chance sets ``tiles[casino]`` among the tile sides no earlier casino holds.
+
+        The tape drew ``tiles`` (its own later draws keep their places unless
+        chance took their tile first: then they take the tile chance left).
+        """
+        taken = {tile // 2 for tile in tiles[:casino]}
+        free = [t for t in range(2 * PHYSICAL_TILES) if t // 2 not in taken]
+        outcome = self._chance(
+            lambda: {f"tile {TILE_CODES[t]}": Fraction(1, len(free)) for t in free},
+            f"tile {TILE_CODES[tiles[casino]]}",
+        )
+        tile = TILE_BY_CODE[outcome.split()[1]]
+        for later in range(casino + 1, len(tiles)):
+            if tiles[later] // 2 == tile // 2:
+                tiles[later] = tiles[casino]
+        tiles[casino] = tile
+
     def _draw(self) -> int | None:
         """The top card of the pile; cards put under it come after the pile."""
-        if self._pile:
-            return self._pile.popleft()
+        pile = self._pile
+        if pile:
+            if self._explicit:  # every card in the pile is unseen
+                self._chance_card("card", pile, 0, range(len(pile)), str, int)
+            return pile.popleft()
         if self._under:
             return self._under.pop(0)
         return None
@@ -593,6 +649,8 @@ class RoyaleGame(OneSeatState):
         arena = [0] * 14
         dice = hand[0]
         faces = self._dice(seat, dice + hand[1])
+        if self._explicit:
+            faces = self._chance_roll(faces, hand)
         for face in faces[:dice]:
             arena[face * 2 + 2] += 1
         for face in faces[dice:]:
@@ -970,9 +1028,28 @@ class RoyaleGame(OneSeatState):
         self._roll_black(seat, Tile.MY_CHOICE)
         self._offer(D.CHOOSE, seat, (casino,))
 
+    def _chance_roll(self, faces: Sequence[int], hand: list[int]) -> list[int]:
+        """The faces (0-5) chance gives a roll of ``hand``: one chance node per kind of die."""
+        rolled: list[int] = []
+        for kind, count in enumerate(hand):
+            if count:
+                name = KIND_NAMES[kind]
+                tape = sorted(face + 1 for face in faces[len(rolled) : len(rolled) + count])
+                outcome = self._chance(
+                    functools.partial(dice_outcomes, name, count), dice_text(name, tape)
+                )
+                rolled += [face - 1 for face in faces_of(outcome)]
+        return rolled
+
     def _roll_black(self, seat: int, tile: Tile) -> list[int]:
-        faces = self._dice(self._n + seat, self._setup.rules.tiles.black_dice)
-        dice = [face + 1 for face in faces]
+        count = self._setup.rules.tiles.black_dice
+        dice = [face + 1 for face in self._dice(self._n + seat, count)]
+        if self._explicit:  # in rolling order: the log shows them so
+            dice = faces_of(
+                self._chance(
+                    lambda: ordered_dice_outcomes("black", count), dice_text("black", dice)
+                )
+            )
         self._black = dice
         self._emit({"type": "black_dice", "seat": seat, "tile": TILE_CODES[tile], "dice": dice})
         return dice
@@ -1515,8 +1592,11 @@ class RoyaleGame(OneSeatState):
             "to_move": list(self.to_move()),
             "decision": self._decision.value,
             "current_player": None if over else self._current,
-            # A finished game keeps its last frame internally; it has no decision to explain.
-            "context": {} if over else _named(_context_fields(self._decision), self._ctx),
+            # A finished game keeps its last frame internally; it has no decision to explain,
+            # and neither has chance.
+            "context": {}
+            if over or self._decision is D.CHANCE
+            else _named(_context_fields(self._decision), self._ctx),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "pending": [
                 {"step": OP_NAMES[frame[0]], **_named(FRAME_FIELDS[frame[0]], frame[1:])}
@@ -1739,6 +1819,20 @@ class RoyaleGame(OneSeatState):
         place = ranked.index(seat)
         cards = sorted(self._cards[casino], reverse=True)
         return float(cards[place]) if place < len(cards) else 0.0
+
+
+class ExplicitRoyaleGame(ExplicitChance, RoyaleGame):
+    """A royale game that stops at every chance node (``new_game(..., chance="explicit")``)."""
+
+    __slots__ = ()
+
+
+def new_royale_game(
+    description: GameDescription, seed: int, rules: RoyaleRules, log: bool, chance: ChanceMode
+) -> RoyaleGame:
+    """A royale game whose chance the tape resolves, or the caller (explicit)."""
+    game = ExplicitRoyaleGame if chance is ChanceMode.EXPLICIT else RoyaleGame
+    return game(description, seed, rules, log)
 
 
 def _roll_json(arena: list[int]) -> JsonDict:
