@@ -25,8 +25,12 @@ from .errors import (
     ReplayMismatchError,
     VegasError,
 )
-from .registry import RULE_SYSTEMS, OptionSpec, RuleSystem, describe, rule_system, validate
+from .registry import RULE_SYSTEMS, describe, rule_system, validate
+from .rules.cardgame import CardDecision
+from .rules.dice import DiceDecision
+from .rules.royale import RoyaleDecision
 from .state import Action, Decision, JsonDict, SeatResult, State
+from .system import OptionSpec, RuleSystem
 from .version import __version__
 
 
@@ -72,9 +76,11 @@ def observe(state: State, seat: int) -> JsonDict:
 __all__ = [
     "RULE_SYSTEMS",
     "Action",
+    "CardDecision",
     "ChanceMode",
     "CorruptLogError",
     "Decision",
+    "DiceDecision",
     "GameDescription",
     "GameOverError",
     "IllegalActionError",
@@ -83,6 +89,7 @@ __all__ = [
     "OptionSpec",
     "OptionValue",
     "ReplayMismatchError",
+    "RoyaleDecision",
     "RuleSystem",
     "SeatResult",
     "State",

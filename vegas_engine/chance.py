@@ -40,17 +40,16 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, MutableSequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Self
 
 from .errors import IllegalActionError
-from .state import Action, State
+from .state import Action, PendingChance, State, Step
 
 Outcome = str
 #: A chance node's outcomes with their probabilities, in a stable order.
-Outcomes = dict[Outcome, Fraction]
+Outcomes = dict[Outcome, Fraction]  # the same as state.ChanceOutcomes
 
 
 class ChanceMode(enum.Enum):
@@ -65,7 +64,7 @@ class ChanceMode(enum.Enum):
     @classmethod
     def of(cls, value: ChanceMode | str) -> ChanceMode:
         """The mode named ``value``; a clear error for anything else."""
-        mode = _MODES.get(value)
+        mode = _MODES.get(value) if isinstance(value, str | ChanceMode) else None
         if mode is None:
             allowed = ", ".join(repr(mode.value) for mode in cls)
             raise ValueError(f"chance must be one of {allowed}, got {value!r}")
@@ -145,23 +144,6 @@ class NeedChance(Exception):  # a signal to the step's runner, not an error
     def __init__(self, outcomes: Outcomes, tape: Outcome) -> None:
         self.outcomes = outcomes
         self.tape = tape
-
-
-#: A step: None for the game's start, else (seat, action).
-Step = tuple[int, Action] | None
-
-
-@dataclass(frozen=True)
-class PendingChance:
-    """Where an explicit state stopped: enough to run its step again."""
-
-    #: The state just before the step (never changed: runs start from clones of it).
-    before: State
-    step: Step
-    #: Outcomes given so far in this step, in order.
-    given: tuple[Outcome, ...]
-    outcomes: Outcomes
-    tape: Outcome
 
 
 class ExplicitChance(State):

@@ -24,95 +24,46 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .description import GameDescription
 from .errors import GameOverError, IllegalActionError
-
-if TYPE_CHECKING:
-    from .chance import PendingChance
 
 Action = str
 JsonDict = dict[str, Any]
 
 
 class Decision(enum.Enum):
-    """What the seats in :meth:`State.to_move` are deciding."""
+    """What the seats in :meth:`State.to_move` decide: the base of every rule system's kinds.
 
-    PLACE = "place"
-    """Choose one rolled face; all dice showing it go to that casino (or the slot machine)."""
-
-    KICK = "kick"
-    """Choose which die a kicker just placed removes from its casino."""
-
-    POWER = "power"
-    """Power Play: the token holder rolls as usual, or turns one remaining die and places it."""
-
-    HIDE = "hide"
-    """Lucky Punch: hide 1, 2 or 3 tokens; only the hider sees the count until the guess."""
-
-    GUESS = "guess"
-    """Lucky Punch: the hider's left neighbour guesses how many tokens are hidden."""
-
-    GAMBLE = "gamble"
-    """Fifty Fifty: stop and take the reward, or call higher or lower and roll again."""
-
-    CLOSE = "close"
-    """No Entry!: close another casino with the token, or keep it where it is."""
-
-    BAR = "bar"
-    """Knockout?: an opponent puts one of its remaining dice into the bar."""
-
-    BLOCK = "block"
-    """Block It!: take one group of grey dice and choose the casino it goes to."""
-
-    HANDICAP = "handicap"
-    """Handicap: move a grey die from a casino onto a reward space, or leave them."""
-
-    MOVE = "move"
-    """Turn a remaining die to any face and place it, or take a die back (Handicap, My Choice)."""
-
-    ADD = "add"
-    """Prime Time: the casino's winner adds none, one or both black dice to their casinos."""
-
-    SPLIT = "split"
-    """Black Box: the winner's left neighbour splits the tokens into two face-down piles."""
-
-    PILE = "pile"
-    """Black Box: the casino's winner takes one of the two face-down piles."""
-
-    BET = "bet"
-    """Double Down: move any of the seat's dice from this casino to the side bet."""
-
-    NICE = "nice"
-    """Nice Dice: put a die just rolled or placed here on the space of its face, or not."""
-
-    CHOOSE = "choose"
-    """My Choice: pick the face of one of the two black dice."""
-
-    ACTIVATE = "activate"
-    """My Choice face 4: activate another casino's tile."""
-
-    GOLD = "gold"
-    """My Choice face 6: put a remaining die on the golden $60,000 space."""
-
-    CHIP = "chip"
-    """Take one chip card from the casino where the seat just placed two or more dice, or none."""
-
-    CHANCE = "chance"
-    """Nobody decides: chance acts (explicit chance only; see :meth:`State.chance_outcomes`)."""
-
-    SELECT = "select"
-    """Choose cards from the hand to play (the card game); may be simultaneous and hidden."""
-
-    NONE = "none"
-    """Nobody decides: the game is over."""
+    Each rule system owns its decision kinds, an enum of this base (``DiceDecision``,
+    ``CardDecision``, ``RoyaleDecision``) whose values are the ``decision``
+    strings of observations (docs/observation.md). Each has ``CHANCE`` (nobody
+    decides: chance acts; explicit chance only) and ``NONE`` (the game is over).
+    """
 
 
-# Hot paths test against these: `Decision.NONE` is a class-attribute lookup
-# through the enum's metaclass, ten times slower than a module global in 3.11.
-_NONE = Decision.NONE
-_CHANCE = Decision.CHANCE
+#: A step of play: None for the game's start, else (seat, action); see vegas_engine.chance.
+Step = tuple[int, Action] | None
+
+
+@dataclass(frozen=True)
+class PendingChance:
+    """Where an explicit-chance state stopped: enough to run its step again.
+
+    (The machinery is :class:`vegas_engine.chance.ExplicitChance`'s; the state
+    keeps this in a slot of its own.)
+    """
+
+    #: The state just before the step (never changed: runs start from clones of it).
+    before: State
+    step: Step
+    #: Outcomes given so far in this step, in order.
+    given: tuple[str, ...]
+    #: The outcomes of the chance node with their probabilities, in a stable order.
+    outcomes: dict[str, Fraction]
+    #: The outcome the seed's tape gives there.
+    tape: str
 
 
 @dataclass(frozen=True)
@@ -239,17 +190,6 @@ class State(ABC):
     ) -> None:
         raise AssertionError("a tape game resolves chance itself: check _explicit first")
 
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Money ``seat`` gains if scoring happened right after it takes ``action``.
-
-        The one-ply estimate behind the greedy policy; rule systems override it.
-        """
-        return 0.0
-
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        """How many dice ``action`` spends; greedy prefers keeping dice on equal gain."""
-        return 0
-
     def is_terminal(self) -> bool:
         return not self.to_move() and not self.is_chance_node()
 
@@ -315,6 +255,8 @@ class OneSeatState(State):
     Subclasses keep the seat deciding in ``_current``, what it decides in
     ``_decision``, its legal actions in ``_legal`` and the event list (or
     None) in ``_log``; they implement :meth:`_do` and :meth:`_standings`.
+    ``_legal`` is empty exactly when nobody decides (the game is over, or
+    chance acts): the hot paths need no decision kind to know.
     """
 
     __slots__ = ()
@@ -333,30 +275,27 @@ class OneSeatState(State):
         """The standings now (final once the game is over)."""
 
     def to_move(self) -> tuple[int, ...]:
-        decision = self._decision
-        return () if decision is _NONE or decision is _CHANCE else (self._current,)
+        return (self._current,) if self._legal else ()
 
     def decision(self) -> Decision:
         return self._decision
 
     def is_terminal(self) -> bool:
-        return self._decision is _NONE
+        return not self._legal and not self.is_chance_node()
 
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
-        if seat is None or (seat == self._current and self._decision is not _NONE):
+        if seat is None or seat == self._current:
             return self._legal
         return ()
 
     def apply_action(self, action: Action, seat: int | None = None) -> None:
         # The hot path of random playouts: the checks of State.apply_action in one test.
-        if (
-            self._decision is not _NONE
-            and (seat is None or (seat == self._current and type(seat) is int))
-            and action in self._legal
+        if (seat is None or (seat == self._current and type(seat) is int)) and (
+            action in self._legal
         ):
             self._do(action, False)
             # _settle, inlined: most turns end here and a call costs as much as the test.
-            while len(self._legal) == 1 and self._decision is not _NONE:
+            while len(self._legal) == 1:
                 self._do(self._legal[0], True)
             return
         super().apply_action(action, seat)
@@ -367,11 +306,11 @@ class OneSeatState(State):
 
     def _settle(self) -> None:
         """Apply forced decisions (exactly one legal action) until a real choice."""
-        while len(self._legal) == 1 and self._decision is not _NONE:
+        while len(self._legal) == 1:
             self._do(self._legal[0], forced=True)
 
     def result(self) -> list[SeatResult] | None:
-        return None if self._decision is not _NONE else self._standings()
+        return self._standings() if self.is_terminal() else None
 
     def events(self) -> list[JsonDict] | None:
         return self._log

@@ -12,10 +12,9 @@ import pytest
 
 from vegas_engine import IllegalActionError, describe, determinize, new_game
 from vegas_engine.log import game_log
-from vegas_engine.rules.cardgame import RULES, CardGame, card_text
+from vegas_engine.rules.cardgame import RULES, CardDecision, CardGame, card_text
 from vegas_engine.rules.chips import CHIPS
 from vegas_engine.rules.dice import rank_casino
-from vegas_engine.state import Decision
 
 LEO, HENRY, REBECCA, EMILY = 0, 1, 2, 3
 
@@ -88,7 +87,7 @@ def test_000_chips_example_leo_two_pink_and_four_golden_is_130k() -> None:
 
 def test_simultaneous_choices_are_hidden_until_everyone_has_chosen() -> None:
     state = new_game(describe("cardgame", 3), 5)
-    assert state.decision() is Decision.SELECT
+    assert state.decision() is CardDecision.SELECT
     assert state.to_move() == (0, 1, 2)
     choice = state.legal_actions(1)[-1]
     state.apply_action(choice, 1)
@@ -199,7 +198,7 @@ def test_sequential_seats_choose_one_after_another_from_the_start_player() -> No
         (seat,) = state.to_move()
         order.append(seat)
         state.apply_action(state.legal_actions(seat)[0], seat)
-        if state.decision() is Decision.CHIP:
+        if state.decision() is CardDecision.CHIP:
             break
     assert order[:3] == [0, 1, 2]
 
@@ -215,9 +214,9 @@ def test_chip_cards_are_offered_after_two_dice_at_one_casino() -> None:
     action = (doubles or pairs)[0]
     state.apply_action(action, 0)
     state.apply_action(state.legal_actions(1)[0], 1)
-    while state.decision() is Decision.CHIP and state.to_move() != (0,):
+    while state.decision() is CardDecision.CHIP and state.to_move() != (0,):
         state.apply_action("chip none", state.to_move()[0])
-    assert state.decision() is Decision.CHIP
+    assert state.decision() is CardDecision.CHIP
     assert state.to_move() == (0,)
     assert state.legal_actions(0)[-1] == "chip none"
     taken = state.legal_actions(0)[0]

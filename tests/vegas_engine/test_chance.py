@@ -22,7 +22,6 @@ from tests.vegas_engine.test_log_schema import VALIDATOR
 from tests.vegas_engine.test_properties import Referee, check_cardgame, referee_covers
 from vegas_engine import (
     ChanceMode,
-    Decision,
     GameOverError,
     IllegalActionError,
     State,
@@ -60,7 +59,7 @@ def check_node(state: State) -> list[tuple[str, Fraction]]:
     assert len(set(names)) == len(names), "outcomes are distinct"
     assert state.tape_outcome() in names
     assert state.to_move() == () and state.legal_actions() == ()
-    assert state.decision() is Decision.CHANCE and not state.is_terminal()
+    assert state.decision().value == "chance" and not state.is_terminal()
     assert state.result() is None
     return outcomes
 

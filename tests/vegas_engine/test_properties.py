@@ -50,7 +50,7 @@ from vegas_engine import (
 )
 from vegas_engine import log as game_logs
 from vegas_engine.description import MAX_SEED
-from vegas_engine.policies import POLICIES, play
+from vegas_engine.policies import POLICIES, expected_gain, play
 from vegas_engine.replay import replay
 
 # --------------------------------------------------------------------------
@@ -1119,14 +1119,14 @@ def test_expected_gain_is_the_named_seats_in_simultaneous_turns(
         return
     movers = state.to_move()
     gains = {
-        seat: {a: state.expected_gain(a, seat) for a in state.legal_actions(seat)}
+        seat: {a: expected_gain(state, a, seat) for a in state.legal_actions(seat)}
         for seat in movers
     }
     for first in movers:
         other = state.clone()
         other.apply_action(choose(other.legal_actions(first)), first)
         for seat in other.to_move():
-            assert {a: other.expected_gain(a, seat) for a in other.legal_actions(seat)} == gains[
+            assert {a: expected_gain(other, a, seat) for a in other.legal_actions(seat)} == gains[
                 seat
             ]
 

@@ -24,6 +24,7 @@ from vegas_engine import (
     new_game,
 )
 from vegas_engine import log as game_logs
+from vegas_engine.policies import dice_spent, expected_gain
 from vegas_engine.replay import replay
 from vegas_engine.rules.dice import rank_casino
 from vegas_engine.rules.royale import ROYALE_RULES, RoyaleGame
@@ -683,10 +684,10 @@ def test_greedy_prefers_card_gains_and_counts_a_pass_as_a_lost_chip() -> None:
         dice={4: {1: 1}, 5: {1: 2}},
         cards={4: [70 * K, 30 * K], 5: [80 * K, 40 * K]},
     )
-    assert state.expected_gain("place 4", 0) == 70 * K
-    assert state.expected_gain("place 5", 0) == 40 * K  # runner-up behind seat 1's two dice
-    assert state.expected_gain("pass", 0) == -10 * K
-    assert state.dice_placed_by("place 4", 0) == 2
+    assert expected_gain(state, "place 4", 0) == 70 * K
+    assert expected_gain(state, "place 5", 0) == 40 * K  # runner-up behind seat 1's two dice
+    assert expected_gain(state, "pass", 0) == -10 * K
+    assert dice_spent(state, "place 4", 0) == 2
 
 
 def test_observation_has_no_seed_and_no_pile_order() -> None:

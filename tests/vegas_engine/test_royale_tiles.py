@@ -14,11 +14,10 @@ import pytest
 
 from tests.vegas_engine.test_royale import K, events_of, play, position
 from vegas_engine import State, describe, determinize, new_game
-from vegas_engine.rules.royale import ROYALE_RULES
+from vegas_engine.rules.royale import ROYALE_RULES, RoyaleDecision
 from vegas_engine.rules.royale.game import RoyaleGame
-from vegas_engine.state import Decision
 
-D = Decision
+D = RoyaleDecision
 
 
 def rewards(state: State, source: str) -> list[tuple[int, int, int]]:
@@ -30,7 +29,7 @@ def rewards(state: State, source: str) -> list[tuple[int, int, int]]:
     ]
 
 
-def asks(state: State, seat: int, decision: Decision) -> None:
+def asks(state: State, seat: int, decision: RoyaleDecision) -> None:
     assert state.to_move() == (seat,)
     assert state.decision() is decision  # type: ignore[comparison-overlap]
 

@@ -11,7 +11,7 @@ import pytest
 
 from vegas_engine import (
     RULE_SYSTEMS,
-    Decision,
+    DiceDecision,
     GameOverError,
     IllegalActionError,
     State,
@@ -57,12 +57,12 @@ def test_one_seat_moves_at_a_time_until_the_end(
         state = step.state
         movers = state.to_move()
         if state.is_terminal():
-            assert movers == () and state.decision() is Decision.NONE
+            assert movers == () and state.decision() is DiceDecision.NONE
             assert state.legal_actions() == ()
             assert state.result() is not None
         else:
             assert len(movers) == 1 and 0 <= movers[0] < seats
-            assert state.decision() in (Decision.PLACE, Decision.KICK)
+            assert state.decision() in (DiceDecision.PLACE, DiceDecision.KICK)
             assert state.result() is None
             assert state.legal_actions() == state.legal_actions(movers[0])
             for other in set(range(seats)) - set(movers):
@@ -93,7 +93,7 @@ def test_legal_actions_come_in_a_stable_sorted_order(
             legal = state.legal_actions()
             assert len(set(legal)) == len(legal)
             assert legal == state.legal_actions()  # asking twice changes nothing
-            if state.decision() is Decision.PLACE:
+            if state.decision() is DiceDecision.PLACE:
                 assert list(legal) == sorted(legal, key=_place_key)
                 assert all(_place_key(a)[1] in range(1, 7) for a in legal)
             else:
@@ -150,7 +150,7 @@ def test_a_face_not_rolled_is_not_legal() -> None:
         state = step.state
         return (
             not state.is_terminal()
-            and state.decision() is Decision.PLACE
+            and state.decision() is DiceDecision.PLACE
             and len(state.legal_actions()) < 6
         )
 
@@ -164,7 +164,7 @@ def test_a_face_not_rolled_is_not_legal() -> None:
 
 def test_a_kick_action_during_a_place_decision_and_vice_versa_is_illegal() -> None:
     def kicking(step: Any) -> bool:
-        return not step.state.is_terminal() and step.state.decision() is Decision.KICK
+        return not step.state.is_terminal() and step.state.decision() is DiceDecision.KICK
 
     state = find_step("boulevard", 4, None, kicking).state
     _rejected_with(state, "place 1")
@@ -175,7 +175,7 @@ def test_a_kick_action_during_a_place_decision_and_vice_versa_is_illegal() -> No
     )
     _rejected_with(state, kicked_nowhere)
     place_state = _live()
-    assert place_state.decision() is Decision.PLACE
+    assert place_state.decision() is DiceDecision.PLACE
     _rejected_with(place_state, f"kick {seat} die")
 
 

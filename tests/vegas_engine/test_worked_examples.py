@@ -15,7 +15,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from vegas_engine import Decision, State, describe, new_game, observe
+from vegas_engine import DiceDecision, State, describe, new_game, observe
 from vegas_engine.rules.dice import rank_casino, rank_slot
 from vegas_engine.state import rank_seats
 
@@ -73,7 +73,7 @@ def awaiting_roll(step: Step, seat: int, dice: dict[str, list[int]]) -> bool:
         and last["seat"] == seat
         and last["dice"] == dice
         and not step.state.is_terminal()
-        and step.state.decision() is Decision.PLACE
+        and step.state.decision() is DiceDecision.PLACE
     )
 
 
@@ -351,7 +351,7 @@ def _steer(persona: int, target: int, keep_white: bool) -> Policy:
 
     def policy(state: State, seat: int, rng: random.Random) -> str:
         legal = state.legal_actions(seat)
-        if seat != persona or state.decision() is not Decision.PLACE:
+        if seat != persona or state.decision() is not DiceDecision.PLACE:
             return rng.choice(legal)
         roll = roll_of(state)
         own, white = roll.get("die", []), roll.get("neutral", [])
@@ -561,7 +561,7 @@ def test_002_kickers_two_each_below_six_players_one_with_six() -> None:
 
 def _kick_decision_on_a_casino(step: Step) -> bool:
     state = step.state
-    if state.is_terminal() or state.decision() is not Decision.KICK:
+    if state.is_terminal() or state.decision() is not DiceDecision.KICK:
         return False
     kick = observe(state, 0)["kick"]
     legal = state.legal_actions()
@@ -703,7 +703,7 @@ def _slot_lover(state: State, seat: int, rng: random.Random) -> str:
 def _face_on_slot_then_rolled(owner: int, face: int, roller_is_owner: bool) -> Any:
     def predicate(step: Step) -> bool:
         state = step.state
-        if state.is_terminal() or state.decision() is not Decision.PLACE:
+        if state.is_terminal() or state.decision() is not DiceDecision.PLACE:
             return False
         seat = state.to_move()[0]
         if (seat == owner) != roller_is_owner:
@@ -852,7 +852,7 @@ def test_002_clarification_kicker_on_the_slot_machine_kicks_only_this_turns_dice
 
     def slot_kick_with_older_dice(step: Step) -> bool:
         state = step.state
-        if state.is_terminal() or state.decision() is not Decision.KICK:
+        if state.is_terminal() or state.decision() is not DiceDecision.KICK:
             return False
         view = observe(state, 0)
         if view["kick"]["casino"] != 7:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ..chance import ChanceMode, ExplicitChance
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS, ChipRules
 from .dice import CASINOS, payout_event, rank_casino
 
@@ -39,6 +39,23 @@ def card_dice(card: Card) -> int:
 
 def card_text(card: Card) -> str:
     return f"{card >> 1}D" if card & 1 else str(card >> 1)
+
+
+class CardDecision(Decision):
+    """What a seat decides in `cardgame`."""
+
+    SELECT = "select"
+    """Choose cards from the hand to play; all seats at once and hidden (or in turn, option
+    ``sequential``)."""
+
+    CHIP = "chip"
+    """Take one chip card from a casino where the seat just placed two or more dice, or none."""
+
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +118,8 @@ def _selections(rules: CardRules, hand: tuple[Card, ...]) -> dict[Action, tuple[
 
 RULES = CardRules()
 
-# Hot paths test against these: a module global is ten times cheaper than `Decision.NONE`.
-_NONE, _CHANCE = Decision.NONE, Decision.CHANCE
+# Hot paths test against these: a module global is ten times cheaper than `CardDecision.NONE`.
+_NONE, _CHANCE = CardDecision.NONE, CardDecision.CHANCE
 
 
 class CardGame(State):
@@ -174,7 +191,7 @@ class CardGame(State):
         self._resolving: list[int] = []  # seats whose played turn is being finished
         self._legal: dict[int, dict[Action, tuple[Card, ...]]] = {}
         self._current = 0
-        self._decision = Decision.SELECT
+        self._decision = CardDecision.SELECT
         self._round = 0
         self._start = 0
         self._turn = 0
@@ -187,11 +204,11 @@ class CardGame(State):
         decision = self._decision
         if decision is _NONE or decision is _CHANCE:
             return ()
-        if self._decision is Decision.CHIP or self._sequential:
+        if self._decision is CardDecision.CHIP or self._sequential:
             return (self._current,)
         return tuple(seat for seat in self._queue if seat not in self._pending)
 
-    def decision(self) -> Decision:
+    def decision(self) -> CardDecision:
         return self._decision
 
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
@@ -205,7 +222,7 @@ class CardGame(State):
         self._settle()
 
     def result(self) -> list[SeatResult] | None:
-        return None if self._decision is not Decision.NONE else self._standings()
+        return None if self._decision is not CardDecision.NONE else self._standings()
 
     def events(self) -> list[JsonDict] | None:
         return self._log
@@ -250,11 +267,11 @@ class CardGame(State):
         self._settle()
 
     def _stop_for_chance(self) -> None:
-        self._decision = Decision.CHANCE
+        self._decision = CardDecision.CHANCE
 
     def _settle(self) -> None:
         """Apply every decision that has exactly one legal action."""
-        while self._decision is not Decision.NONE:
+        while self._decision is not CardDecision.NONE:
             forced = [seat for seat in self.to_move() if len(self._legal[seat]) == 1]
             if not forced:
                 return
@@ -264,7 +281,7 @@ class CardGame(State):
     def _do(self, seat: int, action: Action, forced: bool) -> None:
         if self._log is not None:
             self._log.append({"type": "decision", "seat": seat, "action": action, "forced": forced})
-        if self._decision is Decision.CHIP:
+        if self._decision is CardDecision.CHIP:
             self._take_chip(seat, action)
         elif self._sequential:
             self._queue.remove(seat)
@@ -359,7 +376,7 @@ class CardGame(State):
             self._end_round()
             return
         self._legal = {seat: self._rules.selections(self._hands[seat]) for seat in self._queue}
-        self._decision = Decision.SELECT
+        self._decision = CardDecision.SELECT
         self._current = self._queue[0]
 
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
@@ -383,7 +400,7 @@ class CardGame(State):
         while self._chip_offers:
             seat, casino = self._chip_offers[0]
             if chips is not None and self._chips_at[casino]:
-                self._decision = Decision.CHIP
+                self._decision = CardDecision.CHIP
                 self._current = seat
                 self._legal = {
                     seat: {action: () for action in chips.actions(self._chips_at[casino])}
@@ -408,7 +425,7 @@ class CardGame(State):
                 self._draw(seat)
         self._resolving = []
         if self._sequential and self._queue:
-            self._decision = Decision.SELECT
+            self._decision = CardDecision.SELECT
             self._current = self._queue[0]
             self._legal = {self._current: rules.selections(self._hands[self._current])}
             return
@@ -440,7 +457,7 @@ class CardGame(State):
     def _end_round(self) -> None:
         n = self._n
         log = self._log
-        self._decision = Decision.NONE
+        self._decision = CardDecision.NONE
         self._legal = {}
         for casino in range(CASINOS):
             notes = sorted(self._notes[casino], reverse=True)
@@ -497,7 +514,7 @@ class CardGame(State):
         n = self._n
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-        over = self._decision is Decision.NONE
+        over = self._decision is CardDecision.NONE
         chips = self._chips
         return {
             "rules": self.description.rules,
@@ -512,7 +529,7 @@ class CardGame(State):
             "to_move": list(self.to_move()),
             "decision": self._decision.value,
             "current_player": self._current
-            if self._decision is Decision.CHIP or (self._sequential and not over)
+            if self._decision is CardDecision.CHIP or (self._sequential and not over)
             else None,
             "hand": _texts(self._hands[seat]),
             "hand_sizes": [len(hand) for hand in self._hands],
@@ -552,47 +569,13 @@ class CardGame(State):
                 "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
                 "held": [chips.named(held) for held in self._chips_held],
                 "deck_size": len(self._chip_deck),
-                "casino": self._chip_offers[0][1] + 1 if self._decision is Decision.CHIP else None,
+                "casino": self._chip_offers[0][1] + 1
+                if self._decision is CardDecision.CHIP
+                else None,
             },
             "legal_actions": list(self.legal_actions(seat)),
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
-
-    # ----------------------------------------------------------- valuation
-
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Money ``seat`` gains if the round were scored right after its ``action``.
-
-        Other seats' hidden choices this turn are not known, so they are not counted.
-        """
-        if action not in self._legal.get(seat, ()):
-            return 0.0
-        if self._decision is Decision.CHIP:
-            chips = self._chips
-            assert chips is not None
-            colour = chips.colour_of(action)
-            held = self._chips_held[seat]
-            return (
-                0.0 if colour is None else float(chips.money([*held, colour]) - chips.money(held))
-            )
-        gain = 0.0
-        for casino in {card_face(card) - 1 for card in self._legal[seat][action]}:
-            counts = [sum(card_dice(c) for c in cards) for cards in self._placed[casino]]
-            before = self._award(seat, casino, counts)
-            for card in self._legal[seat][action]:
-                if card_face(card) - 1 == casino:
-                    counts[seat] += card_dice(card)
-            gain += self._award(seat, casino, counts) - before
-        return gain
-
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        return action.count(" ") if action.startswith("play ") else 0
-
-    def _award(self, seat: int, casino: int, counts: list[int]) -> float:
-        ranked, _ = rank_casino(counts)
-        notes = sorted(self._notes[casino], reverse=True)
-        place = ranked.index(seat) if seat in ranked else len(notes)
-        return float(notes[place]) if place < len(notes) else 0.0
 
     @classmethod
     def from_observation(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
@@ -618,7 +601,7 @@ class CardGame(State):
         state._round = seen["round"] - 1
         state._turn = seen["turn"]
         state._start = seen["start_player"]
-        state._decision = Decision(seen["decision"])
+        state._decision = CardDecision(seen["decision"])
         state._current = seen["current_player"] if seen["current_player"] is not None else 0
         state._finished = list(seen["finished"])
         state._won = [list(notes) for notes in seen["won"]]
@@ -664,11 +647,11 @@ class CardGame(State):
         state._queue = []
         state._pending = {}
         state._legal = {}
-        if state._decision is Decision.CHIP:
+        if state._decision is CardDecision.CHIP:
             assert chips is not None
             casino = state._chip_offers[0][1]
             state._legal = {state._current: {a: () for a in chips.actions(state._chips_at[casino])}}
-        elif state._decision is Decision.SELECT:
+        elif state._decision is CardDecision.SELECT:
             order = [(state._start + step) % n for step in range(n)]
             if state._sequential:
                 state._queue = order[order.index(state._current) :]
@@ -723,6 +706,7 @@ CARDGAME = RuleSystem(
             "scores $10k/30k/60k/100k/150k for 1-5 cards at the end.",
         ),
     ),
+    decisions=CardDecision,
     new_state=lambda description, seed, log, chance: (
         ExplicitCardGame if chance is ChanceMode.EXPLICIT else CardGame
     )(description, seed, log),

@@ -7,9 +7,9 @@ rulebooks print lives here, not in the game code.
 from __future__ import annotations
 
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
+from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS
-from .dice import RAINBOW, DiceGame, DiceRules, DiceSetup, new_dice_game
+from .dice import RAINBOW, DiceDecision, DiceGame, DiceRules, DiceSetup, new_dice_game
 
 # Value (dollars) -> number of notes.
 CLASSIC_NOTES: dict[int, int] = {
@@ -95,6 +95,7 @@ CLASSIC = RuleSystem(
         OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),
         OptionSpec("chips", False, CHIPS_DOC),
     ),
+    decisions=DiceDecision,
     new_state=lambda description, seed, log, chance: new_dice_game(
         description, seed, _classic_setup(description), log, chance
     ),
@@ -132,6 +133,7 @@ BOULEVARD = RuleSystem(
             "the highest die.",
         ),
     ),
+    decisions=DiceDecision,
     new_state=lambda description, seed, log, chance: new_dice_game(
         description, seed, _boulevard_setup(description), log, chance
     ),

@@ -8,8 +8,8 @@ next round.
 from __future__ import annotations
 
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
-from .dice import DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes, new_dice_game
+from ..system import OptionSpec, RuleSystem
+from .dice import DiceDecision, DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes, new_dice_game
 
 SIXDICE_RULES = DiceRules(
     notes={
@@ -65,6 +65,7 @@ SIXDICE = RuleSystem(
             seats=(5, 6),
         ),
     ),
+    decisions=DiceDecision,
     new_state=lambda description, seed, log, chance: new_dice_game(
         description, seed, _setup(description), log, chance
     ),

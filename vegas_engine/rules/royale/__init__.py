@@ -26,8 +26,8 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
 
 from __future__ import annotations
 
-from ...registry import OptionSpec, RuleSystem
-from .game import ROYALE_EVENTS, RoyaleGame, new_royale_game
+from ...system import OptionSpec, RuleSystem
+from .game import ROYALE_EVENTS, RoyaleDecision, RoyaleGame, new_royale_game
 from .tiles import ROYALE_RULES, RoyaleRules, Tile, TileRules
 
 ROYALE = RuleSystem(
@@ -51,6 +51,7 @@ ROYALE = RuleSystem(
             choices=tuple(range(ROYALE_RULES.max_tiles + 1)),
         ),
     ),
+    decisions=RoyaleDecision,
     new_state=lambda description, seed, log, chance: new_royale_game(
         description, seed, ROYALE_RULES, log, chance
     ),
@@ -63,6 +64,7 @@ __all__ = [
     "ROYALE",
     "ROYALE_EVENTS",
     "ROYALE_RULES",
+    "RoyaleDecision",
     "RoyaleGame",
     "RoyaleRules",
     "Tile",

@@ -87,7 +87,72 @@ from .tiles import (
     split_action,
 )
 
-D = Decision  # royale's decisions are members of the shared enum
+
+class RoyaleDecision(Decision):
+    """What a seat decides in `royale` (the module docstring lists each one's actions)."""
+
+    PLACE = "place"
+    """Place all dice of one rolled face on its casino, or pay a chip to place nothing."""
+
+    POWER = "power"
+    """Power Play: the token holder rolls as usual, or turns one remaining die and places it."""
+
+    HIDE = "hide"
+    """Lucky Punch: hide 1, 2 or 3 tokens; only the hider sees the count until the guess."""
+
+    GUESS = "guess"
+    """Lucky Punch: the hider's left neighbour guesses how many tokens are hidden."""
+
+    GAMBLE = "gamble"
+    """Fifty Fifty: stop and take the reward, or call higher or lower and roll again."""
+
+    CLOSE = "close"
+    """No Entry!: close another casino with the token, or keep it where it is."""
+
+    BAR = "bar"
+    """Knockout?: an opponent puts one of its remaining dice into the bar."""
+
+    BLOCK = "block"
+    """Block It!: take one group of grey dice and choose the casino it goes to."""
+
+    HANDICAP = "handicap"
+    """Handicap: move a grey die from a casino onto a reward space, or leave them."""
+
+    MOVE = "move"
+    """Turn a remaining die to any face and place it, or take a die back (Handicap, My Choice)."""
+
+    ADD = "add"
+    """Prime Time: the casino's winner adds none, one or both black dice to their casinos."""
+
+    SPLIT = "split"
+    """Black Box: the winner's left neighbour splits the tokens into two face-down piles."""
+
+    PILE = "pile"
+    """Black Box: the casino's winner takes one of the two face-down piles."""
+
+    BET = "bet"
+    """Double Down: move any of the seat's dice from this casino to the side bet."""
+
+    NICE = "nice"
+    """Nice Dice: put a die just rolled or placed here on the space of its face, or not."""
+
+    CHOOSE = "choose"
+    """My Choice: pick the face of one of the two black dice."""
+
+    ACTIVATE = "activate"
+    """My Choice face 4: activate another casino's tile."""
+
+    GOLD = "gold"
+    """My Choice face 6: put a remaining die on the golden $60,000 space."""
+
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
+
+
+D = RoyaleDecision
 
 #: Event types this rule system adds to the shared ones, with their fields.
 ROYALE_EVENTS: Mapping[str, tuple[str, ...]] = {
@@ -235,6 +300,8 @@ def _owner_value(name: int | str, seats: int) -> int:
 
 class RoyaleGame(OneSeatState):
     """A game of `royale`."""
+
+    _decision: RoyaleDecision
 
     __slots__ = (
         "_arena",
@@ -467,7 +534,7 @@ class RoyaleGame(OneSeatState):
             frame = stack.pop()
             _OPS[frame[0]](self, frame)
 
-    def _offer(self, ask: Decision, seat: int, ctx: tuple[int, ...]) -> None:
+    def _offer(self, ask: RoyaleDecision, seat: int, ctx: tuple[int, ...]) -> None:
         self._decision = ask
         self._current = seat
         self._ctx = ctx
@@ -1785,41 +1852,6 @@ class RoyaleGame(OneSeatState):
         state._settle()
         return state
 
-    # ----------------------------------------------------------- valuation
-
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Card value ``seat`` gains at the casino if payout came right after ``action``.
-
-        A chip pass costs the chip's value; tile decisions count 0.
-        """
-        if self._decision is not D.PLACE or seat != self._current:
-            return 0.0
-        if action == PASS:
-            return -float(self._setup.rules.chip_value)
-        face = PLACE_FACE.get(action)
-        if face is None:
-            return 0.0
-        casino = face - 1
-        counts = self._counts[casino][:]
-        counts[seat] += self._arena[face * 2] + 2 * self._arena[face * 2 + 1]
-        return self._card_value(seat, casino, counts) - self._card_value(
-            seat, casino, self._counts[casino]
-        )
-
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        face = PLACE_FACE.get(action)
-        if face is None or self._decision is not D.PLACE or seat != self._current:
-            return 0
-        return self._arena[face * 2] + self._arena[face * 2 + 1]
-
-    def _card_value(self, seat: int, casino: int, counts: list[int]) -> float:
-        ranked, _ = rank_casino(counts)
-        if seat not in ranked:
-            return 0.0
-        place = ranked.index(seat)
-        cards = sorted(self._cards[casino], reverse=True)
-        return float(cards[place]) if place < len(cards) else 0.0
-
 
 class ExplicitRoyaleGame(ExplicitChance, RoyaleGame):
     """A royale game that stops at every chance node (``new_game(..., chance="explicit")``)."""
@@ -1853,7 +1885,7 @@ _OPS: tuple[Op, ...] = (
     RoyaleGame._op_round_end,
 )
 
-_HANDLERS: dict[Decision, Handler] = {
+_HANDLERS: dict[RoyaleDecision, Handler] = {
     D.PLACE: RoyaleGame._place,
     D.POWER: RoyaleGame._power_turn,
     D.HIDE: RoyaleGame._hide,
@@ -1874,7 +1906,7 @@ _HANDLERS: dict[Decision, Handler] = {
     D.GOLD: RoyaleGame._gold_die,
 }
 
-_LEGAL: dict[Decision, Legal] = {
+_LEGAL: dict[RoyaleDecision, Legal] = {
     D.PLACE: RoyaleGame._legal_place,
     D.POWER: RoyaleGame._legal_power,
     D.HIDE: RoyaleGame._legal_hide,
@@ -1916,7 +1948,7 @@ _ACTIVATIONS: tuple[Activation, ...] = (
 )
 
 
-def _context_fields(ask: Decision) -> tuple[str, ...]:
+def _context_fields(ask: RoyaleDecision) -> tuple[str, ...]:
     """The named fields of a decision's context in observations."""
     if ask in (D.PLACE, D.POWER, D.NONE):
         return ()
