@@ -11,7 +11,7 @@ INSTALLED := $(VENV)/.installed-$(subst /,_,$(PYTHON))
 
 
 .DEFAULT_GOAL := help
-.PHONY: help install system lint test test-sqlite migrations run bench golden sandbox-install sandbox-check
+.PHONY: help install system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -61,6 +61,10 @@ bench: install ## Run the benchmarks: engine, referee and sandbox, platform, lea
 	$(PYTHON) bench/platform.py
 	$(PYTHON) bench/leagues.py
 	$(PYTHON) bench/ratings.py
+
+royale-check: install ## Re-check 5,000 random royale main games against the independent tile model (~90 s of CPU)
+	ROYALE_MODEL_GAMES=5000 $(PYTHON) -m pytest -s tests/vegas_engine/test_royale_model.py \
+		-k random_main_games $(PYTEST_ARGS)
 
 sandbox-install: ## Install the bot sandbox's system parts (bubblewrap, bot runtime, bot user; root)
 	bash scripts/install_system.sh run

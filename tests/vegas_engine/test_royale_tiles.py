@@ -8,6 +8,7 @@ Every decision is checked to be asked of the right seat.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -268,6 +269,54 @@ def test_high_five_token_pays_even_when_its_holder_is_tied_out() -> None:
     assert rewards(state, "High Five") == [(0, 0, 100 * K)]
 
 
+# RULES.md: "when a player activates this casino (places dice there by a normal
+# placement) and then has 5 or more dice there (Biggie 2), they take the token
+# if it is still on the tile ... Dice that arrive by an effect that does not
+# activate the casino ... count toward that player's total but do not by
+# themselves take the token" (docs/rulings.md 31).
+
+
+def high_five_position(
+    tiles: Mapping[int, str], dice: Mapping[int, Mapping[int | str, int]], **kwargs: Any
+) -> RoyaleGame:
+    """High Five on casino 2, the other ``tiles`` elsewhere, ``dice`` already placed."""
+    return position(3, tiles={2: "C1", **tiles}, dice=dice, **kwargs)
+
+
+def high_five_tokens(state: State) -> list[int | None]:
+    return [event["holder"] for event in events_of(state, "token") if event["tile"] == "C1"]
+
+
+def test_high_five_a_turned_fifth_die_takes_nothing_until_the_seat_activates_the_casino() -> None:
+    state = high_five_position({1: "F2"}, {2: {0: 4}}, roll=(1, 3, 5))
+    state.script_dice((2,))  # seat 0's next roll: its last die
+    play(state, "place 1", "take 4 move", "turn die 2")  # Handicap: no activation at 2
+    assert state.observe(0)["casinos"][1]["dice"]["0"] == 5
+    assert high_five_tokens(state) == [] and state.observe(0)["tiles"]["high_five"] is None
+    play(state, "place 2")  # now it activates the casino, with 6 dice
+    assert high_five_tokens(state) == [0]
+    assert rewards(state, "High Five") == [(0, 0, 100 * K)]
+
+
+def test_high_five_prime_times_black_die_counts_but_takes_no_token() -> None:
+    state = high_five_position(
+        {1: "B1"}, {1: {1: 2}, 2: {1: 4}}, roll=(6,), cards={1: [60 * K, 30 * K]}
+    )
+    state.script_dice((2, 5))
+    play(state, "place 6", "add 2")
+    assert payout(state, 2)["counts"] == {"1": 5}
+    assert high_five_tokens(state) == [] and rewards(state, "High Five") == []
+
+
+def test_high_five_my_choice_4_activates_it_as_if_dice_were_placed_there() -> None:
+    state = high_five_position({1: "H2"}, {2: {0: 5}}, roll=(1,))
+    state.script_dice((4, 1))
+    play(state, "place 1", "choose 4")  # "activate 2", the only other tile: forced
+    assert [event["casino"] for event in events_of(state, "activate")] == [1, 2]
+    assert high_five_tokens(state) == [0]
+    assert rewards(state, "High Five") == [(0, 0, 100 * K)]
+
+
 # -------------------------------------------------------------- C2 Bad Luck
 
 
@@ -394,9 +443,126 @@ def test_power_play_token_is_taken_from_an_opponent() -> None:
         tile_state={"power_play": {"holder": 1, "ready": False}},
     )
     play(state, "place 2")
-    tokens = events_of(state, "token")
-    assert tokens[-1] == {"type": "token", "tile": "D2", "holder": 0, "casino": 2}
+    # Straight from seat 1 to seat 0: it never went back to the tile in between.
+    assert events_of(state, "token") == [{"type": "token", "tile": "D2", "holder": 0, "casino": 2}]
     assert state.observe(0)["tiles"]["power_play"]["holder"] == 0
+
+
+# RULES.md: "The token returns to the tile when, at any moment of the round, no
+# player (imaginary players included) has a clear majority there. Another player
+# who gains the sole majority by activating the casino takes the token from its
+# holder; one who gains it without activating (a turned die, Prime Time) does
+# not, and the holder keeps it while some player has a clear majority"
+# (docs/rulings.md 31).
+
+
+def power_play_position(
+    tiles: Mapping[int, str],
+    dice: Mapping[int, Mapping[int | str, int]],
+    holder: int,
+    *,
+    ready: bool = False,
+    **kwargs: Any,
+) -> RoyaleGame:
+    """Power Play on casino 2, its token with ``holder``, ``dice`` already placed."""
+    return position(
+        3,
+        tiles={2: "D2", **tiles},
+        dice=dice,
+        tile_state={"power_play": {"holder": holder, "ready": ready}},
+        **kwargs,
+    )
+
+
+def power_play_tokens(state: State) -> list[int | None]:
+    """The Power Play token's moves in the first round: each new holder (None: the tile)."""
+    events = state.events()
+    assert events is not None
+    ends = [index for index, event in enumerate(events) if event["type"] == "round_end"]
+    return [
+        event["holder"]
+        for event in events[: (ends or [len(events)])[0]]
+        if event["type"] == "token" and event["tile"] == "D2"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("turn", "tokens", "holder"),
+    [
+        ("turn die 2", [None], None),  # seat 0 ties seat 1 at 3: nobody has a majority
+        ("turn biggie 2", [], 1),  # seat 0 has 4 against 3, without activating
+    ],
+)
+def test_power_play_a_turned_die_returns_the_token_only_when_nobody_has_a_clear_majority(
+    turn: str, tokens: list[int | None], holder: int | None
+) -> None:
+    # Casino 2: seat 1 (the holder) 3 dice, seat 0 2 dice, 1 grey die (Handicap's).
+    state = power_play_position(
+        {1: "F2"}, {2: {0: 2, 1: 3}}, 1, roll=(1, 5), biggie=3, hands=[(2, 1), (0, 0), (1, 0)]
+    )
+    play(state, "place 1", "take 4 move", turn)  # Handicap's move: no activation
+    assert power_play_tokens(state) == tokens
+    assert state.observe(0)["tiles"]["power_play"]["holder"] == holder
+
+
+def test_power_play_the_holder_keeps_and_uses_the_token_while_another_seat_leads() -> None:
+    # Seat 1 took the token on its last turn (its option is still to come).
+    state = power_play_position(
+        {1: "F2"},
+        {2: {0: 2, 1: 3}},
+        1,
+        ready=True,
+        roll=(1, 5),
+        biggie=3,
+        hands=[(2, 1), (1, 0), (0, 0)],
+    )
+    play(state, "place 1", "take 4 move", "turn biggie 2")  # seat 0: 4 against 3
+    assert power_play_tokens(state) == []
+    asks(state, 1, D.POWER)  # seat 1 still has the token on its next turn
+    play(state, "turn die 2")  # 4 against 4: nobody has a clear majority
+    assert power_play_tokens(state) == [None]
+    assert state.observe(0)["tiles"]["power_play"] == {"holder": None, "ready": False}
+
+
+@pytest.mark.parametrize(
+    ("block", "tokens", "holder"),
+    [
+        ("block 3 2", [], 1),  # grey 3 against 2: an imaginary player leads, seat 1 keeps it
+        ("block 2 2", [None], None),  # grey 2 ties seat 1 (the rulebook's example)
+        ("block 1 2", [], 1),
+    ],
+)
+def test_power_play_grey_dice_return_the_token_only_on_a_tie(
+    block: str, tokens: list[int | None], holder: int | None
+) -> None:
+    state = power_play_position(
+        {1: "F1"}, {2: {1: 2}}, 1, roll=(1,), hands=[(1, 0), (0, 0), (1, 0)]
+    )
+    play(state, "place 1", block)
+    assert power_play_tokens(state) == tokens
+    assert state.observe(0)["tiles"]["power_play"]["holder"] == holder
+
+
+@pytest.mark.parametrize(
+    ("black", "add", "tokens"),
+    [
+        ((2, 5), "add 2", [None]),  # seat 1 ties the holder (seat 2) at 2
+        ((2, 2), "add 2 2", []),  # both dice at once: 3 against 2, the holder keeps it
+        ((2, 5), "add 5", []),
+    ],
+)
+def test_power_play_prime_times_black_dice_return_the_token_only_on_a_tie(
+    black: tuple[int, int], add: str, tokens: list[int | None]
+) -> None:
+    # Prime Time at casino 1 (seat 1 wins it), Power Play at 2 (seat 2 holds the token).
+    state = power_play_position(
+        {1: "B1"}, {1: {1: 2}, 2: {1: 1, 2: 2}}, 2, roll=(6,), cards={1: [60 * K, 30 * K]}
+    )
+    state.script_dice(black)
+    play(state, "place 6")
+    asks(state, 1, D.ADD)
+    play(state, add)
+    assert power_play_tokens(state) == tokens
 
 
 def test_block_it_example_grey_dice_return_the_power_play_token() -> None:
@@ -668,6 +834,28 @@ def test_black_box_winner_picks_a_face_down_pile(
     assert rewards(state, "Black Box") == expected
     (event,) = events_of(state, "black_box")
     assert event["pick"] == int(pick[-1]) and event["splitter"] == 2
+
+
+def pile_values(split: str, pick: int) -> list[int]:
+    """The tokens of pile ``pick`` of a split action, e.g. "split 60k+0/20k+20k+0+0"."""
+    pile = split.removeprefix("split ").split("/")[pick - 1]
+    return [int(token.removesuffix("k")) * K for token in pile.split("+")]
+
+
+@pytest.mark.parametrize("pick", [1, 2])
+def test_black_box_pays_the_chosen_piles_total(pick: int) -> None:
+    """RULES.md: "paid the pile's total: a pile worth exactly $20k is paid as 2
+    chips, $40k or more as money, $0 is nothing" (docs/rulings.md 33): so
+    $60k + $20k is $80,000 in money, never $60,000 and 2 chips."""
+    totals = set()
+    for split in black_box().legal_actions():
+        state = black_box()
+        play(state, split, f"pile {pick}")
+        total = sum(pile_values(split, pick))
+        totals.add(total)
+        expected = {0: [], 20 * K: [(1, 2, 0)]}.get(total, [(1, 0, total)])
+        assert rewards(state, "Black Box") == expected, split
+    assert totals == {0, 20 * K, 40 * K, 60 * K, 80 * K, 100 * K}
 
 
 def test_black_box_without_a_seat_winning_asks_nobody() -> None:

@@ -17,9 +17,10 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
 - Before payout, Prime Time and Bad Luck act in casino order; the casinos then
   pay in order 1..6, each followed by its tile's payout; at round end the golden
   space pays, then Bad Luck is collected.
-- Power Play: majority among all owners, imaginary ones included; the token
-  returns whenever its holder lacks the sole majority; its option is offered at
-  the start of the holder's next turn only.
+- Power Play: majority among all owners, imaginary ones included; a seat
+  activating the casino with the sole majority takes the token (from the tile
+  or its holder); it returns to the tile only when nobody has a clear majority
+  there; its option is offered at the start of the holder's next turn only.
 - The other tile details (Fifty Fifty's first step, Black Box piles, Nice Dice
   candidates, My Choice effects that cannot happen, ...) are in :mod:`.game`.
 """

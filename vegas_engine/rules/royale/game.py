@@ -947,10 +947,11 @@ class RoyaleGame(OneSeatState):
                 return
 
     def _check_power(self) -> None:
-        """The Power Play token stays with its holder only while it has the sole majority."""
-        holder = self._power
+        """RULES.md: the Power Play token returns to the tile when no player (imaginary
+        ones included) has a clear majority there. A clear majority of another
+        player leaves it with its holder: only activating the casino takes it."""
         casino = self._power_casino
-        if holder >= 0 and sole_majority(self._counts[casino]) != holder:
+        if self._power >= 0 and sole_majority(self._counts[casino]) < 0:
             self._power = -1
             self._power_ready = False
             self._emit(
@@ -1280,10 +1281,13 @@ class RoyaleGame(OneSeatState):
         if action == ADD_NONE:
             return
         seat = self._current
-        for face_text in action.split()[1:]:
-            casino = int(face_text) - 1
+        casinos = [int(face_text) - 1 for face_text in action.split()[1:]]
+        for casino in casinos:
             self._counts[casino][seat] += 1
             self._emit_move(seat, "black", 1, "black", f"casino {casino + 1}")
+        # Both dice are added at once: the token is checked once they are there.
+        if self._power_casino in casinos:
+            self._check_power()
 
     def _split(self, action: Action) -> None:
         casino, winner = self._ctx
