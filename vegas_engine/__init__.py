@@ -14,6 +14,10 @@ Typical use::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from . import position as positions
 from .chance import ChanceMode
 from .description import GameDescription, OptionValue, check_seed
 from .errors import (
@@ -21,6 +25,7 @@ from .errors import (
     GameOverError,
     IllegalActionError,
     InvalidDescriptionError,
+    InvalidPositionError,
     LogError,
     ReplayMismatchError,
     VegasError,
@@ -51,6 +56,28 @@ def new_game(
         )
     game = validate(game)
     return rule_system(game.rules).new_state(game, check_seed(seed), log, ChanceMode.of(chance))
+
+
+def from_position(
+    game: GameDescription,
+    position: Mapping[str, Any],
+    seed: int,
+    *,
+    log: bool = True,
+    chance: ChanceMode | str = "tape",
+) -> State:
+    """The game at ``position`` (a ``state.position()``), as ``chess.Board(fen)``.
+
+    What nobody knows there (the order of unseen cards, the dice to come) is
+    dealt anew from ``seed``; the rest goes on exactly. A malformed or
+    impossible position raises :class:`InvalidPositionError` naming the field.
+    The log, if kept, starts with a ``position`` event.
+    """
+    if not isinstance(game, GameDescription):
+        raise TypeError(f"from_position takes a description from describe(), got {game!r}")
+    game = validate(game)
+    seed, mode = check_seed(seed), ChanceMode.of(chance)
+    return rule_system(game.rules).from_position(game, seed, positions.copy(position), log, mode)
 
 
 def determinize(observation: JsonDict, seed: int) -> State:
@@ -85,6 +112,7 @@ __all__ = [
     "GameOverError",
     "IllegalActionError",
     "InvalidDescriptionError",
+    "InvalidPositionError",
     "LogError",
     "OptionSpec",
     "OptionValue",
@@ -98,6 +126,7 @@ __all__ = [
     "check_seed",
     "describe",
     "determinize",
+    "from_position",
     "new_game",
     "observe",
     "rule_system",

@@ -195,6 +195,10 @@ class ExplicitChance(State):
         self._pending_chance = None
         self._run_step(None, None, ())
 
+    def _settle_position(self) -> None:
+        self._pending_chance = None
+        self._run_step(None, (), ())
+
     def _apply(self, seat: int, action: Action) -> None:
         self._run_step(None, (seat, action), ())
 
@@ -213,8 +217,10 @@ class ExplicitChance(State):
         try:
             if step is None:
                 game._begin(run)
-            else:
+            elif step:
                 game._apply(run, *step)
+            else:
+                game._settle(run)
         except NeedChance as need:
             run._pending_chance = PendingChance(before, step, given, need.outcomes, need.tape)
             run._stop_for_chance()

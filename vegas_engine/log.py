@@ -50,6 +50,8 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "finish": ("seat", "cards_placed"),
     # An outcome of chance given to a game played with explicit chance.
     "chance": ("outcome",),
+    # The first event of a game started from a position (vegas_engine.from_position).
+    "position": ("position",),
     # royale's own events, each documented where they are made
     **ROYALE_EVENTS,
     "round_end": ("round", "money"),

@@ -43,8 +43,9 @@ class Decision(enum.Enum):
     """
 
 
-#: A step of play: None for the game's start, else (seat, action); see vegas_engine.chance.
-Step = tuple[int, Action] | None
+#: A step of play (see vegas_engine.chance): None for the game's start, () for a
+#: restored position's forced decisions, else (seat, action).
+Step = tuple[()] | tuple[int, Action] | None
 
 
 @dataclass(frozen=True)
@@ -140,8 +141,27 @@ class State(ABC):
         """The events logged so far, or None when the state does not log."""
 
     @abstractmethod
+    def position(self) -> JsonDict:
+        """The whole state as JSON, to go on from with :func:`vegas_engine.from_position`.
+
+        See :mod:`vegas_engine.position`; taken where a seat decides or the game is over.
+        """
+
+    @abstractmethod
     def _begin(self) -> None:
         """Start the game: deal the first round and run until the first decision."""
+
+    @abstractmethod
+    def _settle(self) -> None:
+        """Apply forced decisions (exactly one legal action) until a real choice."""
+
+    @abstractmethod
+    def _start_log(self, position: JsonDict | None) -> None:
+        """Log from a position on (its first event), or keep no log (None)."""
+
+    def _settle_position(self) -> None:
+        """Take a restored position's forced decisions (explicit chance: as a step)."""
+        self._settle()
 
     @abstractmethod
     def _stop_for_chance(self) -> None:
@@ -305,7 +325,6 @@ class OneSeatState(State):
         self._settle()
 
     def _settle(self) -> None:
-        """Apply forced decisions (exactly one legal action) until a real choice."""
         while len(self._legal) == 1:
             self._do(self._legal[0], forced=True)
 

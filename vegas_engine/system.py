@@ -55,6 +55,8 @@ StateFactory = Callable[[GameDescription, int, bool, ChanceMode], "State"]
 #: Builds a state a seat cannot tell from the one it observed (hidden parts sampled
 #: with the seed).
 ObservationFactory = Callable[[GameDescription, int, dict[str, Any]], "State"]
+#: Restores a position: the description, the seed, the position, whether to log, chance.
+PositionFactory = Callable[[GameDescription, int, dict[str, Any], bool, ChanceMode], "State"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class RuleSystem:
     decisions: type[Decision]
     new_state: StateFactory
     from_observation: ObservationFactory
+    from_position: PositionFactory
 
     def option(self, name: str) -> OptionSpec:
         for spec in self.options:

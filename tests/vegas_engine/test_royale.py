@@ -1,10 +1,11 @@
 """`royale` (seed 003): the basic game, the rulebook's worked examples, flow and properties.
 
-Positions are built with :func:`position`: it edits a fresh game's observation
-(tiles, dice, hands, the roll of the seat to move, chips, cards, tile state)
-and rebuilds a state from it with ``RoyaleGame.from_position``; then
-``script_dice`` fixes the coming dice. The tiles have their own tests in
-``test_royale_tiles.py``, which reuses these helpers.
+Situations are set up with :func:`position`: it edits a fresh game's
+position (tiles, dice, hands, the roll of the seat to move, chips, cards, tile
+state) and starts there with ``vegas_engine.from_position`` and explicit
+chance, so :func:`play` can give the coming dice (``"black 3 4"``) where the
+test needs them and let the seed's tape give the rest. The tiles have their
+own tests in ``test_royale_tiles.py``, which reuses these helpers.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from vegas_engine import (
     State,
     describe,
     determinize,
+    from_position,
     new_game,
 )
 from vegas_engine import log as game_logs
@@ -63,7 +65,7 @@ def position(
     options: Mapping[str, bool | int] | None = None,
     seed: int = 0,
     log: bool = True,
-) -> RoyaleGame:
+) -> State:
     """A round-``round_number`` position where ``mover`` has just rolled ``roll`` (+ ``biggie``).
 
     ``tiles`` maps casino -> tile code; ``dice`` casino -> {owner: count}
@@ -73,7 +75,7 @@ def position(
     """
     tiles = dict(tiles or {})
     description = describe("royale", seats, {"tiles": len(tiles), **dict(options or {})})
-    seen = new_game(description, seed, log=False).observe(mover)
+    seen = new_game(description, seed, log=False).position()
     for entry in seen["casinos"]:
         entry["tile"] = None
         entry["dice"] = {}
@@ -106,6 +108,8 @@ def position(
             seen["casinos"][casino]["dice"]["grey"] = count
     state.update(tile_state or {})
     seen["tiles"] = state
+    for entry in seen["casinos"]:  # a casino is closed where No Entry's token lies
+        entry["closed"] = entry["casino"] == state["no_entry"]["closed"]
     for casino, owners in (dice or {}).items():
         seen["casinos"][casino - 1]["dice"].update({str(o): c for o, c in owners.items()})
     for casino, big_owners in (biggies or {}).items():
@@ -122,17 +126,15 @@ def position(
     seen["chips"] = list(chips) if chips is not None else [2] * seats
     if won is not None:
         seen["won"] = [list(cards_won) for cards_won in won]
-        seen["money"] = [sum(cards_won) for cards_won in won]
     if credit is not None:
         seen["bank_credit"] = list(credit)
     seen["current_player"] = mover
-    seen["to_move"] = [mover]
     seen["decision"] = "place"
     seen["context"] = {}
     seen["pending"] = []
     seen["round"] = round_number
     seen["start_player"] = start
-    return RoyaleGame.from_position(description, seed, seen, ROYALE_RULES, log=log)
+    return from_position(description, seen, seed, log=log, chance="explicit")
 
 
 def events_of(state: State, kind: str) -> list[JsonDict]:
@@ -141,12 +143,25 @@ def events_of(state: State, kind: str) -> list[JsonDict]:
     return [event for event in events if event["type"] == kind]
 
 
-def play(state: State, *actions: str) -> None:
-    """Apply ``actions`` in order, each by the seat to move."""
-    for action in actions:
+def play(state: State, *steps: str) -> None:
+    """Take ``steps`` in order: actions of the seat to move, and chance outcomes.
+
+    An outcome (``"black 3 4"``, ``"die 4"``) goes to the first chance node from
+    here that lists it; the chance nodes before it, and those after the last
+    step, take the tape's outcome. So ``play(state, "place 1", "black 3 4")``
+    places, then the black dice show 3 and 4.
+    """
+    for step in steps:
+        while state.is_chance_node() and step not in dict(state.chance_outcomes()):
+            state.apply_chance(state.tape_outcome())
+        if state.is_chance_node():
+            state.apply_chance(step)
+            continue
         seat = state.to_move()[0]
-        assert action in state.legal_actions(seat), (action, state.legal_actions(seat))
-        state.apply_action(action, seat)
+        assert step in state.legal_actions(seat), (step, state.legal_actions(seat))
+        state.apply_action(step, seat)
+    while state.is_chance_node():
+        state.apply_chance(state.tape_outcome())
 
 
 def payout(state: State, casino: int) -> JsonDict:

@@ -15,12 +15,22 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..chance import ChanceMode, ExplicitChance
 from ..description import GameDescription
+from ..errors import InvalidPositionError
+from ..position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
 from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS, ChipRules
@@ -268,6 +278,9 @@ class CardGame(State):
 
     def _stop_for_chance(self) -> None:
         self._decision = CardDecision.CHANCE
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
 
     def _settle(self) -> None:
         """Apply every decision that has exactly one legal action."""
@@ -577,6 +590,142 @@ class CardGame(State):
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
 
+    # ----------------------------------------------------------- positions
+
+    def position(self) -> JsonDict:
+        """Every seat's hand, discards and secret choice, the board, the notes back in
+        the box, and the turn's flow: seats still to choose (``queue``), chip cards
+        still to offer (``chip_offers``, [seat, casino]) and seats whose turn ends
+        after them (``resolving``).
+
+        The note pile, the chip deck and the draw piles are what no one has seen
+        (the game's cards less every card seen), so they are not listed.
+        """
+        if self._decision is _CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        over = self._decision is _NONE
+        chips = self._chips
+        return {
+            "round": min(self._round + 1, self._rules.rounds),
+            "turn": self._turn,
+            "start_player": self._start,
+            "decision": self._decision.value,
+            "current_player": self._current
+            if self._decision is CardDecision.CHIP or (self._sequential and not over)
+            else None,
+            "hands": [_texts(hand) for hand in self._hands],
+            "discards": [_texts(sorted(cards)) for cards in self._discards],
+            "finished": self._finished[:],
+            "casinos": [
+                {
+                    "casino": casino + 1,
+                    "notes": sorted(self._notes[casino], reverse=True),
+                    "cards": {
+                        str(s): _texts(sorted(cards))
+                        for s, cards in enumerate(self._placed[casino])
+                        if cards
+                    },
+                }
+                for casino in range(CASINOS)
+            ],
+            "won": [notes[:] for notes in self._won],
+            "box": self._boxed(),
+            "chosen": {str(seat): action for seat, action in sorted(self._pending.items())},
+            "queue": self._queue[:],
+            "chip_offers": [[seat, casino + 1] for seat, casino in self._chip_offers],
+            "resolving": self._resolving[:],
+            "chips": None
+            if chips is None
+            else {
+                "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
+                "held": [chips.named(held) for held in self._chips_held],
+            },
+        }
+
+    def _boxed(self) -> list[int]:
+        """The notes back in the box (unwon), ascending: what is neither won, stocked nor piled."""
+        out = [note for notes in self._won + self._notes for note in notes] + list(self._pile)
+        return sorted((Counter(self._rules.note_pile()) - Counter(out)).elements())
+
+    @classmethod
+    def from_position(
+        cls, description: GameDescription, seed: int, position: JsonDict, log: bool
+    ) -> CardGame:
+        """The state ``position`` describes; piles and decks shuffled with ``seed``."""
+        check_fields(position, CardGame(description, 0, False).position())
+        return finish(restore(lambda: cls._restore(description, seed, position)), position, log)
+
+    @classmethod
+    def _restore(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
+        state = cls.__new__(cls)
+        rules = RULES
+        n = description.seats
+        state.description = description
+        state.seed = seed
+        state._pending_chance = None
+        state._rules = rules
+        state._n = n
+        state._sequential = bool(description.options["sequential"])
+        chips = state._chips = CHIPS if description.options["chips"] else None
+        rng = state._rng = random.Random(seed)
+        state._rng_shared = False
+        state._log = None
+        state._decision = decision_of(CardDecision, seen["decision"])
+        state._round = seen["round"] - 1 if state._decision is not _NONE else rules.rounds
+        state._turn = seen["turn"]
+        state._start = seen["start_player"]
+        state._finished = [bool(done) for done in _by_seat(seen, "finished", n)]
+        state._won = [list(notes) for notes in _by_seat(seen, "won", n)]
+        state._notes = [list(casino["notes"]) for casino in seen["casinos"]]
+        state._placed = [
+            [_cards(casino["cards"].get(str(s), [])) for s in range(n)]
+            for casino in seen["casinos"]
+        ]
+        if len(state._notes) != CASINOS:
+            raise InvalidPositionError("casinos", f"{CASINOS} casinos, got {len(state._notes)}")
+        seen_notes = [note for notes in state._won + state._notes for note in notes]
+        seen_notes += [int(note) for note in seen["box"]]
+        check_cards("notes", seen_notes, rules.note_pile())
+        pile = list((Counter(rules.note_pile()) - Counter(seen_notes)).elements())
+        rng.shuffle(pile)
+        state._pile = deque(pile)
+        state._chips_at = [[] for _ in range(CASINOS)]
+        state._chips_held = [[] for _ in range(n)]
+        state._chip_deck = []
+        if chips is not None:
+            state._chips_at, state._chips_held, state._chip_deck = chips.restore(seen["chips"], rng)
+        state._hands = [_cards(hand) for hand in _by_seat(seen, "hands", n)]
+        state._discards = [_cards(cards) for cards in _by_seat(seen, "discards", n)]
+        state._draws = []
+        for s in range(n):
+            held = state._hands[s] + state._discards[s]
+            held += [card for casino in state._placed for card in casino[s]]
+            check_cards(f"seat {s}'s cards", held, rules.deck())
+            draw = list((Counter(rules.deck()) - Counter(held)).elements())
+            rng.shuffle(draw)
+            state._draws.append(draw)
+        state._pending = {int(s): action for s, action in seen["chosen"].items()}
+        state._queue = [int(s) for s in seen["queue"]]
+        state._chip_offers = [(int(s), int(casino) - 1) for s, casino in seen["chip_offers"]]
+        state._resolving = [int(s) for s in seen["resolving"]]
+        state._legal = {}
+        state._current = 0
+        if state._decision is CardDecision.CHIP:
+            if chips is None or not state._chip_offers:
+                raise InvalidPositionError("chip_offers", "a chip decision needs a chip offer")
+            state._current, casino = state._chip_offers[0]
+            actions = chips.actions(state._chips_at[casino])
+            state._legal = {state._current: {action: () for action in actions}}
+        elif state._decision is CardDecision.SELECT:
+            if not state._queue:
+                raise InvalidPositionError("queue", "nobody left to choose cards")
+            state._current = state._queue[0]
+            state._legal = {s: rules.selections(state._hands[s]) for s in state._queue}
+            for s, action in state._pending.items():
+                if action not in state._legal.get(s, {}):
+                    raise InvalidPositionError(f"chosen.{s}", f"{action!r} is not legal")
+        return state
+
     @classmethod
     def from_observation(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
         """A state the observing seat cannot tell apart from the real one.
@@ -666,6 +815,35 @@ class CardGame(State):
         return state
 
 
+#: A position's fields (see CardGame.position).
+POSITION_KEYS = (
+    "round",
+    "turn",
+    "start_player",
+    "decision",
+    "current_player",
+    "hands",
+    "discards",
+    "finished",
+    "casinos",
+    "won",
+    "box",
+    "chosen",
+    "queue",
+    "chip_offers",
+    "resolving",
+    "chips",
+)
+
+
+def _by_seat(seen: JsonDict, field: str, seats: int) -> list[Any]:
+    """A position's per-seat list, checked to have one entry per seat."""
+    values = seen[field]
+    if not isinstance(values, list) or len(values) != seats:
+        raise InvalidPositionError(field, f"one entry per seat ({seats})")
+    return values
+
+
 def _texts(cards: Sequence[Card]) -> list[str]:
     return [card_text(card) for card in cards]
 
@@ -683,6 +861,10 @@ class ExplicitCardGame(ExplicitChance, CardGame):
     """A card game that stops at every chance node (``new_game(..., chance="explicit")``)."""
 
     __slots__ = ()
+
+
+def _game(chance: ChanceMode) -> type[CardGame]:
+    return ExplicitCardGame if chance is ChanceMode.EXPLICIT else CardGame
 
 
 CARDGAME = RuleSystem(
@@ -707,8 +889,9 @@ CARDGAME = RuleSystem(
         ),
     ),
     decisions=CardDecision,
-    new_state=lambda description, seed, log, chance: (
-        ExplicitCardGame if chance is ChanceMode.EXPLICIT else CardGame
-    )(description, seed, log),
+    new_state=lambda description, seed, log, chance: _game(chance)(description, seed, log),
     from_observation=CardGame.from_observation,
+    from_position=lambda description, seed, position, log, chance: _game(chance).from_position(
+        description, seed, position, log
+    ),
 )

@@ -9,7 +9,15 @@ from __future__ import annotations
 from ..description import GameDescription
 from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS
-from .dice import RAINBOW, DiceDecision, DiceGame, DiceRules, DiceSetup, new_dice_game
+from .dice import (
+    RAINBOW,
+    DiceDecision,
+    DiceGame,
+    DiceRules,
+    DiceSetup,
+    dice_position,
+    new_dice_game,
+)
 
 # Value (dollars) -> number of notes.
 CLASSIC_NOTES: dict[int, int] = {
@@ -102,6 +110,9 @@ CLASSIC = RuleSystem(
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _classic_setup(description), seen
     ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _classic_setup(description), position, log, chance
+    ),
 )
 
 BOULEVARD = RuleSystem(
@@ -139,6 +150,9 @@ BOULEVARD = RuleSystem(
     ),
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _boulevard_setup(description), seen
+    ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _boulevard_setup(description), position, log, chance
     ),
 )
 

@@ -18,13 +18,22 @@ from __future__ import annotations
 import enum
 import functools
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..chance import ChanceMode, ExplicitChance, dice_outcomes, dice_text, faces_of
 from ..description import GameDescription
+from ..errors import InvalidPositionError
+from ..position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from .chips import ChipRules
 from .rolls import NO_TAPE, RollTape
@@ -344,6 +353,9 @@ class DiceGame(OneSeatState):
     def _stop_for_chance(self) -> None:
         self._decision = DiceDecision.CHANCE
         self._legal = ()
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
@@ -876,6 +888,21 @@ class DiceGame(OneSeatState):
             "casino": self._chip_casino + 1 if self._decision is DiceDecision.CHIP else None,
         }
 
+    # ----------------------------------------------------------- positions
+
+    def position(self) -> JsonDict:
+        """The observation's board (everything in a dice game is public), and the notes
+        put under the pile, in order (vegas_engine.position)."""
+        if self._decision is DiceDecision.CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        seen = self.observe(0)
+        board = {key: seen[key] for key in POSITION_KEYS if key in seen}
+        chips = board["chips"]
+        if chips is not None:
+            del chips["deck_size"]
+        board["under_pile"] = [_note_json(note) for note in self._pile][self._unseen() :]
+        return board
+
     @classmethod
     def from_observation(
         cls, description: GameDescription, seed: int, setup: DiceSetup, observation: JsonDict
@@ -884,11 +911,44 @@ class DiceGame(OneSeatState):
 
         Everything in a dice game is public but the order of the pile: it is
         rebuilt from the notes not seen elsewhere and shuffled with ``seed``.
-        Future rolls come from that seed too. The state
-        keeps no log.
+        Future rolls come from that seed too. The state keeps no log.
         """
+        return cls._restore(description, seed, setup, observation, ())
+
+    @classmethod
+    def from_position(
+        cls,
+        description: GameDescription,
+        seed: int,
+        setup: DiceSetup,
+        position: JsonDict,
+        log: bool,
+    ) -> DiceGame:
+        """The state ``position`` describes; the unseen notes shuffled with ``seed``."""
+        check_fields(position, DiceGame(description, 0, setup, False).position())
+        state = restore(
+            lambda: cls._restore(
+                description,
+                seed,
+                setup,
+                position,
+                [_note_value(note) for note in position["under_pile"]],
+            )
+        )
+        return finish(state, position, log)
+
+    @classmethod
+    def _restore(
+        cls,
+        description: GameDescription,
+        seed: int,
+        setup: DiceSetup,
+        observation: JsonDict,
+        under: Sequence[int],
+    ) -> DiceGame:
         n = setup.seats
         state = cls.__new__(cls)
+        state._pending_chance = None
         state.description = description
         state.seed = seed
         state._setup = setup
@@ -918,13 +978,13 @@ class DiceGame(OneSeatState):
             else []
         )
         state._slot_from = this_turn.index(True) if True in this_turn else len(state._slot)
-        unseen = list(setup.notes)
         seen = [note for notes in state._won + state._notes for note in notes]
-        for note in seen + state._discarded:
-            unseen.remove(note)
+        seen += state._discarded + list(under)
+        check_cards("notes", seen, setup.notes)
+        unseen = list((Counter(setup.notes) - Counter(seen)).elements())
         state._rng.shuffle(unseen)
-        state._pile = deque(unseen)
-        state._returned = 0
+        state._pile = deque(unseen + list(under))
+        state._returned = len(under)
         state._new_tape()
         state._chips_at = [[] for _ in range(CASINOS)]
         state._chips_held = [[] for _ in range(n)]
@@ -948,9 +1008,11 @@ class DiceGame(OneSeatState):
         state._dice = NO_ROLL
         state._kicks_left = 0
         state._kick_casino = 0
-        state._decision = DiceDecision(observation["decision"])
+        state._decision = decision_of(DiceDecision, observation["decision"])
         state._current = observation["current_player"] or 0
         state._legal = ()
+        if not 0 <= state._current < n:
+            raise InvalidPositionError("current_player", f"no seat {state._current}")
         if state._decision is DiceDecision.NONE:
             state._round = setup.rounds
             return state
@@ -961,11 +1023,36 @@ class DiceGame(OneSeatState):
             state._kick_casino = observation["kick"]["casino"] - 1
             state._legal = state._kick_options()
         elif state._decision is DiceDecision.CHIP:
-            assert chips is not None
+            if chips is None or state._chip_casino < 0:
+                raise InvalidPositionError("chips", "a chip decision needs chip cards at a casino")
             state._legal = chips.actions(state._chips_at[state._chip_casino])
         else:
+            held = state._hands[state._current]
+            if [len(faces) for faces in state._dice] != held:
+                raise InvalidPositionError(
+                    "roll", f"seat {state._current} holds {held} dice of each kind, not the roll"
+                )
             state._offer_places(b"".join(state._dice))
         return state
+
+
+#: A position's fields: the observation's board (see DiceGame.position).
+POSITION_KEYS = (
+    "round",
+    "start_player",
+    "decision",
+    "current_player",
+    "roll",
+    "kick",
+    "hands",
+    "kickers_used",
+    "neutral_out",
+    "casinos",
+    "last_roller",
+    "won",
+    "discarded",
+    "chips",
+)
 
 
 class ExplicitDiceGame(ExplicitChance, DiceGame):
@@ -980,6 +1067,19 @@ def new_dice_game(
     """A dice game whose chance the tape resolves, or the caller (explicit)."""
     game = ExplicitDiceGame if chance is ChanceMode.EXPLICIT else DiceGame
     return game(description, seed, setup, log)
+
+
+def dice_position(
+    description: GameDescription,
+    seed: int,
+    setup: DiceSetup,
+    position: JsonDict,
+    log: bool,
+    chance: ChanceMode,
+) -> DiceGame:
+    """The dice game ``position`` describes (see DiceGame.position)."""
+    game = ExplicitDiceGame if chance is ChanceMode.EXPLICIT else DiceGame
+    return game.from_position(description, seed, setup, position, log)
 
 
 def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:

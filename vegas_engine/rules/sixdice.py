@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from ..description import GameDescription
 from ..system import OptionSpec, RuleSystem
-from .dice import DiceDecision, DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes, new_dice_game
+from .dice import (
+    DiceDecision,
+    DiceGame,
+    DiceRules,
+    DiceSetup,
+    NextStart,
+    UnwonNotes,
+    dice_position,
+    new_dice_game,
+)
 
 SIXDICE_RULES = DiceRules(
     notes={
@@ -71,5 +80,8 @@ SIXDICE = RuleSystem(
     ),
     from_observation=lambda description, seed, seen: DiceGame.from_observation(
         description, seed, _setup(description), seen
+    ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _setup(description), position, log, chance
     ),
 )

@@ -28,7 +28,7 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
 from __future__ import annotations
 
 from ...system import OptionSpec, RuleSystem
-from .game import ROYALE_EVENTS, RoyaleDecision, RoyaleGame, new_royale_game
+from .game import ROYALE_EVENTS, RoyaleDecision, RoyaleGame, new_royale_game, royale_position
 from .tiles import ROYALE_RULES, RoyaleRules, Tile, TileRules
 
 ROYALE = RuleSystem(
@@ -58,6 +58,9 @@ ROYALE = RuleSystem(
     ),
     from_observation=lambda description, seed, seen: RoyaleGame.from_observation(
         description, seed, ROYALE_RULES, seen
+    ),
+    from_position=lambda description, seed, position, log, chance: royale_position(
+        description, seed, ROYALE_RULES, position, log, chance
     ),
 )
 

@@ -64,6 +64,15 @@ from ...chance import (
     ordered_dice_outcomes,
 )
 from ...description import GameDescription
+from ...errors import InvalidPositionError
+from ...position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino, roll_json
 from ..rolls import NO_TAPE, RollTape
@@ -341,7 +350,6 @@ class RoyaleGame(OneSeatState):
         "_rolls",
         "_round",
         "_round_winners",
-        "_script",
         "_setup",
         "_side",
         "_stack",
@@ -375,10 +383,10 @@ class RoyaleGame(OneSeatState):
         self._setup = setup
         self._n = n
         self._rng_shared = False
+        self._pending_chance = None
         # Rolls made this round per stream: seats' rolls, then their black dice, then neutral dice.
         self._rolls = [0] * (2 * n + 1)
         self._tape = NO_TAPE
-        self._script: deque[int] = deque()  # faces 1-6 the next dice show (tests)
         self._log = None
         self._pile = deque()
         self._under: list[int] = []
@@ -434,7 +442,6 @@ class RoyaleGame(OneSeatState):
         self._share_random(other)
         other._tape = self._tape
         other._rolls = self._rolls[:]
-        other._script = self._script.copy()
         other._log = None if self._log is None else self._log[:]
         other._pile = self._pile.copy()
         other._under = self._under[:]
@@ -479,13 +486,6 @@ class RoyaleGame(OneSeatState):
         other._bad_luck = self._bad_luck[:]
         return other
 
-    def script_dice(self, faces: Iterable[int]) -> None:
-        """Test helper: the next dice rolled (seats' dice in hand order: regular
-        dice then the Biggie; neutral dice; black dice) show ``faces`` in order;
-        then the round's tape goes on. Shuffles and tile draws are unaffected.
-        """
-        self._script.extend(faces)
-
     def _new_tape(self) -> None:
         rules = self._setup.rules
         width = rules.dice_per_seat + rules.biggies_per_seat
@@ -494,15 +494,10 @@ class RoyaleGame(OneSeatState):
         self._rolls = [0] * (2 * self._n + 1)
 
     def _dice(self, stream: int, count: int) -> Sequence[int]:
-        """Faces 0-5 of the next roll of ``stream`` (see ``_rolls``), scripted ones first."""
+        """Faces 0-5 of the next roll of ``stream`` (see ``_rolls``) on the round's tape."""
         row = self._rolls[stream]
         self._rolls[stream] = row + 1
-        faces = self._tape.roll(stream, row, count)
-        script = self._script
-        if script:
-            scripted = [script.popleft() - 1 for _ in range(min(count, len(script)))]
-            return scripted + list(faces[len(scripted) :])
-        return faces
+        return self._tape.roll(stream, row, count)
 
     # ------------------------------------------------------------ the flow
 
@@ -514,6 +509,9 @@ class RoyaleGame(OneSeatState):
     def _stop_for_chance(self) -> None:
         self._decision = D.CHANCE
         self._legal = ()
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
@@ -1745,7 +1743,7 @@ class RoyaleGame(OneSeatState):
         state._new_tape()
         state._round = observation["round"] - 1
         state._start = observation["start_player"]
-        state._decision = D(observation["decision"])
+        state._decision = decision_of(D, observation["decision"])
         state._current = observation["current_player"] or 0
         state._ctx = _unnamed(_context_fields(state._decision), observation["context"])
         state._stack = []
@@ -1782,6 +1780,7 @@ class RoyaleGame(OneSeatState):
         seen = state._bank_cards + state._under
         for cards in state._cards + state._won:
             seen += cards
+        check_cards("cards", seen, setup.cards)
         unseen = list(setup.cards)
         for card in seen:
             unseen.remove(card)
@@ -1833,28 +1832,60 @@ class RoyaleGame(OneSeatState):
             state._round = rules.rounds
         return state
 
+    # ----------------------------------------------------------- positions
+
+    def position(self) -> JsonDict:
+        """The observation's board, with what only one seat sees: the Lucky Punch
+        tokens hidden (``tiles.lucky_punch.tokens``) and a Black Box split
+        (``tiles.black_box.split``). The face-down pile is the cards seen nowhere
+        else, so it is not listed; ``under_pile`` is in order."""
+        if self._decision is D.CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        seen = self.observe(0)
+        board = {key: seen[key] for key in POSITION_KEYS}
+        tiles = board["tiles"]
+        if tiles["lucky_punch"] is not None:
+            tiles["lucky_punch"]["tokens"] = self._lp_tokens
+        if tiles["black_box"] is not None:
+            tiles["black_box"]["split"] = self._setup.split_actions[self._bb_split]
+        return board
+
     @classmethod
     def from_position(
         cls,
         description: GameDescription,
         seed: int,
-        observation: JsonDict,
         rules: RoyaleRules,
-        *,
-        log: bool = True,
+        position: JsonDict,
+        log: bool,
     ) -> RoyaleGame:
-        """Test and analysis helper: the position an observation (possibly edited) describes.
+        """The state ``position`` describes; the face-down pile shuffled with ``seed``."""
+        check_fields(position, RoyaleGame(description, 0, rules, False).position())
+        state = restore(lambda: cls.from_observation(description, seed, rules, position))
+        return finish(state, position, log)
 
-        Built like :meth:`from_observation` (hidden parts it lacks are drawn
-        from ``seed``), but logging from this point on, and with
-        a forced decision already applied. Tests edit a fresh game's
-        observation (tiles, dice, hands, the current roll, tile state) to reach
-        any position, then :meth:`script_dice` to fix the coming dice.
-        """
-        state = cls.from_observation(description, seed, rules, observation)
-        state._log = [] if log else None
-        state._settle()
-        return state
+
+#: A position's fields (see RoyaleGame.position): the observation's, less the observer's.
+POSITION_KEYS = (
+    "round",
+    "start_player",
+    "decision",
+    "current_player",
+    "context",
+    "pending",
+    "roll",
+    "placed",
+    "black_dice",
+    "hands",
+    "chips",
+    "bank_credit",
+    "won",
+    "casinos",
+    "bank_cards",
+    "under_pile",
+    "round_winners",
+    "tiles",
+)
 
 
 class ExplicitRoyaleGame(ExplicitChance, RoyaleGame):
@@ -1869,6 +1900,19 @@ def new_royale_game(
     """A royale game whose chance the tape resolves, or the caller (explicit)."""
     game = ExplicitRoyaleGame if chance is ChanceMode.EXPLICIT else RoyaleGame
     return game(description, seed, rules, log)
+
+
+def royale_position(
+    description: GameDescription,
+    seed: int,
+    rules: RoyaleRules,
+    position: JsonDict,
+    log: bool,
+    chance: ChanceMode,
+) -> RoyaleGame:
+    """The royale game ``position`` describes (see RoyaleGame.position)."""
+    game = ExplicitRoyaleGame if chance is ChanceMode.EXPLICIT else RoyaleGame
+    return game.from_position(description, seed, rules, position, log)
 
 
 def _roll_json(arena: list[int]) -> JsonDict:
