@@ -10,6 +10,17 @@ Typical use::
         seat = state.to_move()[0]
         state.apply_action(state.legal_actions(seat)[0], seat)
     print(state.result())
+
+Chance, made explicit (OpenSpiel's chance nodes; by default the seed's tape
+rolls and draws)::
+
+    state = new_game(game, seed=7, chance="explicit")
+    state.chance_outcomes()            # [("note 10000", Fraction(1, 9)), ...]
+    state.apply_chance("note 90000")
+
+A position (as a FEN): ``state.position()`` is the whole state as JSON, and
+``from_position(game, position, seed)`` goes on from it. ``docs/engine.md``
+has the details.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from .state import Action, PendingChance, State, Step
 
 Outcome = str
 #: A chance node's outcomes with their probabilities, in a stable order.
-Outcomes = dict[Outcome, Fraction]  # the same as state.ChanceOutcomes
+Outcomes = dict[Outcome, Fraction]
 
 
 class ChanceMode(enum.Enum):
@@ -66,7 +66,7 @@ class ChanceMode(enum.Enum):
         """The mode named ``value``; a clear error for anything else."""
         mode = _MODES.get(value) if isinstance(value, str | ChanceMode) else None
         if mode is None:
-            allowed = ", ".join(repr(mode.value) for mode in cls)
+            allowed = ", ".join(repr(known.value) for known in cls)
             raise ValueError(f"chance must be one of {allowed}, got {value!r}")
         return mode
 
