@@ -26,11 +26,10 @@ from . import protocol
 from .protocol import TYPE_CHECKING, Limits, MessageType, ProtocolError
 
 if TYPE_CHECKING:  # typing costs milliseconds at every bot start: not at run time
+    import random
     from typing import IO, Any
 
     from .protocol import JsonDict
-
-    Observation = JsonDict
 
 
 class Bot:
@@ -42,6 +41,9 @@ class Bot:
     and it tells nothing of the dice) and :attr:`limits` are set;
     during :meth:`act`, :attr:`time_left_ms` and :attr:`bank_left_ms` tell how
     long this decision may take, and :meth:`seconds_left` counts down.
+
+    :attr:`rng` is a :class:`random.Random` seeded with :attr:`bot_seed` at
+    each new game: use it for every random choice and a game replays exactly.
     """
 
     #: Shown in match results; defaults to the class name.
@@ -55,9 +57,29 @@ class Bot:
         self.time_left_ms = 0
         self.bank_left_ms = 0
         self._deadline = 0.0
+        self._rng: random.Random | None = None
 
-    def act(self, observation: Observation) -> str:
-        """Choose one of ``observation["legal_actions"]`` (strings like ``"place 3"``)."""
+    @property
+    def rng(self) -> random.Random:
+        """The bot's random generator, seeded with :attr:`bot_seed` at each new game."""
+        if self._rng is None:
+            import random  # here, not at the top: a bot that never draws does not load it
+
+            self._rng = random.Random(self.bot_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def act(self, observation: Any) -> str:
+        """Choose one of ``observation["legal_actions"]`` (strings like ``"place 3"``).
+
+        The observation is JSON (``docs/observation.md``); annotate it in your
+        bot with the type of :mod:`bots_sdk.observations` for the rule systems
+        it plays (``Observation`` for all of them), and a type checker knows
+        every field.
+        """
         raise NotImplementedError("a bot implements act(observation) -> action")
 
     def on_game_start(self, seat: int, game: JsonDict) -> None:
@@ -116,6 +138,7 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
             instance.game = message["game"]
             instance.bank_left_ms = int(message["bank_ms"])
             instance.bot_seed = int(message.get("bot_seed", 0))
+            instance._rng = None  # reseeded from the new bot_seed when first used
             instance.on_game_start(instance.seat, instance.game)
         elif kind == MessageType.GAME_OVER:
             instance = _started(instance, kind)
