@@ -92,6 +92,26 @@ class Bot:
         """Seconds until the current decision's deadline, by this process's clock."""
         return self._deadline - time.monotonic()
 
+    # What the SDK calls: serve() for the protocol, and in-process drivers
+    # (bots_sdk.rl plays house bots inside a training environment).
+
+    def begin_game(self, seat: int, game: JsonDict, bot_seed: int, bank_ms: int) -> None:
+        """Set up a new game (seat, description, bot seed, time bank) and run the hook."""
+        self.seat = seat
+        self.game = game
+        self.bank_left_ms = bank_ms
+        self.bot_seed = bot_seed
+        self._rng = None  # reseeded from the new bot_seed when first used
+        self.on_game_start(seat, game)
+
+    def decide(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
+        """Answer one request: set the clock, then :meth:`act`."""
+        received = time.monotonic()
+        self.time_left_ms = time_left_ms
+        self.bank_left_ms = bank_left_ms
+        self._deadline = received + time_left_ms / 1000
+        return self.act(observation)
+
 
 def run(bot: type[Bot] | Bot) -> None:
     """Play the protocol on stdin/stdout until ``shutdown`` or end of input.
@@ -115,11 +135,9 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
         kind = message["type"]
         if kind == MessageType.REQUEST:
             instance = _started(instance, kind)
-            received = time.monotonic()
-            instance.time_left_ms = int(message["time_left_ms"])
-            instance.bank_left_ms = int(message["bank_left_ms"])
-            instance._deadline = received + instance.time_left_ms / 1000
-            chosen = instance.act(message["observation"])
+            chosen = instance.decide(
+                message["observation"], int(message["time_left_ms"]), int(message["bank_left_ms"])
+            )
             _send(writer, protocol.action(message["id"], chosen))
         elif kind == MessageType.HELLO:
             if message.get("protocol") != protocol.PROTOCOL_VERSION:
@@ -134,12 +152,12 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
             _send(writer, protocol.ready(instance.name or type(instance).__name__))
         elif kind == MessageType.NEW_GAME:
             instance = _started(instance, kind)
-            instance.seat = int(message["seat"])
-            instance.game = message["game"]
-            instance.bank_left_ms = int(message["bank_ms"])
-            instance.bot_seed = int(message.get("bot_seed", 0))
-            instance._rng = None  # reseeded from the new bot_seed when first used
-            instance.on_game_start(instance.seat, instance.game)
+            instance.begin_game(
+                int(message["seat"]),
+                message["game"],
+                int(message.get("bot_seed", 0)),
+                int(message["bank_ms"]),
+            )
         elif kind == MessageType.GAME_OVER:
             instance = _started(instance, kind)
             instance.on_game_end(message["result"])
