@@ -485,3 +485,32 @@ class ObservationEncoder:
             "tiles.black_box.sizes", [0, 0] if box is None else [size / 6 for size in box["sizes"]]
         )
         w.add("tiles.bad_luck", self._seat_flags(t["bad_luck"], rel))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m bots_sdk.rl.encoding``: a table's vector layout and action space."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--rules", default="classic")
+    parser.add_argument("--seats", type=int, default=2)
+    parser.add_argument("--options", default="{}", help="JSON, e.g. '{\"chips\": true}'")
+    args = parser.parse_args(argv)
+    table = _engine.table(args.rules, args.seats, json.loads(args.options))
+    encoder = ObservationEncoder(table)
+    print(f"{table.rules}, {table.seats} seats, {dict(table.options)}")
+    print(f"observation vector: {encoder.size} values")
+    for segment in encoder.segments:
+        print(
+            f"  {segment.start:4d}  {segment.name:28s} {segment.size:3d}"
+            f"  [{segment.low:g}, {segment.high:g}]"
+        )
+    actions = action_space(table).actions
+    print(f"actions: {len(actions)}")
+    for index, action in enumerate(actions):
+        print(f"  {index:4d}  {action}")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from bots_sdk.rl.encoding import (
     ActionSpaceError,
     ObservationEncoder,
     action_space,
+    main,
     pairwise_returns,
 )
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
@@ -75,3 +78,27 @@ def test_returns_are_zero_sum_pairwise_comparisons() -> None:
     assert pairwise_returns([2, 1, 3, 3]) == pytest.approx([1 / 3, 1.0, -2 / 3, -2 / 3])
     for ranks in ([1, 2, 3], [1, 1, 3], [3, 1, 2, 2, 5]):
         assert sum(pairwise_returns(ranks)) == pytest.approx(0.0)
+
+
+def test_docs_name_every_segment_of_every_table() -> None:
+    """docs/rl.md's tables list exactly the segments the encoder writes."""
+    text = (Path(__file__).resolve().parents[3] / "docs" / "rl.md").read_text()
+    section = text.split("## The observation vector")[1].split("\n## ")[0]
+    documented = {
+        name
+        for row in re.findall(r"^\| (`[^|]*) \|", section, re.M)
+        for name in re.findall(r"`([a-z_.C]+)`", row)
+    }
+    written = {
+        re.sub(r"casino\d", "casinoC", segment.name)
+        for rules, seats, options in CONFIGS
+        for segment in ObservationEncoder(_engine.table(rules, seats, options)).segments
+    }
+    assert documented == written
+
+
+def test_the_layout_command_prints_segments_and_actions(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--rules", "classic", "--seats", "2", "--options", '{"chips": true}'])
+    printed = capsys.readouterr().out
+    assert "observation vector: 167 values" in printed and "chips.held" in printed
+    assert "actions: 12" in printed and "chip none" in printed
