@@ -21,10 +21,11 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from bots_sdk.seats import by_seat
 
 from . import _engine
 from ._engine import JsonDict, Table
@@ -253,6 +254,11 @@ class ObservationEncoder:
         )
 
     def encode(self, observation: JsonDict) -> Vector:
+        if (observation["rules"], observation["seats"]) != (self.table.rules, self.seats):
+            raise ValueError(
+                f"an observation of {observation['rules']} with {observation['seats']} seats; "
+                f"this encoder is for {self.table.rules} with {self.seats}"
+            )
         values = self._write(observation).values
         if len(values) != self.size:
             raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
@@ -279,13 +285,10 @@ class ObservationEncoder:
         return ordered
 
     def _seat_keyed(
-        self, mapping: dict[str, Any], rel: Callable[[int], int], scale: float
+        self, mapping: dict[str, int], rel: Callable[[int], int], scale: float
     ) -> list[float]:
-        ordered = [0.0] * self.seats
-        for key, value in mapping.items():
-            if key.isdigit():
-                ordered[rel(int(key))] = value / scale
-        return ordered
+        """An object keyed by seat (``{"0": 2, "neutral": 1}``): the seats' values, scaled."""
+        return self._by_seat([value / scale for value in by_seat(mapping, self.seats)], rel)
 
     def _seat_flags(self, seats: Iterable[int], rel: Callable[[int], int]) -> list[float]:
         flags = [0.0] * self.seats

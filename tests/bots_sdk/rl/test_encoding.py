@@ -102,3 +102,12 @@ def test_the_layout_command_prints_segments_and_actions(capsys: pytest.CaptureFi
     printed = capsys.readouterr().out
     assert "observation vector: 167 values" in printed and "chips.held" in printed
     assert "actions: 12" in printed and "chip none" in printed
+
+
+def test_an_observation_of_another_table_is_refused() -> None:
+    encoder = ObservationEncoder(_engine.table("classic", 2))
+    observation = _engine.observe(_engine.new_state(_engine.table("classic", 3), 0), 0)
+    with pytest.raises(
+        ValueError, match="classic with 3 seats; this encoder is for classic with 2"
+    ):
+        encoder.encode(observation)
