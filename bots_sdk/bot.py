@@ -92,10 +92,11 @@ class Bot:
         """Seconds until the current decision's deadline, by this process's clock."""
         return self._deadline - time.monotonic()
 
-    # What the SDK calls: serve() for the protocol, and in-process drivers
-    # (bots_sdk.rl plays house bots inside a training environment).
+    # What the SDK calls (a bot does not override them): serve() for the
+    # protocol, and in-process drivers (bots_sdk.rl plays house bots inside a
+    # training environment).
 
-    def begin_game(self, seat: int, game: JsonDict, bot_seed: int, bank_ms: int) -> None:
+    def handle_new_game(self, seat: int, game: JsonDict, bot_seed: int, bank_ms: int) -> None:
         """Set up a new game (seat, description, bot seed, time bank) and run the hook."""
         self.seat = seat
         self.game = game
@@ -104,7 +105,7 @@ class Bot:
         self._rng = None  # reseeded from the new bot_seed when first used
         self.on_game_start(seat, game)
 
-    def decide(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
+    def handle_request(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
         """Answer one request: set the clock, then :meth:`act`."""
         received = time.monotonic()
         self.time_left_ms = time_left_ms
@@ -135,7 +136,7 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
         kind = message["type"]
         if kind == MessageType.REQUEST:
             instance = _started(instance, kind)
-            chosen = instance.decide(
+            chosen = instance.handle_request(
                 message["observation"], int(message["time_left_ms"]), int(message["bank_left_ms"])
             )
             _send(writer, protocol.action(message["id"], chosen))
@@ -152,7 +153,7 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
             _send(writer, protocol.ready(instance.name or type(instance).__name__))
         elif kind == MessageType.NEW_GAME:
             instance = _started(instance, kind)
-            instance.begin_game(
+            instance.handle_new_game(
                 int(message["seat"]),
                 message["game"],
                 int(message.get("bot_seed", 0)),

@@ -122,7 +122,7 @@ class VegasEnv(gymnasium.Env[Vector, np.int64]):
             "seats": self.table.seats,
         }
         for other, bot in self._bots.items():
-            bot.begin_game(other, game, self._draw_seed(), self.limits.bank_ms)
+            bot.handle_new_game(other, game, self._draw_seed(), self.limits.bank_ms)
         self._play_opponents()
         return self._observation(), self._info()
 
@@ -177,7 +177,7 @@ class VegasEnv(gymnasium.Env[Vector, np.int64]):
                 observation = _engine.observe(self.state, mover)
                 bot = self._bots[mover]
                 decision_ms = self.limits.decision_ms
-                action = bot.decide(observation, decision_ms, self.limits.bank_ms)
+                action = bot.handle_request(observation, decision_ms, self.limits.bank_ms)
                 _engine.apply(self.state, action, mover)
         if not movers:
             for other, bot in self._bots.items():
