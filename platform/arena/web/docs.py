@@ -80,6 +80,13 @@ PAGES: tuple[DocPage, ...] = (
         REFERENCE,
     ),
     DocPage(
+        "rl",
+        "rl.md",
+        "Reinforcement learning",
+        "PettingZoo, OpenSpiel and Gymnasium bridges, and a short training run.",
+        REFERENCE,
+    ),
+    DocPage(
         "game-log",
         "game-log.md",
         "The game log",
