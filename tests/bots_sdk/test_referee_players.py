@@ -3,6 +3,7 @@ callback (the events so far, as the game is played). Real processes, trusted mod
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,5 +80,5 @@ def test_progress_shows_the_events_so_far_before_each_decision_and_at_the_end() 
     assert first[0][0]["type"] == "round_start" and first[-1] == record.log["events"]
     assert second[-1] == again.log["events"]
     # Each call sees the one before it and more: the replay only grows.
-    for before, after in zip(first, first[1:], strict=False):
+    for before, after in itertools.pairwise(first):
         assert after[: len(before)] == before and len(after) > len(before)
