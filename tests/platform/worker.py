@@ -363,3 +363,36 @@ GOOD_BOT = protocol_bot()
 SANDBOXED_BOT = protocol_bot(
     prelude="import os\nassert os.getuid() != 0 and os.uname().nodename == 'vegas-bot'"
 )
+
+
+@contextmanager
+def site_worker(data_dir: Path, media_root: Path) -> Iterator[CeleryWorker]:
+    """:func:`redis_worker` for a live server: every thread of this process publishes to the
+    worker's queue, the live server's request threads too (:func:`publishing_to` makes its
+    publisher current in the calling thread only, and the app would run tasks eagerly)."""
+    from arena.celery import app as arena_app
+
+    queue = unique_queue()
+    keys = ("task_always_eager", "broker_url", "broker_write_url", "task_default_queue")
+    saved = {key: arena_app.conf[key] for key in keys}
+    try:
+        with broker_worker(data_dir, media_root, broker_url=REDIS_URL, queue=queue) as (
+            worker,
+            _,
+        ):
+            arena_app.conf.update(
+                task_always_eager=False,
+                broker_url=REDIS_URL,
+                broker_write_url=REDIS_URL,
+                task_default_queue=queue,
+            )
+            arena_app._pool = None
+            arena_app.amqp._producer_pool = None
+            try:
+                yield worker
+            finally:
+                arena_app.conf.update(saved)
+                arena_app._pool = None
+                arena_app.amqp._producer_pool = None
+    finally:
+        purge_queue(queue)

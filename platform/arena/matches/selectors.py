@@ -200,14 +200,15 @@ def match_live_read(*, match: Match, since: int = 0) -> LiveEvents | None:
     hidden as the log is sealed (``Match.sealed``): while another game dealt by the
     same seed (a duplicate deal's) is still to play, for its dice are these.
     """
-    if match.status != MatchStatus.RUNNING:
-        return None
-    deal_in_play = (
-        Match.objects.filter(seed=match.seed, status__in=UNPLAYED).exclude(pk=match.pk).exists()
-    )
-    if deal_in_play:
+    if match.status != MatchStatus.RUNNING or match_deal_in_play(match=match):
         return None
     return live_read(feed=match_feed(match.pk), since=since)
+
+
+def match_deal_in_play(*, match: Match) -> bool:
+    """Whether another match dealt by the same seed (a duplicate deal's game) is still to
+    play: until it is, this one's dice are theirs, and stay hidden."""
+    return Match.objects.filter(seed=match.seed, status__in=UNPLAYED).exclude(pk=match.pk).exists()
 
 
 def ladder_logs(
