@@ -12,16 +12,22 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+import vegas_engine
 from arena.ladders.services import ladder_create
+from arena.live.services import LivePublisher
 from arena.matches.games import MatchGame
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
-from arena.tables.models import Table, TableStatus
+from arena.tables import services as table_services
+from arena.tables.models import Table, TableStatus, table_feed
+from arena.tables.services import table_ask, table_create, table_start
+from vegas_engine.policies import random_policy
 
 from .browser import PHONE, overflows_horizontally
 from .test_browser import PASSWORD
@@ -29,11 +35,7 @@ from .test_match_pipeline import house_bot, player_bot
 from .worker import needs_redis, needs_shared_database, protocol_bot, site_worker, wait_for
 
 pytest_plugins = ("tests.platform.browser",)
-pytestmark = [
-    needs_shared_database,
-    needs_redis,
-    pytest.mark.django_db(transaction=True),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 # A bot that takes its time (in the sandbox): the match lasts long enough to watch.
 SLOW_BOT = protocol_bot(before="time.sleep(0.25)")
@@ -44,6 +46,8 @@ def steps_shown(page: Any) -> int:
     return int(page.inner_text("#replay-position").split("/")[-1])
 
 
+@needs_shared_database
+@needs_redis
 def test_a_person_plays_a_whole_game_against_a_house_bot_by_clicking(
     page: Any,
     screenshot: Any,
@@ -119,6 +123,8 @@ def test_a_person_plays_a_whole_game_against_a_house_bot_by_clicking(
         screenshot("table-finished-phone")
 
 
+@needs_shared_database
+@needs_redis
 def test_a_running_match_shows_its_replay_growing_then_its_result(
     page: Any, screenshot: Any, alice: Any, house: Any, media_root: Path, tmp_path: Path
 ) -> None:
@@ -161,3 +167,69 @@ def test_a_running_match_shows_its_replay_growing_then_its_result(
         assert "Game over" in page.inner_text("#replay-caption")
         assert steps_shown(page) >= counts[-1]
         screenshot("match-finished-after-live")
+
+
+def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
+    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any, monkeypatch: Any
+) -> None:
+    """A card game table being played, its worker stood in for: the board (the live feed)
+    and the decision asked are the worker's writes, made here; the page is the person's."""
+    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
+    random = house_bot(house, "random").bot
+    table = table_start(
+        table=table_create(
+            player=alice, rules="cardgame", seats=3, seat=0, opponents=[random, random]
+        )
+    )
+    description = vegas_engine.describe("cardgame", 3, table.seed)
+    state = vegas_engine.new_game(description)
+    rng = Random(1)
+    # Two turns played; in the third the other seats have chosen, the person not yet.
+    while True:
+        events = state.events() or []
+        movers = state.to_move()
+        if 0 in movers and sum(e["type"] == "play" for e in events) >= 6:
+            for seat in movers:
+                if seat != 0:
+                    state.apply_action(random_policy(state, seat, rng), seat)
+            break
+        seat = movers[0]
+        state.apply_action(random_policy(state, seat, rng), seat)
+    events = list(state.events() or [])
+    assert any(e["type"] == "decision" and e["seat"] != 0 for e in events[-3:])
+    LivePublisher(feed=table_feed(table.pk), attempt=1, interval_s=0)(1, events)
+    observation = vegas_engine.observe(state, 0)
+    assert table_ask(table_id=table.pk, request_id=9, observation=observation, time_ms=80_000)
+
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    buttons = page.locator("#decision-actions .action-button")
+    expect(buttons.first).to_be_visible()
+    assert buttons.all_inner_texts() == observation["legal_actions"]
+    assert "your hand: " + " ".join(observation["hand"]) in page.inner_text("#decision-line")
+    # The other seats' hands are face down, the person's shown; their choices of this turn
+    # are nowhere on the page.
+    for seat in (1, 2):
+        hand = page.locator(f"#replay-seats tr[data-seat='{seat}'] td.hand .hand-card")
+        assert hand.count() > 0
+        assert (
+            hand.count()
+            == page.locator(f"#replay-seats tr[data-seat='{seat}'] td.hand .hidden-card").count()
+        )
+    mine = page.locator("#replay-seats tr[data-seat='0'] td.hand .hand-card")
+    assert sorted(mine.all_inner_texts()) == sorted(observation["hand"])
+    text = page.inner_text("#replay")
+    assert "undefined" not in text and "secret choices, revealed" not in text.split("Step")[-1]
+    screenshot("table-cardgame")
+    page.set_viewport_size(PHONE)
+    assert not overflows_horizontally(page)
+    screenshot("table-cardgame-phone")
+    # The person plays a card: the answer is stored for the worker to send on.
+    choice = observation["legal_actions"][-1]
+    buttons.last.click()
+    expect(page.locator("#decision-line")).to_contain_text(f"You chose “{choice}”")
+    wait_for(
+        lambda: Table.objects.get(pk=table.pk).answer == choice,
+        timeout=10,
+        what="the answer to be stored",
+    )

@@ -101,6 +101,7 @@ class TableForm(forms.Form):
                 coerce=int,
                 choices=[("", "—"), *choices],
                 required=False,
+                empty_value=None,
                 initial=default.pk if default else None,
                 widget=BotSelect(widget_plays),
             )
