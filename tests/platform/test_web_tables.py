@@ -165,7 +165,10 @@ def test_a_running_match_page_follows_its_game_unless_its_deal_seals_it(
     ladder = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
     versions = [house_bot(house, "greedy"), house_bot(house, "random")]
     game = MatchGame.of(ladder)
-    match = match_start(match=match_create(ladder_id=ladder.pk, game=game, versions=versions))
+    queued = match_create(ladder_id=ladder.pk, game=game, versions=versions)
+    waiting = Client().get(f"/matches/{queued.pk}/").content.decode()
+    assert "waits for a worker" in waiting and replay_data(waiting)["events"] == []
+    match = match_start(match=queued)
     events = game_log(play(vegas_engine.describe("classic", 2, 1), [greedy_policy] * 2))["events"]
     LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0)(1, events[:20])
     page = Client().get(f"/matches/{match.pk}/").content.decode()

@@ -468,8 +468,10 @@ def board_document(log: dict[str, Any], players: list[dict[str, Any]]) -> dict[s
     }
 
 
-#: How often the viewer of a game being played asks for its new events.
+#: How often the viewer of a game being played asks for its new events: a match's
+#: watchers every second, a person at a table (whose turn comes back) twice as often.
 LIVE_POLL_MS = 1000
+TABLE_POLL_MS = 500
 
 
 def live_document(
@@ -479,6 +481,7 @@ def live_document(
     *,
     url: str,
     playing: Sequence[str],
+    every_ms: int = LIVE_POLL_MS,
 ) -> dict[str, Any]:
     """The viewer's document of a game still being played: its events so far (from 0), and
     where to ask for the next (``url?since=N``) while its status is one of ``playing``."""
@@ -488,7 +491,7 @@ def live_document(
         "url": url,
         "attempt": None if live is None else live.attempt,
         "playing": list(playing),
-        "every_ms": LIVE_POLL_MS,
+        "every_ms": every_ms,
     }
     return document
 

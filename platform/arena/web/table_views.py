@@ -109,6 +109,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             state.events,
             url=reverse("table-detail", args=[table.pk]),
             playing=ACTIVE,
+            every_ms=presenters.TABLE_POLL_MS,
         )
     elif (log := table_log_read(table=table)) is not None:
         replay = presenters.board_document(log, players)

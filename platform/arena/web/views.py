@@ -393,9 +393,9 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     log = match_log_read(match=match, user=request.user)
     owned = presenters.owned_seats(participants, request.user)
     replay = None if log is None else presenters.replay_document(log, participants)
-    # Being played: the replay grows as the worker publishes the game (sealed as the log
-    # would be, while a game of its deal is still to play).
-    live = match.status == MatchStatus.RUNNING and not match_deal_in_play(match=match)
+    # Queued or being played: the replay grows as the worker publishes the game (sealed as
+    # the log would be, while another game of its deal is still to play).
+    live = match.status in UNPLAYED and not match_deal_in_play(match=match)
     if live:
         replay = presenters.live_document(
             match.game,

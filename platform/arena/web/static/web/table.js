@@ -86,6 +86,7 @@
     const leave = document.getElementById("leave-form");
     if (leave) leave.hidden = body.status !== "queued"; // only a game not dealt yet is left
     const decision = body.decision;
+    panel.dataset.request = decision ? String(decision.request) : "";
     if (!decision) {
       shown = null;
       actions.replaceChildren();
