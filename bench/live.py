@@ -31,7 +31,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
@@ -101,7 +100,7 @@ def person_latency(decisions: int) -> None:
     from arena.players.services import player_create
     from arena.tables import services
     from arena.tables.models import Table, TableStatus
-    from arena.tables.selectors import table_state
+    from arena.tables.selectors import table_log_read, table_state
     from arena.tables.services import table_act, table_create, table_run
     from bots_sdk.launcher import HOUSE_DIR
 
@@ -120,7 +119,7 @@ def person_latency(decisions: int) -> None:
         table = table_create(player=person, rules="classic", seats=2, seat=0, opponents=[bot])
         stop = threading.Event()
 
-        def answer(table_id: int = table.pk) -> None:
+        def answer(table_id: int = table.pk, stop: threading.Event = stop) -> None:
             try:
                 while not stop.is_set():
                     current = Table.objects.get(pk=table_id)
@@ -144,8 +143,6 @@ def person_latency(decisions: int) -> None:
         if played.status != TableStatus.FINISHED:
             print(f"  table {played.pk} {played.status}: {played.error}")
             return
-        from arena.tables.selectors import table_log_read
-
         log = table_log_read(table=played)
         assert log is not None
         seats = log["referee"]["seats"]
