@@ -156,7 +156,7 @@ class MatchLogApi(APIView):
 
 class LiveEventsOutput(serializers.Serializer[dict[str, Any]]):
     match = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=MatchStatus.choices)
+    status = serializers.CharField(help_text="queued, running, finished, ...")
     live = serializers.BooleanField(
         help_text="Whether events of the game being played are shown: false before the "
         "worker published any, once it finished (read its log), and while its log would "
