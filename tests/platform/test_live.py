@@ -29,7 +29,7 @@ from arena.matches.selectors import match_live_read
 from arena.matches.services import match_create, match_create_deal, match_run, match_start
 
 from .test_match_pipeline import house_bot, player_bot, stored_log
-from .worker import protocol_bot
+from .worker import needs_concurrent_writes, protocol_bot
 
 EVENTS = [{"type": "round_start", "round": 1, "start_player": 0}] + [
     {"type": "roll", "seat": n % 2, "dice": {"die": [n % 6 + 1]}} for n in range(9)
@@ -96,6 +96,7 @@ def test_a_running_deal_game_shows_nothing_while_another_game_of_its_deal_is_to_
     assert match_live_read(match=second, since=0) is None  # not running: nothing
 
 
+@needs_concurrent_writes
 @pytest.mark.django_db(transaction=True)
 def test_a_running_match_shows_its_events_as_they_are_played_then_its_log(
     alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch, settings: Any

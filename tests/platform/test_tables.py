@@ -47,7 +47,7 @@ from vegas_engine.policies import play, random_policy
 from vegas_engine.replay import replay
 
 from .test_match_pipeline import house_bot, player_bot
-from .worker import SANDBOXED_BOT
+from .worker import SANDBOXED_BOT, needs_concurrent_writes
 
 
 def qualify(version: BotVersion, rules: str, seats: int = 2) -> BotVersion:
@@ -284,6 +284,7 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
 # --------------------------------------------------------------------------- whole games
 
 
+@needs_concurrent_writes
 @pytest.mark.django_db(transaction=True)
 def test_a_person_plays_a_whole_game_against_a_house_bot_and_a_sandboxed_upload(
     alice: Any, bob: Any, house: Any, queued: Any
@@ -325,6 +326,7 @@ def test_a_person_plays_a_whole_game_against_a_house_bot_and_a_sandboxed_upload(
     assert downloaded.json()["events"] == log["events"]
 
 
+@needs_concurrent_writes
 @pytest.mark.django_db(transaction=True)
 def test_a_person_who_walks_away_forfeits_and_the_bots_finish_the_game(
     alice: Any, house: Any, settings: Any, queued: Any
@@ -343,6 +345,7 @@ def test_a_person_who_walks_away_forfeits_and_the_bots_finish_the_game(
     assert played.request_id is None and played.observation is None
 
 
+@needs_concurrent_writes
 @pytest.mark.django_db(transaction=True)
 def test_the_board_shows_the_game_so_far_as_the_person_may_know_it(
     alice: Any, house: Any, queued: Any

@@ -48,6 +48,12 @@ needs_shared_database = pytest.mark.skipif(
     not IS_POSTGRES, reason="a worker shares the test database on PostgreSQL only"
 )
 needs_redis = pytest.mark.skipif(not redis_up(), reason="no Redis on 127.0.0.1:6379")
+# Threads of this process writing at once (a game played beside its person or watcher):
+# SQLite's in-memory test database locks whole tables across connections, where the
+# embedded mode's file database waits (WAL, a busy timeout).
+needs_concurrent_writes = pytest.mark.skipif(
+    not IS_POSTGRES, reason="threads writing at once need PostgreSQL's test database"
+)
 
 
 def test_database_url() -> str:
