@@ -270,6 +270,7 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
         assert done.status_code == 200 and done.json()["decision"] is None
     client.force_authenticate(bob)
     assert client.get(f"/api/tables/{table.pk}/").status_code == 404
+    assert client.post(f"/api/tables/{table.pk}/leave/").status_code == 404
     assert (
         client.post(
             f"/api/tables/{table.pk}/act/", {"request": 7, "action": "place 1"}, format="json"

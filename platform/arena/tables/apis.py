@@ -13,7 +13,7 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -221,7 +221,10 @@ class TableLeaveApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         """Leave a table no worker has taken yet (a game being played ends when you stop
         answering: you forfeit after the time-out)."""
-        table = table_cancel(table=_table_or_404(request, table_id))
+        table = _table_or_404(request, table_id)
+        if table.player_id != signed_in(request).pk:
+            raise PermissionDenied("only the table's player leaves it.")
+        table = table_cancel(table=table)
         return Response(TableOutput(table_state(table=_table_or_404(request, table.pk))).data)
 
 
