@@ -45,6 +45,13 @@ PAGES: tuple[DocPage, ...] = (
         GETTING_STARTED,
     ),
     DocPage(
+        "play",
+        "play.md",
+        "Playing in the browser",
+        "Take a seat against bots, and watch matches as they are played.",
+        GETTING_STARTED,
+    ),
+    DocPage(
         "rules",
         "rules.md",
         "The rules",
