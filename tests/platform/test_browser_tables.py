@@ -159,6 +159,9 @@ def test_a_running_match_shows_its_replay_growing_then_its_result(
             timeout=30_000,
         )
         counts.append(steps_shown(page))
+        # The title follows too: the page opened on a queued match says it is running now.
+        expect(page.locator("#match-status")).to_have_text("running")
+        assert page.locator("#match-waits").count() == 0
         screenshot("match-live")
         page.set_viewport_size(PHONE)
         assert not overflows_horizontally(page)
