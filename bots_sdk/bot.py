@@ -26,11 +26,10 @@ from . import protocol
 from .protocol import TYPE_CHECKING, Limits, MessageType, ProtocolError
 
 if TYPE_CHECKING:  # typing costs milliseconds at every bot start: not at run time
+    import random
     from typing import IO, Any
 
     from .protocol import JsonDict
-
-    Observation = JsonDict
 
 
 class Bot:
@@ -42,6 +41,9 @@ class Bot:
     and it tells nothing of the dice) and :attr:`limits` are set;
     during :meth:`act`, :attr:`time_left_ms` and :attr:`bank_left_ms` tell how
     long this decision may take, and :meth:`seconds_left` counts down.
+
+    :attr:`rng` is a :class:`random.Random` seeded with :attr:`bot_seed` at
+    each new game: use it for every random choice and a game replays exactly.
     """
 
     #: Shown in match results; defaults to the class name.
@@ -55,9 +57,29 @@ class Bot:
         self.time_left_ms = 0
         self.bank_left_ms = 0
         self._deadline = 0.0
+        self._rng: random.Random | None = None
 
-    def act(self, observation: Observation) -> str:
-        """Choose one of ``observation["legal_actions"]`` (strings like ``"place 3"``)."""
+    @property
+    def rng(self) -> random.Random:
+        """The bot's random generator, seeded with :attr:`bot_seed` at each new game."""
+        if self._rng is None:
+            import random  # here, not at the top: a bot that never draws does not load it
+
+            self._rng = random.Random(self.bot_seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def act(self, observation: Any) -> str:
+        """Choose one of ``observation["legal_actions"]`` (strings like ``"place 3"``).
+
+        The observation is JSON (``docs/observation.md``); annotate it in your
+        bot with the type of :mod:`bots_sdk.observations` for the rule systems
+        it plays (``Observation`` for all of them), and a type checker knows
+        every field.
+        """
         raise NotImplementedError("a bot implements act(observation) -> action")
 
     def on_game_start(self, seat: int, game: JsonDict) -> None:
@@ -69,6 +91,27 @@ class Bot:
     def seconds_left(self) -> float:
         """Seconds until the current decision's deadline, by this process's clock."""
         return self._deadline - time.monotonic()
+
+    # What the SDK calls (a bot does not override them): serve() for the
+    # protocol, and in-process drivers (bots_sdk.rl plays house bots inside a
+    # training environment).
+
+    def handle_new_game(self, seat: int, game: JsonDict, bot_seed: int, bank_ms: int) -> None:
+        """Set up a new game (seat, description, bot seed, time bank) and run the hook."""
+        self.seat = seat
+        self.game = game
+        self.bank_left_ms = bank_ms
+        self.bot_seed = bot_seed
+        self._rng = None  # reseeded from the new bot_seed when first used
+        self.on_game_start(seat, game)
+
+    def handle_request(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
+        """Answer one request: set the clock, then :meth:`act`."""
+        received = time.monotonic()
+        self.time_left_ms = time_left_ms
+        self.bank_left_ms = bank_left_ms
+        self._deadline = received + time_left_ms / 1000
+        return self.act(observation)
 
 
 def run(bot: type[Bot] | Bot) -> None:
@@ -93,11 +136,9 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
         kind = message["type"]
         if kind == MessageType.REQUEST:
             instance = _started(instance, kind)
-            received = time.monotonic()
-            instance.time_left_ms = int(message["time_left_ms"])
-            instance.bank_left_ms = int(message["bank_left_ms"])
-            instance._deadline = received + instance.time_left_ms / 1000
-            chosen = instance.act(message["observation"])
+            chosen = instance.handle_request(
+                message["observation"], int(message["time_left_ms"]), int(message["bank_left_ms"])
+            )
             _send(writer, protocol.action(message["id"], chosen))
         elif kind == MessageType.HELLO:
             if message.get("protocol") != protocol.PROTOCOL_VERSION:
@@ -112,11 +153,12 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
             _send(writer, protocol.ready(instance.name or type(instance).__name__))
         elif kind == MessageType.NEW_GAME:
             instance = _started(instance, kind)
-            instance.seat = int(message["seat"])
-            instance.game = message["game"]
-            instance.bank_left_ms = int(message["bank_ms"])
-            instance.bot_seed = int(message.get("bot_seed", 0))
-            instance.on_game_start(instance.seat, instance.game)
+            instance.handle_new_game(
+                int(message["seat"]),
+                message["game"],
+                int(message.get("bot_seed", 0)),
+                int(message["bank_ms"]),
+            )
         elif kind == MessageType.GAME_OVER:
             instance = _started(instance, kind)
             instance.on_game_end(message["result"])

@@ -21,7 +21,7 @@ import select
 import selectors
 import signal
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, NoReturn
@@ -35,6 +35,10 @@ from . import protocol, sandbox
 from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
+
+#: Called with a game's id and its events so far (the engine's list, which grows:
+#: copy what you keep), before each decision is asked and once the game is over.
+Progress = Callable[[int, Sequence[JsonDict]], None]
 
 READ_CHUNK = 64 * 1024
 #: After EOF on stdout, how long to wait for the process to exit before calling
@@ -258,10 +262,13 @@ class SeatRecord:
     startup_ms: float | None = None
     fault: Fault | None = None
     resources: JsonDict = field(default_factory=dict)
+    #: The seat's own limits, when they are not the match's (``player_limits``).
+    limits: Limits | None = None
 
     def to_json(self) -> JsonDict:
         times = sorted(self.decision_ms)
-        return {
+        own = {"limits": self.limits.to_json()} if self.limits is not None else {}
+        return own | {
             "seat": self.seat,
             "player": self.player,
             "name": self.name,
@@ -306,6 +313,11 @@ class Match:
     :func:`bot_seed`): give the same key to repeat a match; without one, a
     random key is drawn, kept as :attr:`bot_seed_key` and in every
     :class:`GameRecord`.
+
+    ``player_limits`` gives some players limits of their own (by index in
+    ``players``; the others have ``limits``): a person's seat gets minutes where
+    bots get a second. ``on_progress`` follows the games as they are played
+    (:data:`Progress`), e.g. to show a replay that grows.
     """
 
     def __init__(
@@ -316,9 +328,15 @@ class Match:
         launcher: Launcher = launch_bot,
         games_per_process: int | None = None,
         bot_seed_key: bytes | None = None,
+        player_limits: Mapping[int, Limits] | None = None,
+        on_progress: Progress | None = None,
     ) -> None:
         self.players = list(players)
         self.limits = limits or Limits()
+        self.player_limits = dict(player_limits or {})
+        if not set(self.player_limits) <= set(range(len(self.players))):
+            raise ValueError(f"player_limits names players 0-{len(self.players) - 1} only")
+        self.on_progress = on_progress
         self.launcher = launcher
         self.games_per_process = games_per_process
         self.bot_seed_key = new_bot_seed_key() if bot_seed_key is None else bot_seed_key
@@ -372,6 +390,10 @@ class Match:
         self.outcomes[player].append(outcome)
         return outcome
 
+    def limits_of(self, player: int) -> Limits:
+        """The limits ``player`` plays under: its own, else the match's."""
+        return self.player_limits.get(player, self.limits)
+
     # -------------------------------------------------------------- games
     def play(self, description: GameDescription, seed: int, seating: Sequence[int]) -> GameRecord:
         """Play one game dealt by ``seed``; ``seating[seat]`` is the player in that seat."""
@@ -380,7 +402,9 @@ class Match:
         self.games_played += 1
         game_id = self.games_played
         seats = [
-            SeatRecord(seat, player, self.players[player].name)
+            SeatRecord(
+                seat, player, self.players[player].name, limits=self.player_limits.get(player)
+            )
             for seat, player in enumerate(seating)
         ]
         game = _Game(self, game_id, description, seed, seats)
@@ -391,12 +415,13 @@ class Match:
     def _start(self, player: int) -> tuple[_Connection | None, Fault | None]:
         """Launch a player's process (``hello`` sent); a fault if it cannot start."""
         spec = self.players[player]
+        limits = self.limits_of(player)
         started = time.monotonic()
         try:
-            process = self.launcher(spec, self.limits)
+            process = self.launcher(spec, limits)
         except (sandbox.SandboxError, OSError, ValueError) as error:
             return None, Fault(FaultKind.LAUNCH_FAILED, f"cannot start {spec.name}: {error}")
-        connection = _Connection(process, self.limits, started)
+        connection = _Connection(process, limits, started)
         self.connections[player] = connection
         return connection, None
 
@@ -418,8 +443,10 @@ class _Game:
         self.description = description
         self.seed = seed
         self.seats = seats
+        #: Each seat's limits: its player's own, else the match's.
+        self.seat_limits = [match.limits_of(record.player) for record in seats]
         self.state = new_game(description, seed, log=True)
-        self.bank_ms = [float(self.limits.bank_ms)] * description.seats
+        self.bank_ms = [float(limits.bank_ms) for limits in self.seat_limits]
         self.fallback_rng = [policy_rng(seed, seat) for seat in range(description.seats)]
 
     def connection(self, seat: int) -> _Connection | None:
@@ -446,16 +473,16 @@ class _Game:
                     fault.game_id = self.game_id
                     continue
                 assert connection is not None
-                deadline = connection.started + self.limits.startup_ms / 1000
+                deadline = connection.started + connection.limits.startup_ms / 1000
                 try:
-                    connection.send(protocol.hello(self.limits), deadline)
+                    connection.send(protocol.hello(connection.limits), deadline)
                 except _BotFault as error:
                     self._fault(record.seat, error, None, None)
                     continue
                 launching[connection] = record.seat
         if launching:
             replies = _collect(
-                {c: c.started + self.limits.startup_ms / 1000 for c in launching},
+                {c: c.started + c.limits.startup_ms / 1000 for c in launching},
                 FaultKind.STARTUP_TIMEOUT,
             )
             for connection, reply in replies.items():
@@ -464,7 +491,7 @@ class _Game:
                     if reply.kind is FaultKind.STARTUP_TIMEOUT:
                         reply = connection.silence_cause(reply)
                     if reply.kind is FaultKind.STARTUP_TIMEOUT:
-                        reply.message = f"no ready line within {self.limits.startup_ms} ms"
+                        reply.message = f"no ready line within {connection.limits.startup_ms} ms"
                     self._fault(seat, reply, None, _ms(time.monotonic() - connection.started))
                     continue
                 line, received = reply
@@ -484,11 +511,11 @@ class _Game:
                 self.game_id,
                 record.seat,
                 self.description.to_json(),  # never the seed
-                self.limits.bank_ms,
+                live.limits.bank_ms,
                 bot_seed(self.seed, record.seat, key=self.match.bot_seed_key),
             )
             try:
-                live.send(message, time.monotonic() + self.limits.decision_ms / 1000)
+                live.send(message, time.monotonic() + live.limits.decision_ms / 1000)
             except _BotFault as error:
                 self._fault(record.seat, error, None, None)
 
@@ -505,13 +532,14 @@ class _Game:
     def run(self) -> None:
         state = self.state
         while movers := state.to_move():
+            self._progress()
             pending: dict[_Connection, float] = {}
             asked: dict[int, tuple[_Connection, JsonDict, float]] = {}
             for seat in movers:
                 connection = self.connection(seat)
                 if connection is None:
                     continue
-                budget = max(0.0, min(self.limits.decision_ms, self.bank_ms[seat]))
+                budget = max(0.0, min(self.seat_limits[seat].decision_ms, self.bank_ms[seat]))
                 message = protocol.request(
                     connection.next_request,
                     self.game_id,
@@ -540,6 +568,13 @@ class _Game:
             for seat in movers:
                 action = self._action(seat, asked.get(seat), replies)
                 state.apply_action(action, seat)
+        self._progress()
+
+    def _progress(self) -> None:
+        if self.match.on_progress is not None:
+            events = self.state.events()
+            assert events is not None  # the referee's games always log
+            self.match.on_progress(self.game_id, events)
 
     def _action(
         self,
@@ -554,11 +589,12 @@ class _Game:
             if isinstance(reply, _BotFault):
                 if reply.kind is FaultKind.TIMEOUT:
                     reply = connection.silence_cause(reply)
-                if reply.kind is FaultKind.TIMEOUT and self.limits.decision_ms > self.bank_ms[seat]:
+                limits = self.seat_limits[seat]
+                if reply.kind is FaultKind.TIMEOUT and limits.decision_ms > self.bank_ms[seat]:
                     reply.kind = FaultKind.TIME_BANK
-                    reply.message = f"used up its time bank ({self.limits.bank_ms} ms per game)"
+                    reply.message = f"used up its time bank ({limits.bank_ms} ms per game)"
                 elif reply.kind is FaultKind.TIMEOUT:
-                    reply.message = f"no reply within {self.limits.decision_ms} ms"
+                    reply.message = f"no reply within {limits.decision_ms} ms"
                 self._fault(seat, reply, message, _ms(time.monotonic() - sent))
             else:
                 line, received = reply
@@ -623,7 +659,7 @@ class _Game:
                 continue
             message = protocol.game_over(self.game_id, record.seat, result)
             try:
-                connection.send(message, time.monotonic() + self.limits.decision_ms / 1000)
+                connection.send(message, time.monotonic() + connection.limits.decision_ms / 1000)
             except _BotFault:
                 # The game is decided: a bot gone at this point forfeits nothing,
                 # but its process is over; the next game starts a new one.
@@ -835,6 +871,7 @@ __all__ = [
     "BOT_SEED_KEY_BYTES",
     "GameRecord",
     "Match",
+    "Progress",
     "SeatRecord",
     "bot_seed",
     "new_bot_seed_key",

@@ -10,29 +10,26 @@ Works for every rule system the engine knows.
 
 from __future__ import annotations
 
-import random
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from bots_sdk import Bot, run
 from vegas_engine import determinize
 from vegas_engine.policies import greedy_policy
+from vegas_engine.state import JsonDict
+
+if TYPE_CHECKING:
+    from bots_sdk.observations import Observation
 
 
 class GreedyBot(Bot):
     name = "greedy"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.rng = random.Random()
-
-    def on_game_start(self, seat: int, game: dict[str, Any]) -> None:
-        self.rng = random.Random(self.bot_seed)
-
-    def act(self, observation: dict[str, Any]) -> str:
-        legal: list[str] = observation["legal_actions"]
+    def act(self, observation: Observation) -> str:
+        legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
-        state = determinize(observation, self.rng.getrandbits(63))
+        # self.rng: seeded by the SDK with the game's bot seed, so games replay.
+        state = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
         return greedy_policy(state, self.seat, self.rng)
 
 

@@ -13,13 +13,16 @@ and no more than its fair share of the time bank left for the game.
 
 from __future__ import annotations
 
-import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from bots_sdk import Bot, run
 from vegas_engine import State, determinize
 from vegas_engine.policies import greedy_policy
+from vegas_engine.state import JsonDict
+
+if TYPE_CHECKING:
+    from bots_sdk.observations import Observation
 
 
 class MonteCarloBot(Bot):
@@ -29,15 +32,8 @@ class MonteCarloBot(Bot):
     #: Decisions a seat makes per round, roughly: to share the time bank.
     decisions_per_round = 6
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.rng = random.Random()
-
-    def on_game_start(self, seat: int, game: dict[str, Any]) -> None:
-        self.rng = random.Random(self.bot_seed)
-
-    def act(self, observation: dict[str, Any]) -> str:
-        legal: list[str] = observation["legal_actions"]
+    def act(self, observation: Observation) -> str:
+        legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
         started = time.monotonic()
@@ -51,7 +47,7 @@ class MonteCarloBot(Bot):
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         for sample in range(self.playouts):
-            sampled = determinize(observation, self.rng.getrandbits(63))
+            sampled = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
             for action in legal:
                 now = time.monotonic()
                 if now + slowest > hard or (sample and now > soft):
@@ -77,7 +73,7 @@ class MonteCarloBot(Bot):
         mine: int = result[self.seat].money
         return float(mine - max(r.money for r in result if r.seat != self.seat))
 
-    def thinking_time(self, observation: dict[str, Any]) -> float:
+    def thinking_time(self, observation: Observation) -> float:
         """Seconds for this decision: half the decision's time, at most a fair
         share of the bank for the decisions still to come (every rule system
         has rounds; a seat makes a few decisions in each)."""

@@ -1,31 +1,25 @@
 """The house bot ``random``: picks a legal action uniformly at random.
 
 The smallest possible bot. It needs no engine: the observation lists the
-legal actions. Seeded by the bot seed the referee sends, so a game between house
-bots replays identically.
+legal actions. It draws from ``self.rng``, which the SDK seeds with the bot
+seed the referee sends at each new game, so a game between house bots
+replays identically.
 """
 
 from __future__ import annotations
 
-import random
-
 from bots_sdk import Bot, run
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing is slow
+if TYPE_CHECKING:
+    from bots_sdk.observations import Observation
 
 
 class RandomBot(Bot):
     name = "random"
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.rng = random.Random()
-
-    def on_game_start(self, seat: int, game: dict[str, object]) -> None:
-        self.rng = random.Random(self.bot_seed)
-
-    def act(self, observation: dict[str, object]) -> str:
-        legal = observation["legal_actions"]
-        assert isinstance(legal, list)
-        return str(self.rng.choice(legal))
+    def act(self, observation: Observation) -> str:
+        return self.rng.choice(observation["legal_actions"])
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.leagues",
+    "arena.live",
+    "arena.tables",
     "arena.web",
 ]
 
@@ -309,6 +311,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.leagues.tasks.leagues_advance_due",
         "schedule": 10.0,
     },
+    "sweep-live-feeds": {
+        "task": "arena.live.tasks.live_sweep",
+        "schedule": 3600.0,
+    },
+    "end-lost-tables": {
+        "task": "arena.tables.tasks.tables_end_lost",
+        "schedule": 60.0,
+    },
 }
 
 # --------------------------------------------------------------------------- arena
@@ -349,6 +359,21 @@ ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
 # Challenges (unrated matches on request): games per request, and per player per hour.
 ARENA_CHALLENGE_MAX_GAMES = env_int("ARENA_CHALLENGE_MAX_GAMES", 10)
 ARENA_CHALLENGE_GAMES_PER_HOUR = env_int("ARENA_CHALLENGE_GAMES_PER_HOUR", 30)
+
+# Tables: a person plays an unrated game against bots in the browser. Games waiting
+# or being played at once per person; the person's time per decision (past it they
+# forfeit, and the bots play on); a table whose worker is silent this long failed
+# (the worker beats every quarter of it); one no worker took this long failed too.
+ARENA_TABLES_PER_PLAYER = env_int("ARENA_TABLES_PER_PLAYER", 1)
+ARENA_TABLE_DECISION_SECONDS = env_int("ARENA_TABLE_DECISION_SECONDS", 90)
+ARENA_TABLE_LEASE_SECONDS = env_int("ARENA_TABLE_LEASE_SECONDS", 60)
+ARENA_TABLE_QUEUE_SECONDS = env_int("ARENA_TABLE_QUEUE_SECONDS", 900)
+
+# A running match's page shows its replay as it grows: the worker publishes the new
+# events at most this often (milliseconds). Feeds of games that never ended properly
+# are swept after ARENA_LIVE_KEEP_HOURS.
+ARENA_LIVE_PUBLISH_MS = env_int("ARENA_LIVE_PUBLISH_MS", 500)
+ARENA_LIVE_KEEP_HOURS = env_int("ARENA_LIVE_KEEP_HOURS", 24)
 
 # --------------------------------------------------------------------------- api
 

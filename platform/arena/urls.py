@@ -27,7 +27,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
             + url(reverse("auth-token")),
             "endpoints": {
                 name: url(f"/api/{name}/")
-                for name in ("bots", "ladders", "matches", "challenges", "leagues")
+                for name in ("bots", "ladders", "matches", "challenges", "leagues", "tables")
             },
         }
     )
@@ -43,6 +43,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("matches/", include("arena.matches.urls")),
     path("challenges/", include("arena.ladders.challenge_urls")),
     path("leagues/", include("arena.leagues.urls")),
+    path("tables/", include("arena.tables.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from local static files (drf-spectacular-sidecar). Not Redoc: its page
     # loads web fonts from Google.

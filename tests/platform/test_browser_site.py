@@ -8,10 +8,18 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus, Visibility
-from arena.ladders.models import Entry
+from arena.ladders.models import Challenge, Entry
 from arena.leagues.models import LeagueVisibility
 from arena.matches.models import Match, MatchStatus
+from arena.matches.services import SeatOutcome
+from arena.tables import services as table_services
+from arena.tables.models import Table
+from arena.tables.services import table_create, table_finish, table_start
+from vegas_engine.log import dumps, game_log
+from vegas_engine.policies import greedy_policy
+from vegas_engine.policies import play as engine_play
 
 from .browser import PHONE, SCREENSHOTS, overflows_horizontally
 from .factories import BotFactory, BotVersionFactory, LadderFactory
@@ -105,11 +113,27 @@ def test_the_league_form_fills_the_slug_and_withdrawing_asks_first(
     expect(page.locator(".messages")).to_contain_text(f"Withdrew {first.name}")
 
 
-PHONE_PAGES = ["home", "ladder", "match", "bot", "player", "league", "kits", "upload"]
+PHONE_PAGES = [
+    "home",
+    "ladder",
+    "match",
+    "bot",
+    "player",
+    "leagues",
+    "league",
+    "league-new",
+    "challenge",
+    "play",
+    "table",
+    "kits",
+    "upload",
+    "docs",
+    "doc-play",
+]
 
 
 @pytest.fixture
-def site(alice: Any, bob: Any) -> dict[str, str]:
+def site(alice: Any, bob: Any, house: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """One of everything, with long names, for the phone screenshots."""
     ladder = LadderFactory(slug="classic-4", name="Classic, 4 seats", rules="classic", seats=4)
     versions = [
@@ -133,16 +157,42 @@ def site(alice: Any, bob: Any) -> dict[str, str]:
         slug="autumn",
         visibility=LeagueVisibility.PRIVATE,
     )
+    challenge = Challenge.objects.create(
+        requested_by=alice, ladder=ladder, bot_version=versions[0], games=1
+    )
+    challenge.matches.add(match)
     return {
         "home": "/",
         "ladder": "/ladders/classic-4/",
         "match": f"/matches/{match.pk}/",
         "bot": f"/bots/{versions[0].bot_id}/",
         "player": "/players/alice/",
+        "leagues": "/leagues/",
         "league": f"/leagues/{league.slug}/",
+        "league-new": "/leagues/new/",
+        "challenge": f"/challenges/{challenge.pk}/",
+        "play": "/play/",
+        "table": f"/play/{finished_table(alice, house, monkeypatch).pk}/",
         "kits": "/kits/",
         "upload": "/upload/",
+        "docs": "/docs/",
+        "doc-play": "/docs/play/",
     }
+
+
+def finished_table(alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch) -> Table:
+    """A four-seat table Alice played to the end (an engine game stands in for the worker)."""
+    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
+    bots = [
+        BotVersionFactory(bot=BotFactory(owner=house, name=name)).bot
+        for name in ("greedy", "montecarlo", "gambler")
+    ]
+    table = table_start(
+        table=table_create(player=alice, rules="classic", seats=4, seat=2, opponents=bots)
+    )
+    state = engine_play(vegas_engine.describe("classic", 4), table.seed, [greedy_policy] * 4)
+    outcomes = [SeatOutcome(r.seat, r.money, r.rank) for r in state.result() or []]
+    return table_finish(table=table, outcomes=outcomes, game_log=dumps(game_log(state)).encode())
 
 
 @pytest.mark.parametrize("viewport", [PHONE])
@@ -151,11 +201,20 @@ def test_every_page_fits_a_phone(
 ) -> None:
     log_in("alice", PASSWORD)
     cut: list[str] = []
+    scrolled: list[str] = []
     for name in PHONE_PAGES:
         page.goto(site[name])
         if overflows_horizontally(page):
             cut.append(name)
+        # The key tables reflow into labelled rows: none scrolls sideways in its box.
+        wide = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.table.reflow'))
+                .filter((t) => (t.parentElement.scrollWidth > t.parentElement.clientWidth + 1))
+                .map((t) => t.className)"""
+        )
+        scrolled.extend(f"{name}: {table}" for table in wide)
         screenshot(f"phone-{name}")
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"phone-{name}-top.png"))
     assert not cut, f"pages wider than the phone: {cut}"
+    assert not scrolled, f"tables that scroll instead of reflowing: {scrolled}"

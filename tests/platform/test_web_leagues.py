@@ -91,7 +91,7 @@ def test_a_finished_league_shows_fixtures_standings_and_winner(
     # Each seat shows the frozen version.
     assert html.count(">v1</span>") >= 2 * games.count()
     # The standings: rank, bot, points, money, league rating.
-    table = html.split('class="table standings"')[1].split("</table>")[0]
+    table = html.split('class="table reflow standings"')[1].split("</table>")[0]
     rows = table.split("<tr>")[2:]
     assert len(rows) == 3
     for row, standing in zip(rows, standings, strict=True):
@@ -163,7 +163,7 @@ def test_a_withdrawn_entrant_stays_in_the_standings_marked_forfeited(
     with django_assert_max_num_queries(6):
         response = Client().get("/leagues/open/")
     html = response.content.decode()
-    table = html.split('class="table standings"')[1].split("</table>")[0]
+    table = html.split('class="table reflow standings"')[1].split("</table>")[0]
     (row,) = (r for r in table.split("<tr>")[2:] if ">run0</a>" in r)
     assert (
         '<span class="badge status-failed" title="withdrawn by its owner on 2031-03-01 20:00 UTC, '

@@ -77,7 +77,7 @@ def forfeited_match(ladder: Ladder, versions: list[Any], seed: int, *, seat: int
 def result_seats(response: Any) -> list[int]:
     """The seats of the result table's rows, top to bottom."""
     html = response.content.decode()
-    table = html[html.index('<table class="table results">') : html.index("</table>")]
+    table = html[html.index('<table class="table reflow results">') : html.index("</table>")]
     return [int(seat) for seat in re.findall(r'<tr data-seat="(\d+)">', table)]
 
 

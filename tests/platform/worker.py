@@ -48,6 +48,12 @@ needs_shared_database = pytest.mark.skipif(
     not IS_POSTGRES, reason="a worker shares the test database on PostgreSQL only"
 )
 needs_redis = pytest.mark.skipif(not redis_up(), reason="no Redis on 127.0.0.1:6379")
+# Threads of this process writing at once (a game played beside its person or watcher):
+# SQLite's in-memory test database locks whole tables across connections, where the
+# embedded mode's file database waits (WAL, a busy timeout).
+needs_concurrent_writes = pytest.mark.skipif(
+    not IS_POSTGRES, reason="threads writing at once need PostgreSQL's test database"
+)
 
 
 def test_database_url() -> str:
@@ -363,3 +369,36 @@ GOOD_BOT = protocol_bot()
 SANDBOXED_BOT = protocol_bot(
     prelude="import os\nassert os.getuid() != 0 and os.uname().nodename == 'vegas-bot'"
 )
+
+
+@contextmanager
+def site_worker(data_dir: Path, media_root: Path) -> Iterator[CeleryWorker]:
+    """:func:`redis_worker` for a live server: every thread of this process publishes to the
+    worker's queue, the live server's request threads too (:func:`publishing_to` makes its
+    publisher current in the calling thread only, and the app would run tasks eagerly)."""
+    from arena.celery import app as arena_app
+
+    queue = unique_queue()
+    keys = ("task_always_eager", "broker_url", "broker_write_url", "task_default_queue")
+    saved = {key: arena_app.conf[key] for key in keys}
+    try:
+        with broker_worker(data_dir, media_root, broker_url=REDIS_URL, queue=queue) as (
+            worker,
+            _,
+        ):
+            arena_app.conf.update(
+                task_always_eager=False,
+                broker_url=REDIS_URL,
+                broker_write_url=REDIS_URL,
+                task_default_queue=queue,
+            )
+            arena_app._pool = None
+            arena_app.amqp._producer_pool = None
+            try:
+                yield worker
+            finally:
+                arena_app.conf.update(saved)
+                arena_app._pool = None
+                arena_app.amqp._producer_pool = None
+    finally:
+        purge_queue(queue)

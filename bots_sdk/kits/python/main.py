@@ -9,34 +9,44 @@ notes, the dice just rolled, everyone's money, and "legal_actions", a list of
 strings such as "place 3" (their grammar: docs/actions.md). Return one of
 them, verbatim. print() goes to stderr, your log. The SDK (bots_sdk.run)
 speaks the protocol for you (docs/protocol.md).
+
+The SDK's helpers: bots_sdk.actions reads an action string into parts
+(parse_action("place 3").face == 3) and builds one (Place(3) == "place 3");
+bots_sdk.seats reads seat-keyed objects ({"0": 2, "neutral": 1}) by seat
+number; bots_sdk.observations types every field for a type checker.
 """
 
-import random
-
 from bots_sdk import Bot, run
+from bots_sdk.actions import Place, parse_action
+from bots_sdk.seats import by_seat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # types for your editor and mypy; nothing to load at run time
+    from bots_sdk.observations import Observation
 
 
 class Starter(Bot):
     name = "starter-python"
 
-    def on_game_start(self, seat, game):
-        # The referee's bot_seed: the same seed gives the same choices, so a
-        # game can be replayed exactly.
-        self.rng = random.Random(self.bot_seed)
-
     # ===== act(observation) -> action: the one place to edit =====
     # Answer within self.time_left_ms (self.seconds_left() counts down; the
     # referee's clock includes the pipe: keep a margin), or the seat forfeits.
-    def act(self, observation):
-        # The biggest top note among the casinos we may place on; ties at random.
+    # self.rng is seeded with the referee's bot_seed at each game: the same
+    # seed gives the same choices, so a game can be replayed exactly.
+    def act(self, observation: "Observation") -> str:
+        # The biggest top note among the casinos we may place on, where we
+        # are not already ahead; ties at random.
+        seats, me = observation["seats"], observation["seat"]
         top = {}
         for casino in observation["casinos"]:
             values = [note for note in casino.get("notes", []) if isinstance(note, int)]
-            top[casino["casino"]] = max(values, default=0)
+            dice = by_seat(casino.get("dice", {}), seats)
+            ahead = dice[me] > 0 and dice[me] == max(dice)
+            top[casino["casino"]] = 0 if ahead else max(values, default=0)
 
         def value(action):
-            verb, _, argument = action.partition(" ")
-            return top.get(int(argument), 0) if verb == "place" and argument.isdigit() else 0
+            parsed = parse_action(action)
+            return top.get(parsed.face, 0) if isinstance(parsed, Place) else 0
 
         legal = observation["legal_actions"]
         best = max(value(action) for action in legal)

@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from arena.pagination import NewestFirstCursor, paginated_response
 
 from .models import Match, MatchStatus, Participant
-from .selectors import match_get_visible, match_list, match_log_read
+from .selectors import match_get_visible, match_list, match_live_read, match_log_read
 
 
 class ParticipantOutput(serializers.Serializer[Participant]):
@@ -152,6 +152,55 @@ class MatchLogApi(APIView):
         if "download" in request.query_params:
             response["Content-Disposition"] = f'attachment; filename="match-{match_id}.json"'
         return response
+
+
+class LiveEventsOutput(serializers.Serializer[dict[str, Any]]):
+    match = serializers.IntegerField()
+    status = serializers.CharField(help_text="queued, running, finished, ...")
+    live = serializers.BooleanField(
+        help_text="Whether events of the game being played are shown: false before the "
+        "worker published any, once it finished (read its log), and while its log would "
+        "be sealed (a duplicate deal's other games are still to play)."
+    )
+    attempt = serializers.IntegerField(
+        allow_null=True,
+        help_text="The attempt being played: when it changes, the game started again "
+        "from its first event.",
+    )
+    since = serializers.IntegerField(help_text="Index of the first event returned.")
+    total = serializers.IntegerField(help_text="Events published so far.")
+    events = serializers.ListField(
+        child=serializers.DictField(), help_text="Events as in the game log (docs/game-log.md)."
+    )
+
+
+class MatchEventsApi(APIView):
+    class FilterSerializer(serializers.Serializer[None]):
+        since = serializers.IntegerField(
+            required=False, min_value=0, default=0, help_text="The first event wanted."
+        )
+
+    @extend_schema(parameters=[FilterSerializer], responses=LiveEventsOutput)
+    def get(self, request: Request, match_id: int) -> Response:
+        """The events of a running match so far, from ``since`` on: poll it to follow the
+        game; once ``status`` is finished, read its log."""
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        since = filters.validated_data["since"]
+        match = match_get_visible(match_id=match_id, user=request.user)
+        if match is None:
+            raise Http404
+        live = match_live_read(match=match, since=since)
+        data = {
+            "match": match.pk,
+            "status": match.status,
+            "live": live is not None,
+            "attempt": None if live is None else live.attempt,
+            "since": since if live is None else live.since,
+            "total": 0 if live is None else live.total,
+            "events": [] if live is None else live.events,
+        }
+        return Response(LiveEventsOutput(data).data)
 
 
 class JSONLinesRenderer(BaseRenderer):

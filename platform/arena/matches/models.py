@@ -30,6 +30,11 @@ class MatchStatus(models.TextChoices):
 UNPLAYED = (MatchStatus.QUEUED, MatchStatus.RUNNING)
 
 
+def match_feed(match_id: int) -> str:
+    """The live feed (arena.live) of the match's events while it is played."""
+    return f"match:{match_id}"
+
+
 def seed_in_play(seed: Any) -> Exists:
     """Whether a match still to play is dealt by ``seed`` (a value or an OuterRef).
 

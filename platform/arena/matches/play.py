@@ -13,6 +13,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from arena.bots.sandboxing import (
@@ -22,11 +23,12 @@ from arena.bots.sandboxing import (
     materialised,
     require_isolation,
 )
+from arena.live.services import LivePublisher
 from bots_sdk import referee, sandbox
 from bots_sdk.faults import FaultKind
 from vegas_engine import log as game_logs
 
-from .models import ForfeitCause, Match
+from .models import ForfeitCause, Match, match_feed
 from .services import SeatOutcome
 
 
@@ -64,11 +66,21 @@ def play_match(match: Match) -> PlayedMatch:
     require_isolation(versions)
     description = game.setup().describe()
     launcher = RecordingLauncher()
+    # The match's page follows the game as it is played (arena.live).
+    live = LivePublisher(
+        feed=match_feed(match.pk),
+        attempt=match.attempts,
+        interval_s=settings.ARENA_LIVE_PUBLISH_MS / 1000,
+    )
     with ExitStack() as stack:
         specs = [bot_spec(v, stack.enter_context(materialised(v))) for v in versions]
         try:
             with referee.Match(
-                specs, game.limits(), launcher=launcher, bot_seed_key=bot_seed_key()
+                specs,
+                game.limits(),
+                launcher=launcher,
+                bot_seed_key=bot_seed_key(),
+                on_progress=live,
             ) as table:
                 record = table.play(description, match.seed, list(range(len(specs))))
         except (sandbox.SandboxError, OSError) as error:

@@ -25,9 +25,10 @@ from django.db.models import (
 )
 
 from arena.bots.models import Visibility
+from arena.live.selectors import LiveEvents, live_read
 from arena.players.models import User
 
-from .models import UNPLAYED, Match, MatchStatus, Participant, seed_in_play
+from .models import UNPLAYED, Match, MatchStatus, Participant, match_feed, seed_in_play
 
 
 def _with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
@@ -189,6 +190,25 @@ def match_log_read(*, match: Match, user: User | AnonymousUser) -> dict[str, Any
     with default_storage.open(str(match.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
     return log_redact_stderr(log, keep_seats=_owned_seats(match, user))
+
+
+def match_live_read(*, match: Match, since: int = 0) -> LiveEvents | None:
+    """The events of a running match so far (``since`` onwards), as its worker published
+    them; None when there are none to show.
+
+    The events are the log's, which the finished match shows to all; they stay
+    hidden as the log is sealed (``Match.sealed``): while another game dealt by the
+    same seed (a duplicate deal's) is still to play, for its dice are these.
+    """
+    if match.status != MatchStatus.RUNNING or match_deal_in_play(match=match):
+        return None
+    return live_read(feed=match_feed(match.pk), since=since)
+
+
+def match_deal_in_play(*, match: Match) -> bool:
+    """Whether another match dealt by the same seed (a duplicate deal's game) is still to
+    play: until it is, this one's dice are theirs, and stay hidden."""
+    return Match.objects.filter(seed=match.seed, status__in=UNPLAYED).exclude(pk=match.pk).exists()
 
 
 def ladder_logs(

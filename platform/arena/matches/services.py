@@ -21,12 +21,13 @@ from django.utils.module_loading import import_string
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
+from arena.live.services import live_drop
 from arena.queueing import publish_on_commit
 from arena.transitions import check_move
 from bots_sdk import referee
 
 from .games import MatchGame
-from .models import ForfeitCause, Match, MatchStatus, Participant
+from .models import ForfeitCause, Match, MatchStatus, Participant, match_feed
 from .runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
@@ -291,7 +292,16 @@ def match_finish(
             _delete_quietly(stored_name or name)
         raise
     _announce_finished(locked)
+    transaction.on_commit(lambda: _drop_live_feed(locked.pk))
     return locked
+
+
+def _drop_live_feed(match_id: int) -> None:
+    """The stored log replaces the events published while the match was played."""
+    try:
+        live_drop(feed=match_feed(match_id))
+    except DatabaseError as error:
+        log.warning("match %s: live feed not dropped (the sweep will): %s", match_id, error)
 
 
 def _delete_quietly(name: str) -> None:

@@ -45,6 +45,13 @@ PAGES: tuple[DocPage, ...] = (
         GETTING_STARTED,
     ),
     DocPage(
+        "play",
+        "play.md",
+        "Playing in the browser",
+        "Take a seat against bots, and watch matches as they are played.",
+        GETTING_STARTED,
+    ),
+    DocPage(
         "rules",
         "rules.md",
         "The rules",
@@ -77,6 +84,13 @@ PAGES: tuple[DocPage, ...] = (
         "actions.md",
         "Actions",
         "The grammar of every decision's actions.",
+        REFERENCE,
+    ),
+    DocPage(
+        "rl",
+        "rl.md",
+        "Reinforcement learning",
+        "PettingZoo, OpenSpiel and Gymnasium bridges, and a short training run.",
         REFERENCE,
     ),
     DocPage(

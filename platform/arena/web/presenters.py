@@ -27,6 +27,8 @@ from arena.leagues.selectors import (
     league_entry_can_withdraw,
 )
 from arena.leagues.services import LEAGUE_TRANSITIONS
+from arena.live.selectors import LiveEvents
+from arena.matches.games import MatchGame
 from arena.matches.models import Participant
 from arena.players.models import User
 from vegas_engine.rules.royale import ROYALE_RULES
@@ -424,6 +426,23 @@ def result_rows(
 
 
 def replay_document(log: dict[str, Any], participants: Sequence[Participant]) -> dict[str, Any]:
+    """What the replay viewer reads of a match: the game, its events, and who sat where."""
+    return board_document(log, match_players(participants))
+
+
+def match_players(participants: Sequence[Participant]) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": p.seat,
+            "name": p.bot_version.bot.name,
+            "version": p.bot_version.number,
+            "owner": p.bot_version.bot.owner.username,
+        }
+        for p in participants
+    ]
+
+
+def board_document(log: dict[str, Any], players: list[dict[str, Any]]) -> dict[str, Any]:
     """What the replay viewer reads: the game and its events, and who sat where.
 
     The referee's section stays out: the viewer does not need it, and it
@@ -443,18 +462,38 @@ def replay_document(log: dict[str, Any], participants: Sequence[Participant]) ->
         **royale,
         "rules": log.get("rules"),
         "options": log.get("options", {}),
-        "seats": log.get("seats", len(participants)),
+        "seats": log.get("seats", len(players)),
         "events": log.get("events", []),
-        "players": [
-            {
-                "seat": p.seat,
-                "name": p.bot_version.bot.name,
-                "version": p.bot_version.number,
-                "owner": p.bot_version.bot.owner.username,
-            }
-            for p in participants
-        ],
+        "players": players,
     }
+
+
+#: How often the viewer of a game being played asks for its new events: a match's
+#: watchers every second, a person at a table (whose turn comes back) twice as often.
+LIVE_POLL_MS = 1000
+TABLE_POLL_MS = 500
+
+
+def live_document(
+    game: MatchGame,
+    players: list[dict[str, Any]],
+    live: LiveEvents | None,
+    *,
+    url: str,
+    playing: Sequence[str],
+    every_ms: int = LIVE_POLL_MS,
+) -> dict[str, Any]:
+    """The viewer's document of a game still being played: its events so far (from 0), and
+    where to ask for the next (``url?since=N``) while its status is one of ``playing``."""
+    header = game.setup().describe().to_json()  # the options resolved, as a log has them
+    document = board_document({**header, "events": [] if live is None else live.events}, players)
+    document["live"] = {
+        "url": url,
+        "attempt": None if live is None else live.attempt,
+        "playing": list(playing),
+        "every_ms": every_ms,
+    }
+    return document
 
 
 # --------------------------------------------------------------------------- leagues

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import table_views, views
 
 app_name = "web"
 
@@ -39,6 +39,9 @@ urlpatterns = [
         views.league_entry_respond_view,
         name="league-entry-respond",
     ),
+    path("play/", table_views.play, name="play"),
+    path("play/<int:table_id>/", table_views.table_page, name="table"),
+    path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),
     path("players/<str:username>/", views.player_detail, name="player"),
     path("upload/", views.upload, name="upload"),
     path("signup/", views.signup, name="signup"),

@@ -88,13 +88,15 @@ from arena.leagues.services import (
     league_pause,
     league_resume,
 )
-from arena.matches.models import MatchStatus
+from arena.matches.models import UNPLAYED, MatchStatus
 from arena.matches.selectors import (
     bot_opponent_records,
     bot_recent_seats,
     ladder_queue,
     ladder_recent_matches,
+    match_deal_in_play,
     match_get_visible,
+    match_live_read,
     match_log_read,
     matches_visible,
 )
@@ -390,10 +392,23 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     participants = list(match.participants.all())
     log = match_log_read(match=match, user=request.user)
     owned = presenters.owned_seats(participants, request.user)
+    replay = None if log is None else presenters.replay_document(log, participants)
+    # Queued or being played: the replay grows as the worker publishes the game (sealed as
+    # the log would be, while another game of its deal is still to play).
+    live = match.status in UNPLAYED and not match_deal_in_play(match=match)
+    if live:
+        replay = presenters.live_document(
+            match.game,
+            presenters.match_players(participants),
+            match_live_read(match=match),
+            url=reverse("match-events", args=[match.pk]),
+            playing=UNPLAYED,
+        )
     context = {
         "match": match,
         "results": presenters.result_rows(participants, log, request.user),
-        "replay": None if log is None else presenters.replay_document(log, participants),
+        "replay": replay,
+        "live": live,
         "stderr": presenters.seat_stderr(log, seats=owned),
     }
     return render(request, "web/match.html", context)

@@ -15,6 +15,14 @@
  * "skip") is a step of its own, so none is lost. A round's setup is one step,
  * and so are a few events that read as one (a placement and the tile it
  * activates, a discard and the new hand).
+ *
+ * Live mode ({live: {url, every_ms, playing}} in the JSON): the game is still
+ * being played. The viewer asks url?since=N for the events after the N it
+ * has, every every_ms, folds them in and follows the last step if it was
+ * showing it; once the status is none of `playing`, it reloads the page (which
+ * then shows the stored log). Each answer is also sent to the page as a
+ * "replay:live" event (a table's decision panel reads it). Cards shown as "?"
+ * are another seat's, hidden from the person watching.
  */
 (function () {
   "use strict";
@@ -24,7 +32,8 @@
   if (!root || !source) return;
 
   const game = JSON.parse(source.textContent);
-  const events = game.events || [];
+  let events = game.events || [];
+  const LIVE = game.live || null;
   const options = game.options || {};
   const seatCount = game.seats;
   const rules = game.rules;
@@ -33,8 +42,8 @@
   const CHIP_CARDS = options.chips === true; // chip cards of classic and cardgame
   const CHIP_VALUE = game.chip_value || 0; // royale: each chip left is worth this at the end
   const KINDS = ["die", "biggie", "kicker", "neutral"];
-  const hasSlot = options.slot_machine === true || events.some((e) => e.casino === 7);
-  const casinoIds = hasSlot ? [1, 2, 3, 4, 5, 6, 7] : [1, 2, 3, 4, 5, 6];
+  const slotIn = (list) => options.slot_machine === true || list.some((e) => e.casino === 7);
+  let casinoIds = slotIn(events) ? [1, 2, 3, 4, 5, 6, 7] : [1, 2, 3, 4, 5, 6];
   const SLOT_NAME = rules === "sixdice" ? "One-armed bandit" : "Slot machine";
 
   const players = {};
@@ -76,12 +85,13 @@
     return casinos;
   }
 
-  const state = {
+  const freshState = () => ({
     round: 0, turn: 0, casinos: freshCasinos(null), roll: null, black: null, active: null,
     money: new Array(seatCount).fill(0), chips: new Array(seatCount).fill(0),
     held: seats().map(() => ({})), hands: seats().map(() => []), chosen: seats().map(() => null),
     finished: seats().map(() => false), tiles: freshTiles(), result: null,
-  };
+  });
+  let state = freshState();
   let setupOpen = false; // between a round_start and the round's first turn
 
   function addDice(casino, owner, count, biggies) {
@@ -99,9 +109,13 @@
     if (typeof owner === "number" && owner < seatCount) state.money[owner] += amount;
   }
 
+  const HIDDEN = "?"; // a card of another seat, hidden from the person watching
+  const allHidden = (cards) => cards.length > 0 && cards.every((c) => c === HIDDEN);
+
   function removeCards(list, cards) {
     cards.forEach((card) => {
-      const at = list.indexOf(card);
+      let at = list.indexOf(card);
+      if (at < 0) at = list.indexOf(HIDDEN); // it was in a hidden hand: now it is shown
       if (at >= 0) list.splice(at, 1);
     });
   }
@@ -186,6 +200,7 @@
       case "draw":
         state.hands[e.seat] = e.cards.slice();
         if (setupOpen) return runOn(index) ? "" : "Every seat draws a hand.";
+        if (allHidden(e.cards)) return who(e.seat) + " draws " + plural(e.cards.length, "card") + ".";
         return who(e.seat) + " draws " + e.cards.join(" ") + ".";
       case "neutral_roll":
         e.dice.forEach((face) => addDice(face, "neutral", 1));
@@ -245,6 +260,7 @@
       }
       case "discard":
         removeCards(state.hands[e.seat], e.cards);
+        if (allHidden(e.cards)) return who(e.seat) + " discards " + plural(e.cards.length, "card") + ".";
         return who(e.seat) + " discards " + e.cards.join(" ") + ".";
       case "finish":
         state.finished[e.seat] = true;
@@ -453,54 +469,67 @@
     }
   }
 
-  const steps = [];
-  let pending = [];
-  let parts = [];
-  let turnOpen = false; // card game: a turn's plays have begun
-  let firstType = null;
+  // The steps of the events so far (all of them, from a fresh table: a live game's new
+  // events may finish a step its last ones began).
+  function build() {
+    casinoIds = slotIn(events) ? [1, 2, 3, 4, 5, 6, 7] : [1, 2, 3, 4, 5, 6];
+    state = freshState();
+    setupOpen = false;
+    const built = [];
+    let pending = [];
+    let parts = [];
+    let turnOpen = false; // card game: a turn's plays have begun
+    let firstType = null;
 
-  function emit(index, type, text) {
-    steps.push({ index: index, type: type, text: text, state: JSON.parse(JSON.stringify(state)) });
+    function emit(index, type, text) {
+      built.push({ index: index, type: type, text: text, state: JSON.parse(JSON.stringify(state)) });
+    }
+
+    events.forEach((event, index) => {
+      if (event.type === "decision") { pending.push(event); return; }
+      if (!isSetup(event)) setupOpen = false;
+      if (event.type === "round_start") setupOpen = true;
+      if (CARDS && event.type === "play" && !turnOpen) {
+        state.turn += 1;
+        turnOpen = true;
+      }
+      if (["round_start", "discard", "draw", "finish"].includes(event.type)) turnOpen = false;
+      // Card game: several secret choices made at once are revealed before the plays.
+      const choices = pending.filter((d) => d.action.startsWith("play "));
+      if (CARDS && event.type === "play" && choices.length > 1) {
+        choices.forEach((d) => { state.chosen[d.seat] = d.action.split(" ").slice(1); });
+        emit(index - 1, "decision", "Turn " + state.turn + ": the secret choices, revealed: " +
+          choices.map((d) => who(d.seat) + " “" + d.action + "”").join(", ") + ".");
+        pending = pending.filter((d) => !choices.includes(d));
+      }
+      const taken = pending.filter((d) => takes(event, d));
+      const silent = pending.filter((d) => !taken.includes(d));
+      pending = [];
+      if (silent.length) {
+        const said = silent.map((d) => who(d.seat) + " " + (SILENT[d.action] || "decides") + " (decision: " + quoted([d]) + ").");
+        emit(events.indexOf(silent[silent.length - 1]), "decision", said.join(" "));
+      }
+      let text = apply(event, index);
+      if (taken.length) text = text.replace(/\.$/, "") + " (decision: " + quoted(taken) + ").";
+      // A run's next item (", casino 2 blue.") continues the sentence before it.
+      if (text.startsWith(", ") && parts.length) parts.push(parts.pop().replace(/\.$/, "") + text);
+      else if (text) parts.push(text);
+      if (firstType === null) firstType = event.type;
+      if (joinsNext(event, events[index + 1])) return;
+      emit(index, firstType, parts.join(" "));
+      parts = [];
+      firstType = null;
+    });
+    // A game still played may end with a step its next events will finish: show it so far.
+    if (parts.length) emit(events.length - 1, firstType, parts.join(" "));
+    // A valid log ends with game_end; a cut one may end with decisions: show them, not drop them.
+    const ends = LIVE ? "Decisions so far: " : "Decisions the log ends with: ";
+    if (pending.length) emit(events.length - 1, "decision", ends + quoted(pending) + ".");
+    return built;
   }
 
-  events.forEach((event, index) => {
-    if (event.type === "decision") { pending.push(event); return; }
-    if (!isSetup(event)) setupOpen = false;
-    if (event.type === "round_start") setupOpen = true;
-    if (CARDS && event.type === "play" && !turnOpen) {
-      state.turn += 1;
-      turnOpen = true;
-    }
-    if (["round_start", "discard", "draw", "finish"].includes(event.type)) turnOpen = false;
-    // Card game: several secret choices made at once are revealed before the plays.
-    const choices = pending.filter((d) => d.action.startsWith("play "));
-    if (CARDS && event.type === "play" && choices.length > 1) {
-      choices.forEach((d) => { state.chosen[d.seat] = d.action.split(" ").slice(1); });
-      emit(index - 1, "decision", "Turn " + state.turn + ": the secret choices, revealed: " +
-        choices.map((d) => who(d.seat) + " “" + d.action + "”").join(", ") + ".");
-      pending = pending.filter((d) => !choices.includes(d));
-    }
-    const taken = pending.filter((d) => takes(event, d));
-    const silent = pending.filter((d) => !taken.includes(d));
-    pending = [];
-    if (silent.length) {
-      const said = silent.map((d) => who(d.seat) + " " + (SILENT[d.action] || "decides") + " (decision: " + quoted([d]) + ").");
-      emit(events.indexOf(silent[silent.length - 1]), "decision", said.join(" "));
-    }
-    let text = apply(event, index);
-    if (taken.length) text = text.replace(/\.$/, "") + " (decision: " + quoted(taken) + ").";
-    // A run's next item (", casino 2 blue.") continues the sentence before it.
-    if (text.startsWith(", ") && parts.length) parts.push(parts.pop().replace(/\.$/, "") + text);
-    else if (text) parts.push(text);
-    if (firstType === null) firstType = event.type;
-    if (joinsNext(event, events[index + 1])) return;
-    emit(index, firstType, parts.join(" "));
-    parts = [];
-    firstType = null;
-  });
-  // A valid log ends with game_end; a cut one may end with decisions: show them, not drop them.
-  if (pending.length) emit(events.length - 1, "decision", "Decisions the log ends with: " + quoted(pending) + ".");
-  if (!steps.length) return;
+  let steps = build();
+  if (!steps.length && !LIVE) return;
 
   // ------------------------------------------------------------------ drawing a step
 
@@ -513,9 +542,8 @@
   const seatsBox = el("replay-seats");
   const slider = el("replay-slider");
   const buttons = { first: el("replay-first"), prev: el("replay-prev"), next: el("replay-next"), last: el("replay-last") };
-  slider.max = String(steps.length - 1);
-  casinosBox.classList.toggle("six", casinoIds.length === 6);
   root.classList.add("rules-" + rules);
+  root.classList.toggle("live", Boolean(LIVE));
 
   function node(tag, className, text) {
     const n = document.createElement(tag);
@@ -534,6 +562,11 @@
   }
 
   function card(text, extra) {
+    if (text === HIDDEN) {
+      const back = node("span", "hand-card hidden-card" + (extra ? " " + extra : ""), HIDDEN);
+      back.title = "a card you cannot see";
+      return back;
+    }
     const c = node("span", "hand-card" + (text.endsWith("D") ? " double" : "") + (extra ? " " + extra : ""), text);
     c.title = text.endsWith("D") ? "double card: two dice showing " + parseInt(text, 10) : "card: one die showing " + text;
     return c;
@@ -704,6 +737,15 @@
   let current = 0;
 
   function show(target) {
+    slider.max = String(Math.max(0, steps.length - 1));
+    casinosBox.classList.toggle("six", casinoIds.length === 6);
+    if (!steps.length) {
+      // A game being played, before its first event reached us.
+      position.textContent = "Step 0 / 0";
+      caption.textContent = "Waiting for the first move…";
+      Object.values(buttons).forEach((button) => { button.disabled = true; });
+      return;
+    }
     current = Math.max(0, Math.min(steps.length - 1, target));
     const step = steps[current];
     const snapshot = step.state;
@@ -719,7 +761,7 @@
     drawSeats(snapshot);
     buttons.first.disabled = buttons.prev.disabled = current === 0;
     buttons.next.disabled = buttons.last.disabled = current === steps.length - 1;
-    history.replaceState(null, "", "#step-" + (current + 1));
+    if (!LIVE) history.replaceState(null, "", "#step-" + (current + 1));
   }
 
   buttons.first.addEventListener("click", () => show(0));
@@ -737,5 +779,49 @@
   });
 
   const linked = /^#step-(\d+)$/.exec(window.location.hash);
-  show(linked ? Number(linked[1]) - 1 : 0);
+  // A game being played opens on its latest step, and follows the game while it shows it.
+  show(linked ? Number(linked[1]) - 1 : LIVE ? steps.length - 1 : 0);
+
+  // ------------------------------------------------------------------ live: the game grows
+
+  if (!LIVE) return;
+  let attempt = LIVE.attempt === undefined ? null : LIVE.attempt;
+
+  function grow(feed) {
+    if (feed.attempt !== attempt) {
+      // The game started again (a match's new attempt): from its first event.
+      attempt = feed.attempt;
+      events = [];
+      if (feed.since !== 0) return true;
+    }
+    if (feed.since !== events.length || !feed.events.length) return false;
+    const following = current >= steps.length - 1;
+    events = events.concat(feed.events);
+    steps = build();
+    show(following ? steps.length - 1 : current);
+    root.dataset.events = String(events.length);
+    return false;
+  }
+
+  function poll() {
+    const url = LIVE.url + (LIVE.url.includes("?") ? "&" : "?") + "since=" + events.length;
+    let again = LIVE.every_ms;
+    fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+      .then((body) => {
+        document.dispatchEvent(new CustomEvent("replay:live", { detail: body }));
+        if (!LIVE.playing.includes(body.status)) {
+          again = null;
+          window.location.reload(); // over: the page now shows the stored log
+          return;
+        }
+        // A match's answer is the feed itself; a table's carries it as its board.
+        const feed = "board" in body ? body.board : body.live ? body : null;
+        if (feed && grow(feed)) again = 0;
+      })
+      .catch(() => {}) // a missed answer: the next one catches up
+      .finally(() => { if (again !== null) window.setTimeout(poll, again); });
+  }
+  root.dataset.events = String(events.length);
+  window.setTimeout(poll, LIVE.every_ms);
 })();

@@ -1,0 +1,84 @@
+"""Playing one table with the bots SDK's referee: the bots as in any match (stored code,
+sandboxed unless house bots), the person through their seat's relay (arena.tables.seating).
+
+Pure of writes but the person's decisions: :func:`play_table` returns the seats'
+outcomes and the game log, and the services record them. A failure of ours
+raises :class:`~arena.bots.sandboxing.InfrastructureError`.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+from arena.bots.sandboxing import (
+    InfrastructureError,
+    RecordingLauncher,
+    bot_spec,
+    materialised,
+    require_isolation,
+)
+from arena.live.services import LivePublisher
+from arena.matches.play import bot_seed_key, forfeit_cause
+from arena.matches.services import SeatOutcome
+from bots_sdk import referee, sandbox
+from bots_sdk.launcher import BotSpec
+from vegas_engine import log as game_logs
+
+from .models import Table, table_feed
+from .seating import PersonSeat
+
+
+@dataclass(frozen=True)
+class PlayedTable:
+    seats: list[SeatOutcome]
+    #: The engine's game log with the referee's record, as JSON bytes.
+    game_log: bytes
+
+
+def play_table(table: Table) -> PlayedTable:
+    """Play ``table``: the person at their seat, the bots at the others."""
+    rows = list(table.table_seats.select_related("bot_version__bot").order_by("seat"))
+    versions = [row.bot_version for row in rows if row.bot_version is not None]
+    require_isolation(versions)
+    game = table.game
+    description = game.setup().describe()
+    launcher = RecordingLauncher()
+    # Every step is published at once: the person's board shows the bots' moves as
+    # soon as they are made, and always before the person is asked.
+    live = LivePublisher(feed=table_feed(table.pk), attempt=1, interval_s=0)
+    with ExitStack() as stack:
+        person = stack.enter_context(PersonSeat(table))
+        specs: list[BotSpec] = []
+        for row in rows:
+            if row.bot_version is None:
+                specs.append(person.spec)
+            else:
+                files = stack.enter_context(materialised(row.bot_version))
+                specs.append(bot_spec(row.bot_version, files))
+        try:
+            with referee.Match(
+                specs,
+                game.limits(),
+                launcher=launcher,
+                bot_seed_key=bot_seed_key(),
+                player_limits={table.seat: person.limits},
+                on_progress=live,
+            ) as match:
+                record = match.play(description, table.seed, list(range(len(specs))))
+        except (sandbox.SandboxError, OSError) as error:
+            raise InfrastructureError(f"the referee failed: {error}") from error
+    launcher.check()
+    if person.error is not None:
+        raise InfrastructureError(f"the person's seat failed: {person.error}")
+    faults = {seat.seat: seat.fault for seat in record.seats}
+    seats = [
+        SeatOutcome(
+            seat=entry["seat"],
+            money=entry["money"],
+            rank=entry["rank"],
+            forfeit=forfeit_cause(fault.kind) if (fault := faults[entry["seat"]]) else None,
+        )
+        for entry in record.result
+    ]
+    return PlayedTable(seats=seats, game_log=game_logs.dumps(record.log).encode())

@@ -1,0 +1,394 @@
+"""Writes on tables: a person sits down against bots, answers the decisions asked, and the
+worker records how the game ended."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.db import DatabaseError, transaction
+from django.utils import timezone
+
+import vegas_engine
+from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.bots.sandboxing import is_trusted
+from arena.errors import ArenaError
+from arena.ladders.models import QualificationStatus
+from arena.live.services import live_drop
+from arena.matches.games import MatchGame
+from arena.matches.services import MAX_SEED, SeatOutcome
+from arena.players.models import User
+from arena.queueing import publish_on_commit
+from arena.transitions import check_move
+from vegas_engine import OptionValue
+
+from .models import ACTIVE, Table, TableSeat, TableStatus, table_feed
+
+log = logging.getLogger(__name__)
+
+TABLE_TRANSITIONS: Mapping[TableStatus, frozenset[TableStatus]] = {
+    TableStatus.QUEUED: frozenset({TableStatus.PLAYING, TableStatus.CANCELLED, TableStatus.FAILED}),
+    TableStatus.PLAYING: frozenset({TableStatus.FINISHED, TableStatus.FAILED}),
+    TableStatus.FINISHED: frozenset(),
+    TableStatus.FAILED: frozenset(),
+    TableStatus.CANCELLED: frozenset(),
+}
+
+#: The bots' limits at a table: a ladder's usual ones, with a bank for the longer games.
+BOT_DECISION_MS = 1000
+BOT_BANK_MS = 20_000
+BOT_MEMORY_MB = 256
+#: The time a person's answer takes to reach the referee (database, relay, pipe): the
+#: page's deadline comes this much before the referee's.
+ANSWER_MARGIN = timedelta(seconds=1)
+
+
+class TableError(ArenaError):
+    """A table that cannot be set as asked."""
+
+    code = "table_invalid"
+
+
+class TableLimitError(ArenaError):
+    """Too many tables at once for one person."""
+
+    code = "table_limit"
+
+
+class TableActionError(ArenaError):
+    """An answer that cannot be taken: not legal, too late, or no decision asked."""
+
+    code = "table_action"
+
+
+class TableTransitionError(ArenaError):
+    code = "table_transition"
+
+
+def _move(locked: Table, to: TableStatus) -> None:
+    check_move(
+        TABLE_TRANSITIONS,
+        TableStatus(locked.status),
+        to,
+        what=f"table {locked.pk}",
+        error=TableTransitionError,
+    )
+    locked.status = to
+
+
+def _lock(table_id: int) -> Table:
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+# --------------------------------------------------------------------------- sitting down
+
+
+def _playing_version(player: User, bot: Bot, rules: str) -> BotVersion:
+    """The version of ``bot`` that plays at the table: its active one, if it plays ``rules``."""
+    if bot.visibility == Visibility.PRIVATE and bot.owner_id != player.pk:
+        raise TableError(f"no bot {bot.pk}: choose among the bots you can see.")
+    version = BotVersion.objects.filter(bot=bot, status=VersionStatus.ACTIVE).first()
+    if version is None:
+        raise TableError(f"{bot.name} has no active version: choose a bot that plays.")
+    # House bots play every rule system; an uploaded bot, those whose pre-flight it passed.
+    if not is_trusted(version) and not version.qualifications.filter(
+        ladder__rules=rules, status=QualificationStatus.PASSED
+    ):
+        raise TableError(
+            f"{bot.name} has not passed a pre-flight game of {rules} (on a {rules} ladder): "
+            "it may not know this game. Choose a house bot or one that plays it."
+        )
+    return version
+
+
+def _checked_options(rules: str, seats: int, options: Mapping[str, OptionValue]) -> None:
+    try:
+        vegas_engine.describe(rules, seats, dict(options))
+    except vegas_engine.InvalidDescriptionError as error:
+        raise TableError(f"the engine cannot play this game: {error}") from None
+
+
+def table_create(
+    *,
+    player: User,
+    rules: str,
+    seats: int,
+    seat: int,
+    opponents: Sequence[Bot],
+    options: Mapping[str, OptionValue] | None = None,
+) -> Table:
+    """Seat ``player`` at ``seat`` of a new unrated game, ``opponents`` in the other seats in
+    order (a bot may take several); its game is queued for a worker.
+
+    Opponents are bots the player may see with an active version that plays
+    ``rules`` (house bots play all). A player has at most
+    ARENA_TABLES_PER_PLAYER tables waiting or being played at once.
+    """
+    options = dict(options or {})
+    _checked_options(rules, seats, options)
+    if not 0 <= seat < seats:
+        raise TableError(f"choose your seat among 0-{seats - 1}, not {seat}.")
+    if len(opponents) != seats - 1:
+        raise TableError(
+            f"a game of {seats} seats needs {seats - 1} bots beside you, got {len(opponents)}."
+        )
+    versions = [_playing_version(player, bot, rules) for bot in opponents]
+    with transaction.atomic():
+        User.objects.select_for_update().get(pk=player.pk)  # one count at a time
+        limit = settings.ARENA_TABLES_PER_PLAYER
+        active = Table.objects.filter(player=player, status__in=ACTIVE).count()
+        if active >= limit:
+            raise TableLimitError(
+                f"you have {active} game(s) waiting or being played and the limit is {limit}: "
+                "finish or leave one first."
+            )
+        table = Table.objects.create(
+            player=player,
+            **MatchGame(
+                rules=rules,
+                seats=seats,
+                options=options,
+                time_per_decision_ms=BOT_DECISION_MS,
+                time_bank_ms=BOT_BANK_MS,
+                memory_mb=BOT_MEMORY_MB,
+            ).fields(),
+            seat=seat,
+            decision_seconds=settings.ARENA_TABLE_DECISION_SECONDS,
+            seed=secrets.randbelow(MAX_SEED + 1),
+        )
+        bots = iter(versions)
+        TableSeat.objects.bulk_create(
+            TableSeat(table=table, seat=number, bot_version=None if number == seat else next(bots))
+            for number in range(seats)
+        )
+        _queue_play(table)
+    return table
+
+
+def _queue_play(table: Table) -> None:
+    from .tasks import table_play
+
+    publish_on_commit(table_play, table.pk)
+
+
+def table_cancel(*, table: Table) -> Table:
+    """The person leaves a table no worker has taken yet."""
+    with transaction.atomic():
+        locked = _lock(table.pk)
+        if locked.status != TableStatus.QUEUED:
+            raise TableTransitionError(
+                f"this game is {locked.get_status_display().lower()}: only a game still "
+                "waiting for a worker can be left (a game being played ends when you stop "
+                "answering: you forfeit after the time-out)."
+            )
+        _move(locked, TableStatus.CANCELLED)
+        locked.finished_at = timezone.now()
+        locked.save(update_fields=["status", "finished_at"])
+    return locked
+
+
+# --------------------------------------------------------------------------- the person's turn
+
+
+def table_ask(
+    *, table_id: int, request_id: int, observation: dict[str, object], time_ms: int
+) -> bool:
+    """The worker asks the person for a decision (the referee's request ``request_id``,
+    ``time_ms`` to answer). False when the table is no longer being played."""
+    now = timezone.now()
+    return bool(
+        Table.objects.filter(pk=table_id, status=TableStatus.PLAYING).update(
+            request_id=request_id,
+            observation=observation,
+            asked_at=now,
+            deadline_at=now + timedelta(milliseconds=time_ms) - ANSWER_MARGIN,
+            answer="",
+            heartbeat_at=now,
+        )
+    )
+
+
+def table_act(*, table: Table, player: User, request_id: int, action: str) -> Table:
+    """The person's answer to decision ``request_id``: one of its legal actions, in time.
+
+    Refused, saying why, when it is not legal, too late, or answers a decision
+    that is over or was answered already; the worker passes it to the referee.
+    """
+    with transaction.atomic():
+        locked = _lock(table.pk)
+        if locked.player_id != player.pk:
+            raise TableActionError("this is not your table: only its player answers.")
+        if locked.status != TableStatus.PLAYING:
+            raise TableActionError(
+                f"this game is {locked.get_status_display().lower()}: there is nothing to answer."
+            )
+        if locked.request_id != request_id or locked.observation is None:
+            raise TableActionError(
+                f"decision {request_id} is over: the game moved on (reload to see where it is)."
+            )
+        if locked.answer:
+            raise TableActionError(
+                f"you answered decision {request_id} already ({locked.answer!r})."
+            )
+        if locked.deadline_at is not None and timezone.now() > locked.deadline_at:
+            raise TableActionError(
+                f"too late: your {locked.decision_seconds} seconds for this decision ran out."
+            )
+        legal = [str(a) for a in locked.observation.get("legal_actions") or []]
+        if action not in legal:
+            raise TableActionError(f"{action!r} is not legal now; legal: {', '.join(legal)}.")
+        locked.answer = action
+        locked.save(update_fields=["answer"])
+    return locked
+
+
+def table_heartbeat(*, table_id: int) -> bool:
+    """The worker playing the table is alive; False once it is no longer being played."""
+    return bool(
+        Table.objects.filter(pk=table_id, status=TableStatus.PLAYING).update(
+            heartbeat_at=timezone.now()
+        )
+    )
+
+
+# --------------------------------------------------------------------------- the worker's side
+
+
+def table_start(*, table: Table) -> Table:
+    with transaction.atomic():
+        locked = _lock(table.pk)
+        _move(locked, TableStatus.PLAYING)
+        locked.started_at = locked.heartbeat_at = timezone.now()
+        locked.save(update_fields=["status", "started_at", "heartbeat_at"])
+    return locked
+
+
+def log_storage_name(table_id: int) -> str:
+    return f"tables/logs/{table_id // 10_000:06d}/{table_id}.json.gz"
+
+
+def _end(locked: Table, to: TableStatus, *, error: str = "") -> list[str]:
+    """Move a locked table to its end; the fields to save."""
+    _move(locked, to)
+    locked.finished_at = timezone.now()
+    locked.request_id = locked.observation = locked.asked_at = locked.deadline_at = None
+    locked.answer = ""
+    locked.error = error
+    transaction.on_commit(lambda: _drop_live_feed(locked.pk))
+    return [
+        "status",
+        "finished_at",
+        "request_id",
+        "observation",
+        "asked_at",
+        "deadline_at",
+        "answer",
+        "error",
+    ]
+
+
+def _drop_live_feed(table_id: int) -> None:
+    try:
+        live_drop(feed=table_feed(table_id))
+    except DatabaseError as error:
+        log.warning("table %s: live feed not dropped (the sweep will): %s", table_id, error)
+
+
+def table_finish(*, table: Table, outcomes: Sequence[SeatOutcome], game_log: bytes) -> Table:
+    """Record a played table: each seat's result and the compressed log."""
+    seats = sorted(o.seat for o in outcomes)
+    if seats != list(range(table.seats)):
+        raise TableError(
+            f"table {table.pk}: results for seats {seats}, expected 0-{table.seats - 1}."
+        )
+    name = log_storage_name(table.pk)
+    compressed = gzip.compress(game_log, mtime=0)
+    with transaction.atomic():
+        locked = _lock(table.pk)
+        fields = _end(locked, TableStatus.FINISHED)
+        if default_storage.exists(name):
+            default_storage.delete(name)
+        locked.log = default_storage.save(name, ContentFile(compressed))
+        locked.log_size = len(compressed)
+        locked.save(update_fields=[*fields, "log", "log_size"])
+        by_seat = {o.seat: o for o in outcomes}
+        rows = list(locked.table_seats.all())
+        for row in rows:
+            outcome = by_seat[row.seat]
+            row.money, row.rank = outcome.money, outcome.rank
+            row.forfeit = outcome.forfeit or ""
+        TableSeat.objects.bulk_update(rows, ["money", "rank", "forfeit"])
+    return locked
+
+
+def table_fail(*, table: Table, error: str) -> Table:
+    """The platform could not play the table (not the person's fault): it ends, unplayed."""
+    with transaction.atomic():
+        locked = _lock(table.pk)
+        locked.save(update_fields=_end(locked, TableStatus.FAILED, error=error))
+    log.warning("table %s failed: %s", locked.pk, error)
+    return locked
+
+
+def table_run(*, table: Table) -> Table:
+    """Play a queued table to the end and record it (a task may deliver it twice: a
+    table already taken is left alone). A failure of ours fails the table."""
+    from .play import play_table
+
+    current = Table.objects.get(pk=table.pk)
+    if current.status != TableStatus.QUEUED:
+        return current
+    try:
+        started = table_start(table=current)
+    except TableTransitionError:
+        return current  # another worker took it
+    try:
+        played = play_table(started)
+        return table_finish(table=started, outcomes=played.seats, game_log=played.game_log)
+    except TableTransitionError:
+        log.warning("table %s was ended (its worker presumed lost) while it played", started.pk)
+        return Table.objects.get(pk=started.pk)
+    except Exception as error:
+        # Ours by construction: a bot's or the person's fault is a forfeit, not an exception.
+        log.exception("table %s failed", started.pk)
+        return table_fail(table=started, error=f"{type(error).__name__}: {error}")
+
+
+def tables_end_lost() -> int:
+    """Beat sweep: tables whose worker fell silent, and tables no worker took in time, fail
+    (the person may sit down again)."""
+    now = timezone.now()
+    lease = timedelta(seconds=settings.ARENA_TABLE_LEASE_SECONDS)
+    waited = timedelta(seconds=settings.ARENA_TABLE_QUEUE_SECONDS)
+    reasons = {
+        TableStatus.PLAYING: (
+            {"heartbeat_at__lt": now - lease},
+            f"its worker fell silent for {lease} (lost or restarted)",
+        ),
+        TableStatus.QUEUED: (
+            {"created_at__lt": now - waited},
+            f"no worker was free to play it within {waited}",
+        ),
+    }
+    ended = 0
+    for status, (stale, reason) in reasons.items():
+        for table_id in Table.objects.filter(status=status, **stale).values_list("pk", flat=True):
+            with transaction.atomic():
+                # Checked again under the lock: it may have moved on meanwhile.
+                locked = (
+                    Table.objects.select_for_update()
+                    .filter(pk=table_id, status=status, **stale)
+                    .first()
+                )
+                if locked is None:
+                    continue
+                locked.save(update_fields=_end(locked, TableStatus.FAILED, error=reason))
+            log.warning("table %s failed: %s", table_id, reason)
+            ended += 1
+    return ended

@@ -1,0 +1,23 @@
+"""Celery tasks of tables: load by id, call a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from .models import Table
+from .services import table_run, tables_end_lost
+
+
+# On the workers' queue like matches: the bots play sandboxed there. The task holds a
+# worker process for the whole game, the person's thinking included.
+@shared_task(name="arena.tables.tasks.table_play")
+def table_play(table_id: int) -> None:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is not None:
+        table_run(table=table)
+
+
+@shared_task(name="arena.tables.tasks.tables_end_lost")
+def tables_end_lost_task() -> int:
+    """Beat: tables whose worker fell silent, or that no worker took in time, fail."""
+    return tables_end_lost()

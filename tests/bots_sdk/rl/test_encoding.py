@@ -1,0 +1,113 @@
+"""The fixed action spaces, the observation vectors and the returns the RL bridges share."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("numpy", reason="the rl extra is not installed: pip install '.[rl]'")
+
+import numpy as np
+
+from bots_sdk.rl import _engine
+from bots_sdk.rl.encoding import (
+    ActionSpaceError,
+    ObservationEncoder,
+    action_space,
+    main,
+    pairwise_returns,
+)
+from tests.bots_sdk.random_games import CONFIGS, config_id, observations
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_every_observation_fits_the_vector_and_every_legal_action_the_space(
+    config: tuple[str, int, dict[str, Any]],
+) -> None:
+    rules, seats, options = config
+    table = _engine.table(rules, seats, options)
+    encoder, space = ObservationEncoder(table), action_space(table)
+    assert sum(segment.size for segment in encoder.segments) == encoder.size
+    assert len({segment.name for segment in encoder.segments}) == len(encoder.segments)
+    vectors = set()
+    for observation in observations(rules, seats, options, games=4):
+        vector = encoder.encode(observation)
+        assert vector.shape == (encoder.size,) and vector.dtype == np.float32
+        assert np.all(vector >= encoder.low) and np.all(vector <= encoder.high)
+        mask = space.mask(observation["legal_actions"])
+        assert [space.actions[i] for i in np.flatnonzero(mask)] == sorted(
+            observation["legal_actions"], key=space.index
+        )
+        vectors.add(vector.tobytes())
+    assert len(vectors) > 50  # the vector follows the game
+
+
+def test_seats_are_counted_from_the_observer() -> None:
+    table = _engine.table("classic", 3)
+    encoder = ObservationEncoder(table)
+    money = next(s for s in encoder.segments if s.name == "money")
+    observation = _engine.observe(_engine.new_state(table, 1), 1)
+    observation = {**observation, "money": [100_000, 200_000, 300_000]}
+    vector = encoder.encode(observation)
+    # Seat 1 observes: itself first, then seat 2, then seat 0.
+    assert vector[money.start : money.start + 3].tolist() == pytest.approx([0.2, 0.3, 0.1])
+
+
+def test_action_spaces_hold_what_each_table_allows() -> None:
+    classic = action_space(_engine.table("classic", 2))
+    assert classic.actions == tuple(f"place {face}" for face in range(1, 7))
+    boulevard = action_space(_engine.table("boulevard", 5))
+    assert {"kick 4 biggie", "kick neutral die", "slot 6"} <= set(boulevard.actions)
+    plain = action_space(_engine.table("boulevard", 5, {"neutral_dice": False, "biggies": False}))
+    assert "kick 4 die" in plain.actions
+    assert not {"kick 4 biggie", "kick neutral die"} & set(plain.actions)
+    cards = action_space(_engine.table("cardgame", 3)).actions
+    assert len(cards) == 12 + 72 + 30  # 1 card, 2 cards, 3-5 cards of one face
+    assert "play 4 4 4 4 4D" in cards and "play 4D 4D" not in cards  # one double per face
+    assert len(action_space(_engine.table("royale", 3, {"tiles": 0}))) == 8
+    with pytest.raises(ActionSpaceError, match="'slot 3' is not in this table's action space"):
+        classic.index("slot 3")
+
+
+def test_returns_are_zero_sum_pairwise_comparisons() -> None:
+    assert pairwise_returns([1, 2]) == [1.0, -1.0]
+    assert pairwise_returns([1, 1]) == [0.0, 0.0]
+    assert pairwise_returns([2, 1, 3, 3]) == pytest.approx([1 / 3, 1.0, -2 / 3, -2 / 3])
+    for ranks in ([1, 2, 3], [1, 1, 3], [3, 1, 2, 2, 5]):
+        assert sum(pairwise_returns(ranks)) == pytest.approx(0.0)
+
+
+def test_docs_name_every_segment_of_every_table() -> None:
+    """docs/rl.md's tables list exactly the segments the encoder writes."""
+    text = (Path(__file__).resolve().parents[3] / "docs" / "rl.md").read_text()
+    section = text.split("## The observation vector")[1].split("\n## ")[0]
+    documented = {
+        name
+        for row in re.findall(r"^\| (`[^|]*) \|", section, re.M)
+        for name in re.findall(r"`([a-z_.C]+)`", row)
+    }
+    written = {
+        re.sub(r"casino\d", "casinoC", segment.name)
+        for rules, seats, options in CONFIGS
+        for segment in ObservationEncoder(_engine.table(rules, seats, options)).segments
+    }
+    assert documented == written
+
+
+def test_the_layout_command_prints_segments_and_actions(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--rules", "classic", "--seats", "2", "--options", '{"chips": true}'])
+    printed = capsys.readouterr().out
+    assert "observation vector: 167 values" in printed and "chips.held" in printed
+    assert "actions: 12" in printed and "chip none" in printed
+
+
+def test_an_observation_of_another_table_is_refused() -> None:
+    encoder = ObservationEncoder(_engine.table("classic", 2))
+    observation = _engine.observe(_engine.new_state(_engine.table("classic", 3), 0), 0)
+    with pytest.raises(
+        ValueError, match="classic with 3 seats; this encoder is for classic with 2"
+    ):
+        encoder.encode(observation)
