@@ -11,6 +11,7 @@ import pytest
 
 from vegas_engine import (
     RULE_SYSTEMS,
+    Decision,
     DiceDecision,
     GameOverError,
     IllegalActionError,
@@ -18,6 +19,7 @@ from vegas_engine import (
     describe,
     new_game,
     observe,
+    rule_system,
 )
 from vegas_engine.log import game_log
 from vegas_engine.policies import POLICIES, Policy, greedy_policy, play, random_policy
@@ -409,3 +411,28 @@ def test_greedy_beats_random_in_two_seat_classic() -> None:
 def test_play_needs_one_policy_per_seat() -> None:
     with pytest.raises(ValueError, match="one policy per seat"):
         play(describe("classic", 3), 1, [random_policy] * 2)
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))
+def test_each_rule_system_asks_its_own_decision_kinds(rules: str) -> None:
+    """decision() is a kind of the system's own enum, the observation shows its value,
+    and every system's kinds include chance and the end of the game."""
+    system = rule_system(rules)
+    kinds = system.decisions
+    assert issubclass(kinds, Decision) and kinds is not Decision
+    assert {"chance", "none"} <= {kind.value for kind in kinds}
+    seen = set()
+    for seed in range(3):
+        state = new_game(describe(rules, max(system.seats)), seed)
+        rng = random.Random(seed)
+        while True:
+            decision = state.decision()
+            assert isinstance(decision, kinds)
+            assert state.observe(0)["decision"] == decision.value
+            seen.add(decision)
+            if state.is_terminal():
+                break
+            for seat in state.to_move():
+                state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+    others = {kind for other in RULE_SYSTEMS.values() for kind in other.decisions} - set(kinds)
+    assert not seen & others
