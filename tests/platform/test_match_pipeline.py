@@ -396,7 +396,8 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
             timeout=60,
             what="the worker to validate shark",
         )
-        assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "2"
+        # One pick: a series of the ladder's 12 games, played by one worker run.
+        assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "12"
         matches = (
             "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
             "JOIN ladders_ladder l ON l.id = m.ladder_id WHERE l.slug = 'classic-2'"
@@ -406,12 +407,12 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
                 (rows := query(matches)) and all(r[:2] == ("finished", 1) for r in rows) and rows
             ),
             timeout=90,
-            what="the embedded worker to play and rate 2 matches",
+            what="the embedded worker to play and rate 12 matches",
         )
     finally:
         worker.stop()
-    assert len(rows) == 2
-    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(4,)]
+    assert len(rows) == 12
+    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(24,)]
     # Stored in the database (the default storage), not under the data dir.
     assert not (tmp_path / "media").exists()
     [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")
