@@ -31,7 +31,7 @@ from bots_sdk import referee, sandbox
 from bots_sdk.faults import FaultKind
 from vegas_engine import log as game_logs
 
-from .models import ForfeitCause, Match
+from .models import ForfeitCause, Match, Participant
 from .services import SeatOutcome
 
 
@@ -64,9 +64,17 @@ class PlayedMatch:
     play_s: float = 0.0
 
 
-def _versions(match: Match) -> list[BotVersion]:
-    participants = match.participants.select_related("bot_version__bot").order_by("seat")
-    return [p.bot_version for p in participants]
+def _seated_versions(matches: Sequence[Match]) -> dict[int, list[BotVersion]]:
+    """The versions at the seats of each match, in seat order (one query for them all)."""
+    seated: dict[int, list[BotVersion]] = {match.pk: [] for match in matches}
+    participants = (
+        Participant.objects.filter(match__in=[match.pk for match in matches])
+        .select_related("bot_version__bot")
+        .order_by("match_id", "seat")
+    )
+    for participant in participants:
+        seated[participant.match_id].append(participant.bot_version)
+    return seated
 
 
 class MatchTable:
@@ -87,7 +95,8 @@ class MatchTable:
             raise ValueError("a table needs at least one match")
         self.matches = list(matches)
         self.game = self.matches[0].game
-        self.players = _versions(self.matches[0])
+        self.seated = _seated_versions(self.matches)
+        self.players = self.seated[self.matches[0].pk]
         self.launcher = RecordingLauncher()
         self._stack = ExitStack()
         self._table: referee.Match | None = None
@@ -131,9 +140,11 @@ class MatchTable:
 
     def _seating(self, match: Match) -> list[int]:
         """Which player sits at each seat of ``match``: its versions matched to the players."""
+        if match.pk not in self.seated:
+            raise ValueError(f"{match} is not one of this table's matches")
         free = list(range(len(self.players)))
         seating = []
-        for version in _versions(match):
+        for version in self.seated[match.pk]:
             player = next((i for i in free if self.players[i].pk == version.pk), None)
             if player is None:
                 raise ValueError(f"{match} seats {version}, who is not at this table")

@@ -309,7 +309,9 @@ def match_start_series(*, match: Match, runner: str | None = None) -> list[Match
     """A worker takes queued ``match`` and every other queued game of its series.
 
     Each game gets an attempt of its own (``attempts + 1``, running, this
-    ``runner``); returned in play order. The series' rows are locked in id
+    ``runner``, started now: ARENA_MATCH_STALE_SECONDS counts from the
+    series' start, so a whole series must end within it); returned in play
+    order. The series' rows are locked in id
     order, so two workers taking games of one series never deadlock, and
     the second finds ``match`` running (MatchTransitionError). A match
     outside a series is taken alone (:func:`match_start`).
@@ -350,7 +352,7 @@ def log_storage_name(match_id: int) -> str:
 
 def _check_outcomes(match: Match, outcomes: Sequence[SeatOutcome]) -> None:
     seats = sorted(o.seat for o in outcomes)
-    expected = list(range(match.participants.count()))
+    expected = list(range(match.seats))  # one participant per seat
     if seats != expected:
         raise MatchResultError(f"match {match.pk}: results for seats {seats}, expected {expected}.")
     for outcome in outcomes:
@@ -384,7 +386,7 @@ def match_finish(
             _check_attempt(locked, attempt)
             _move(locked, MatchStatus.FINISHED)
             # A previous attempt may have stored a log before its transaction failed.
-            if default_storage.exists(name):
+            if locked.attempts > 1 and default_storage.exists(name):
                 default_storage.delete(name)
             saving = True
             stored_name = default_storage.save(name, ContentFile(compressed))
@@ -634,30 +636,18 @@ def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
     return Match.objects.get(pk=current.pk)
 
 
-def _begin(match: Match) -> bool:
-    """Game ``match`` of a series starts now (its clock for ARENA_MATCH_STALE_SECONDS);
-    False when its attempt was given up on while earlier games played."""
-    now = timezone.now()
-    return bool(
-        Match.objects.filter(
-            pk=match.pk, status=MatchStatus.RUNNING, attempts=match.attempts
-        ).update(started_at=now, heartbeat_at=now)
-    )
-
-
 def _play(started: Sequence[Match]) -> None:
     """Play the started games in order at one table and record each; see :func:`match_run`."""
     from .play import MatchTable
 
     waiting = list(started)
+    setting_up = time.perf_counter()
     try:
         with _heartbeat(started), MatchTable(started) as table:
+            # The bots' files and the table: counted in the first game's start.
+            setup_s = time.perf_counter() - setting_up
             while waiting:
                 game = waiting[0]
-                if game is not started[0] and not _begin(game):
-                    waiting.pop(0)
-                    log.warning("match %s: attempt %s was given up on", game.pk, game.attempts)
-                    continue
                 played = table.play(game)
                 began = time.perf_counter()
                 try:
@@ -674,14 +664,16 @@ def _play(started: Sequence[Match]) -> None:
                         game.attempts,
                     )
                 waiting.pop(0)
-                # Where one game's time goes (bench/platform.py reads it).
+                # Where one game's time goes (bench/platform.py reads it): the table and
+                # the bots' start-up, the game, recording it.
                 log.info(
                     "match %s timing: start %.4f s, play %.4f s, store %.4f s",
                     game.pk,
-                    played.start_s,
+                    setup_s + played.start_s,
                     played.play_s - played.start_s,
                     time.perf_counter() - began,
                 )
+                setup_s = 0.0
     except Exception as error:
         # Ours by construction: bot faults are results, never exceptions.
         if not waiting:
