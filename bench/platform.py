@@ -2,6 +2,7 @@
 
     python3 bench/platform.py            # 10,000 bots, 1,000,000 matches (a few minutes)
     python3 bench/platform.py --quick    # 500 bots, 20,000 matches (smoke run, under a minute)
+    python3 bench/platform.py --pipeline-only   # the match pipeline only (no bulk load)
 
 It creates its own database (``arena_bench``, dropped again at the end, even
 on errors) on the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another),
@@ -24,7 +25,10 @@ and a temporary data folder for files. Then:
   process with the ratings queued behind the matches (as before they had a
   queue of their own), then reading both queues, then beside a ratings worker
   of its own (as ``make run`` runs it), then 2 processes beside it; on Redis at
-  127.0.0.1:6379 (db 13) when it answers, else on the embedded broker.
+  127.0.0.1:6379 (db 13) when it answers, else on the embedded broker;
+* **pipeline by series**: the same on 4-seat classic, a match per worker run
+  (as before series) beside the ladder's series of games per run, side by
+  side, with one match's time broken down (queue, start, play, store, rate).
 
 It prints numbers and never fails on one.
 """

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.test import Client
 from django.utils import timezone
 
 from arena.bots import sandboxing
@@ -39,6 +40,7 @@ from arena.matches.services import (
 from bots_sdk.protocol import Limits
 from bots_sdk.sandbox import BotProcess, SandboxError
 
+from .api_support import client_for
 from .scenes import enter
 from .test_match_pipeline import house_bot, player_bot, stored_log
 from .worker import (
@@ -371,6 +373,35 @@ def test_a_redelivered_message_and_the_sweeps_leave_a_running_series_alone(
     assert set(
         Match.objects.filter(pk__in=[g.pk for g in games]).values_list("status", flat=True)
     ) == {MatchStatus.QUEUED}
+
+
+# --------------------------------------------------------------------------- API and pages
+
+
+def test_staff_set_the_games_per_series_and_the_api_and_pages_show_the_series(
+    alice: Any, bob: Any, carol: Any, house: Any
+) -> None:
+    staff = client_for(carol)
+    fields = {"slug": "classic-3", "name": "Classic 3", "rules": "classic", "seats": 3}
+
+    refused = staff.post("/api/ladders/", {**fields, "series_games": 65}, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["detail"].startswith("games per series must be 1-64, got 65")
+    created = staff.post("/api/ladders/", {**fields, "series_games": 6}, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["series_games"] == 6
+    ladder = Ladder.objects.get(slug="classic-3")
+    default = staff.post("/api/ladders/", {**fields, "slug": "other"}, format="json").json()
+    assert default["series_games"] == 12
+
+    versions = [version_row(alice, "a"), version_row(bob, "b"), version_row(bob, "c")]
+    games = match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6)
+    shown = client_for().get(f"/api/matches/{games[2].pk}/").json()
+    assert (shown["series"], shown["series_game"]) == (games[0].pk, 3)
+    page = Client().get(f"/matches/{games[2].pk}/").content.decode()
+    assert f'game 3 of series <a href="/matches/{games[0].pk}/">#{games[0].pk}</a>' in page
+    ladder_page = Client().get("/ladders/classic-3/").content.decode()
+    assert "Played in series of 6 games" in ladder_page
 
 
 # --------------------------------------------------------------------------- a real worker

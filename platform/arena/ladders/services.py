@@ -267,20 +267,27 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     )
     before: dict[int, float] = {}
     after: dict[int, float] = {}
+    changes = []
+    now = timezone.now()
     for version_id, rating in ratings.items():
         before[version_id] = rating.rating
         after[version_id] = rating.rating + delta[version_id]
-        RatingChange.objects.create(
-            rating=rating,
-            match=reference,
-            rating_before=before[version_id],
-            rating_after=after[version_id],
-            k=k_factor(rating.rated_matches, len(standings)),
-            matches_before=rating.rated_matches,
+        changes.append(
+            RatingChange(
+                rating=rating,
+                match=reference,
+                rating_before=before[version_id],
+                rating_after=after[version_id],
+                k=k_factor(rating.rated_matches, len(standings)),
+                matches_before=rating.rated_matches,
+            )
         )
         rating.rating = after[version_id]
         rating.rated_matches += 1
-        rating.save(update_fields=["rating", "rated_matches", "updated_at"])
+        rating.updated_at = now  # auto_now is not applied by bulk_update
+    # One statement each, whatever the seats: a rating follows every game of a series.
+    RatingChange.objects.bulk_create(changes)
+    Rating.objects.bulk_update(ratings.values(), ["rating", "rated_matches", "updated_at"])
     for participant in participants:
         participant.rating_before = before[participant.bot_version_id]
         participant.rating_after = after[participant.bot_version_id]
