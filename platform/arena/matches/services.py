@@ -9,7 +9,7 @@ import operator
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -390,14 +390,15 @@ def match_finish(
                 default_storage.delete(name)
             saving = True
             stored_name = default_storage.save(name, ContentFile(compressed))
-            by_seat = {o.seat: o for o in outcomes}
-            participants = list(locked.participants.all())
-            for participant in participants:
-                outcome = by_seat[participant.seat]
-                participant.money = outcome.money
-                participant.rank = outcome.rank
-                participant.forfeit = outcome.forfeit or ""
-            Participant.objects.bulk_update(participants, ["money", "rank", "forfeit"])
+            # Every seat in one statement (a round trip fewer than reading them first).
+            def by_seat(value: Callable[[SeatOutcome], object]) -> Case:
+                return Case(*(When(seat=o.seat, then=Value(value(o))) for o in outcomes))
+
+            Participant.objects.filter(match=locked).update(
+                money=by_seat(lambda o: o.money),
+                rank=by_seat(lambda o: o.rank),
+                forfeit=by_seat(lambda o: o.forfeit or ""),
+            )
             locked.finished_at = timezone.now()
             locked.log = stored_name
             locked.log_size = len(compressed)
