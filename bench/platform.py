@@ -787,121 +787,138 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
 TIMING = re.compile(r"match (\d+) timing: start ([\d.]+) s, play ([\d.]+) s, store ([\d.]+) s")
 
 
+def _series_round(
+    ladder: Any, seats: list[Any], games: int, per_run: int
+) -> tuple[list[int], float]:
+    """Queue ``games`` games at once, ``per_run`` per worker run; wait until every one is
+    recorded and rated. Returns their ids and the seconds it took."""
+    from arena.matches.models import Match, MatchStatus
+    from arena.matches.services import match_create, match_create_series
+
+    final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
+    start = time.perf_counter()
+    if per_run == 1:
+        batch = [
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats).pk
+            for _ in range(games)
+        ]
+    else:
+        batch = [
+            match.pk
+            for _ in range(games // per_run)
+            for match in match_create_series(
+                ladder_id=ladder.pk, game=ladder.game, versions=seats, units=per_run
+            )
+        ]
+    mine = Match.objects.filter(pk__in=batch)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        done = mine.filter(status__in=final).exclude(
+            status=MatchStatus.FINISHED, rated_at__isnull=True
+        )
+        if done.count() == len(batch):
+            break
+        time.sleep(0.1)
+    return batch, time.perf_counter() - start
+
+
 def measure_series(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
     """Matches per minute on 4-seat classic, a match per worker run (as before) beside a
     series of the ladder's size per run, and where one match's time goes.
 
-    The same bots and worker either way: one worker process beside a ratings
-    worker of its own (as ``make run``), on PostgreSQL and the bench's broker.
-    Rounds alternate between the two (a round queues its games at once:
-    ``match_create`` per game, or ``match_create_series`` per series, and
-    waits until every game is recorded and rated), so a busy machine weighs
-    on both alike. The time of one match, averaged over the matches:
+    The same bots either way, a worker of 1, then 2 processes (the default
+    ``WORKER_CONCURRENCY``) beside a ratings worker of its own (as ``make
+    run``), on PostgreSQL and the bench's broker. Rounds alternate between the
+    two ways (a round queues its games at once: ``match_create`` per game, or
+    ``match_create_series`` per series, and waits until every game is
+    recorded and rated), so a busy machine weighs on both alike; a round has
+    at least two series per worker process. The time of one match, averaged
+    over the matches:
 
-    * queue: ``started_at - queued_at`` (its row): waiting for the worker, and
-      in a series for the games before it (a round queues all its games at
-      once, so this is mostly the backlog);
+    * queue: ``started_at - queued_at`` (its row): waiting for a worker (a
+      round queues all its games at once, so this is mostly the backlog; a
+      series' games are all taken when its first is);
     * start, play, store: the worker's log line per game
       (``match N timing: ...``, ``arena.matches.services``): the bots' files,
       the table and their start-up (launch to ``ready``), the game,
       ``match_finish``;
     * rate: ``rated_at - finished_at`` (its row);
-    * worker time: the rounds' time over their matches.
+    * worker time: the rounds' time over their matches, times the processes.
     """
     from arena.celery import app
     from arena.ladders.models import Ladder
     from arena.matches.models import Match, MatchStatus
-    from arena.matches.services import match_create, match_create_series
     from django.conf import settings
 
     ladder = Ladder.objects.get(slug="classic-4")
     series = ladder.series_games
-    games = max(1, math.ceil(sizes.pipeline_matches / series)) * series
-    rounds = 1 if sizes is QUICK else 2
+    rounds = 1 if sizes.pipeline_matches <= QUICK.pipeline_matches else 2
     seats, kind = _pipeline_bots()
     _say(
-        f"pipeline by series, 4-seat classic ({ladder.slug}), {kind}, {rounds} x {games} games "
-        "each way, 1 worker process + a ratings worker"
+        f"pipeline by series, 4-seat classic ({ladder.slug}), {kind}, {rounds} rounds each "
+        "way, beside a ratings worker"
     )
-    final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
-    app.control.purge()
-    log = data_dir / "series-worker.log"
-    # INFO: the worker logs where each game's time went.
-    worker = _start_worker({**env, "LOG_LEVEL": "INFO"}, 1, log)
-    rater = _start_worker(
-        env, 1, data_dir / "series-ratings.log", queue=settings.ARENA_RATINGS_QUEUE
-    )
-    ids: dict[int, list[int]] = {1: [], series: []}
-    seconds = dict.fromkeys(ids, 0.0)
-    try:
-        for _ in range(rounds):
-            for per_run in ids:
-                start = time.perf_counter()
-                if per_run == 1:
-                    batch = [
-                        match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats).pk
-                        for _ in range(games)
-                    ]
-                else:
-                    batch = [
-                        match.pk
-                        for _ in range(games // per_run)
-                        for match in match_create_series(
-                            ladder_id=ladder.pk, game=ladder.game, versions=seats, units=per_run
-                        )
-                    ]
-                mine = Match.objects.filter(pk__in=batch)
-                deadline = time.monotonic() + 600
-                while time.monotonic() < deadline:
-                    done = mine.filter(status__in=final).exclude(
-                        status=MatchStatus.FINISHED, rated_at__isnull=True
-                    )
-                    if done.count() == len(batch):
-                        break
-                    time.sleep(0.1)
-                seconds[per_run] += time.perf_counter() - start
-                ids[per_run] += batch
-    finally:
-        _stop_worker(worker)
-        _stop_worker(rater)
-    timings = {
-        int(found[1]): [float(value) for value in found.group(2, 3, 4)]
-        for found in TIMING.finditer(log.read_text())
-    }
 
     def mean(values: list[float]) -> float:
         return statistics.mean(values) if values else float("nan")
 
-    per_minute: dict[int, float] = {}
-    for per_run, batch in ids.items():
-        mine = Match.objects.filter(pk__in=batch)
-        rows = list(
-            mine.filter(status=MatchStatus.FINISHED).values_list(
-                "pk", "queued_at", "started_at", "finished_at", "rated_at"
+    for processes in (1, 2):
+        per_round = max(math.ceil(sizes.pipeline_matches / series), 2 * processes) * series
+        app.control.purge()
+        log = data_dir / f"series-worker-{processes}.log"
+        # INFO: the worker logs where each game's time went.
+        worker = _start_worker({**env, "LOG_LEVEL": "INFO"}, processes, log)
+        rater = _start_worker(
+            env, 1, data_dir / f"series-ratings-{processes}.log", queue=settings.ARENA_RATINGS_QUEUE
+        )
+        ids: dict[int, list[int]] = {1: [], series: []}
+        seconds = dict.fromkeys(ids, 0.0)
+        try:
+            for _ in range(rounds):
+                for per_run in ids:
+                    batch, took = _series_round(ladder, seats, per_round, per_run)
+                    ids[per_run] += batch
+                    seconds[per_run] += took
+        finally:
+            _stop_worker(worker)
+            _stop_worker(rater)
+        timings = {
+            int(found[1]): [float(value) for value in found.group(2, 3, 4)]
+            for found in TIMING.finditer(log.read_text())
+        }
+        plural = "es" if processes > 1 else ""
+        _say(f"  {processes} worker process{plural}, {per_round} games a round")
+        per_minute: dict[int, float] = {}
+        for per_run, batch in ids.items():
+            mine = Match.objects.filter(pk__in=batch)
+            rows = list(
+                mine.filter(status=MatchStatus.FINISHED).values_list(
+                    "pk", "queued_at", "started_at", "finished_at", "rated_at"
+                )
             )
-        )
-        others = mine.exclude(status=MatchStatus.FINISHED).count()
-        timed = [timings[pk] for pk, *_ in rows if pk in timings]
-        queue = mean([(began - queued).total_seconds() for _, queued, began, _, _ in rows])
-        rate = mean([(rated - ended).total_seconds() for *_, ended, rated in rows if rated])
-        start_s, play_s, store_s = (mean([t[i] for t in timed]) for i in range(3))
-        per_minute[per_run] = len(rows) / seconds[per_run] * 60
-        label = "a match per run (before)" if per_run == 1 else f"a series of {per_run} per run"
+            others = mine.exclude(status=MatchStatus.FINISHED).count()
+            timed = [timings[pk] for pk, *_ in rows if pk in timings]
+            queue = mean([(began - queued).total_seconds() for _, queued, began, _, _ in rows])
+            rate = mean([(rated - ended).total_seconds() for *_, ended, rated in rows if rated])
+            start_s, play_s, store_s = (mean([t[i] for t in timed]) for i in range(3))
+            per_minute[per_run] = len(rows) / seconds[per_run] * 60
+            label = "a match per run (before)" if per_run == 1 else f"a series of {per_run} per run"
+            _say(
+                f"    {label:<26} {per_minute[per_run]:7.1f} matches/min   ({len(rows)} recorded "
+                f"and rated in {seconds[per_run]:.1f} s"
+                f"{f'; {others} not finished' if others else ''})"
+            )
+            _say(
+                f"      one match: queue {queue:6.2f} s   start {start_s:.3f} s   play "
+                f"{play_s:.3f} s   store {store_s:.3f} s   rate {rate:.2f} s   (worker time "
+                f"{seconds[per_run] * processes / max(1, len(rows)):.3f} s)"
+            )
+        ratio = per_minute[series] / per_minute[1] if per_minute[1] else float("nan")
+        verdict = "ok" if ratio >= 3 else "MISSED"
         _say(
-            f"  {label:<26} {per_minute[per_run]:7.1f} matches/min   ({len(rows)} recorded and "
-            f"rated in {seconds[per_run]:.1f} s{f'; {others} not finished' if others else ''})"
+            f"    target: a series >= 3x the matches per minute of a match per run: "
+            f"{ratio:.2f}x {verdict}"
         )
-        _say(
-            f"    one match: queue {queue:6.2f} s   start {start_s:.3f} s   play {play_s:.3f} s"
-            f"   store {store_s:.3f} s   rate {rate:.2f} s   (worker time "
-            f"{seconds[per_run] / max(1, len(rows)):.3f} s)"
-        )
-    ratio = per_minute[series] / per_minute[1] if per_minute[1] else float("nan")
-    verdict = "ok" if ratio >= 3 else "MISSED"
-    _say(
-        f"  target: a series >= 3x the matches per minute of a match per run: "
-        f"{ratio:.1f}x {verdict}"
-    )
 
 
 # --------------------------------------------------------------------------- main

@@ -390,6 +390,7 @@ def match_finish(
                 default_storage.delete(name)
             saving = True
             stored_name = default_storage.save(name, ContentFile(compressed))
+
             # Every seat in one statement (a round trip fewer than reading them first).
             def by_seat(value: Callable[[SeatOutcome], object]) -> Case:
                 return Case(*(When(seat=o.seat, then=Value(value(o))) for o in outcomes))
