@@ -86,8 +86,14 @@ def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
     return activate(bot_version_upload(bot=bot, filename=f"{name}.py", content=code))
 
 
-def classic_2() -> Ladder:
-    return ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+def classic_2(series_games: int = 12) -> Ladder:
+    return ladder_create(
+        slug="classic-2",
+        name="Classic, 2 seats",
+        rules="classic",
+        seats=2,
+        series_games=series_games,
+    )
 
 
 def stored_log(match: Match) -> bytes:
@@ -296,7 +302,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
     alice: Any, bob: Any, house: Any, settings: Any, media_root: Path, tmp_path: Path
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 3
-    ladder = classic_2()
+    ladder = classic_2(series_games=3)
     for name in ("greedy", "random"):
         enter(house_bot(house, name), ladder)
     with redis_worker(tmp_path, media_root) as (worker, _):
@@ -323,8 +329,9 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         )
         assert fault["request"]["id"] == 2 and fault["signal"] == 9
 
-        # Three matches among shark, greedy and random: each plays, none more than twice.
-        assert len(ladder_fill_queue(ladder=ladder)) == 3
+        # One pick: a series of three games of two of shark, greedy and random.
+        queued = ladder_fill_queue(ladder=ladder)
+        assert len(queued) == 3 and {m.series_id for m in queued} == {queued[0].pk}
         matches = wait_for(
             lambda: finished_and_rated(ladder, 3), timeout=90, what="3 matches played and rated"
         )
