@@ -301,7 +301,7 @@ def finished_and_rated(ladder: Ladder, count: int) -> list[Match] | None:
 def test_end_to_end_on_a_worker_with_postgresql_and_redis(
     alice: Any, bob: Any, house: Any, settings: Any, media_root: Path, tmp_path: Path
 ) -> None:
-    settings.ARENA_LADDER_QUEUE_TARGET = 3
+    settings.ARENA_LADDER_QUEUE_TARGET = 6
     ladder = classic_2(series_games=3)
     for name in ("greedy", "random"):
         enter(house_bot(house, name), ladder)
@@ -329,11 +329,12 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         )
         assert fault["request"]["id"] == 2 and fault["signal"] == 9
 
-        # One pick: a series of three games of two of shark, greedy and random.
+        # Two series of three games among shark, greedy and random, each played by one
+        # worker run: the bot left out of the first seeds the second.
         queued = ladder_fill_queue(ladder=ladder)
-        assert len(queued) == 3 and {m.series_id for m in queued} == {queued[0].pk}
+        assert len(queued) == 6 and len({m.series_id for m in queued}) == 2
         matches = wait_for(
-            lambda: finished_and_rated(ladder, 3), timeout=90, what="3 matches played and rated"
+            lambda: finished_and_rated(ladder, 6), timeout=90, what="6 matches played and rated"
         )
 
     anonymous = APIClient()
