@@ -2,6 +2,7 @@
 
     python3 bench/platform.py            # 10,000 bots, 1,000,000 matches (a few minutes)
     python3 bench/platform.py --quick    # 500 bots, 20,000 matches (smoke run, under a minute)
+    python3 bench/platform.py --pipeline-only   # the match pipeline only (no bulk load)
 
 It creates its own database (``arena_bench``, dropped again at the end, even
 on errors) on the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another),
@@ -24,7 +25,10 @@ and a temporary data folder for files. Then:
   process with the ratings queued behind the matches (as before they had a
   queue of their own), then reading both queues, then beside a ratings worker
   of its own (as ``make run`` runs it), then 2 processes beside it; on Redis at
-  127.0.0.1:6379 (db 13) when it answers, else on the embedded broker.
+  127.0.0.1:6379 (db 13) when it answers, else on the embedded broker;
+* **pipeline by series**: the same on 4-seat classic, a match per worker run
+  (as before series) beside the ladder's series of games per run, side by
+  side, with one match's time broken down (queue, start, play, store, rate).
 
 It prints numbers and never fails on one.
 """
@@ -42,11 +46,13 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR]
 sys.path[:0] = [str(REPO), str(REPO / "platform")]
 
 import argparse
+import functools
 import io
 import json
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -597,8 +603,10 @@ def measure_ratings(sizes: Sizes) -> None:
 # --------------------------------------------------------------------------- pipeline
 
 
+@functools.cache
 def _pipeline_bots() -> tuple[list[Any], str]:
-    """Four seats: two house bots (bare) and, when the sandbox works, two uploaded copies."""
+    """Four seats: two house bots (bare) and, when the sandbox works, two uploaded copies
+    (uploaded once, for every pipeline run)."""
     from arena.bots.models import BotVersion
     from arena.bots.services import bot_upload, bot_version_validate
     from arena.players.services import player_create
@@ -775,6 +783,144 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
         )
 
 
+#: A worker's line per game (arena.matches.services._play): where its time went.
+TIMING = re.compile(r"match (\d+) timing: start ([\d.]+) s, play ([\d.]+) s, store ([\d.]+) s")
+
+
+def _series_round(
+    ladder: Any, seats: list[Any], games: int, per_run: int
+) -> tuple[list[int], float]:
+    """Queue ``games`` games at once, ``per_run`` per worker run; wait until every one is
+    recorded and rated. Returns their ids and the seconds it took."""
+    from arena.matches.models import Match, MatchStatus
+    from arena.matches.services import match_create, match_create_series
+
+    final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
+    start = time.perf_counter()
+    if per_run == 1:
+        batch = [
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats).pk
+            for _ in range(games)
+        ]
+    else:
+        batch = [
+            match.pk
+            for _ in range(games // per_run)
+            for match in match_create_series(
+                ladder_id=ladder.pk, game=ladder.game, versions=seats, units=per_run
+            )
+        ]
+    mine = Match.objects.filter(pk__in=batch)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        done = mine.filter(status__in=final).exclude(
+            status=MatchStatus.FINISHED, rated_at__isnull=True
+        )
+        if done.count() == len(batch):
+            break
+        time.sleep(0.1)
+    return batch, time.perf_counter() - start
+
+
+def measure_series(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
+    """Matches per minute on 4-seat classic, a match per worker run (as before) beside a
+    series of the ladder's size per run, and where one match's time goes.
+
+    The same bots either way, a worker of 1, then 2 processes (the default
+    ``WORKER_CONCURRENCY``) beside a ratings worker of its own (as ``make
+    run``), on PostgreSQL and the bench's broker. Rounds alternate between the
+    two ways (a round queues its games at once: ``match_create`` per game, or
+    ``match_create_series`` per series, and waits until every game is
+    recorded and rated), so a busy machine weighs on both alike; a round has
+    at least two series per worker process. The time of one match, averaged
+    over the matches:
+
+    * queue: ``started_at - queued_at`` (its row): waiting for a worker (a
+      round queues all its games at once, so this is mostly the backlog; a
+      series' games are all taken when its first is);
+    * start, play, store: the worker's log line per game
+      (``match N timing: ...``, ``arena.matches.services``): the bots' files,
+      the table and their start-up (launch to ``ready``), the game,
+      ``match_finish``;
+    * rate: ``rated_at - finished_at`` (its row);
+    * worker time: the rounds' time over their matches, times the processes.
+    """
+    from arena.celery import app
+    from arena.ladders.models import Ladder
+    from arena.matches.models import Match, MatchStatus
+    from django.conf import settings
+
+    ladder = Ladder.objects.get(slug="classic-4")
+    series = ladder.series_games
+    rounds = 1 if sizes.pipeline_matches <= QUICK.pipeline_matches else 2
+    seats, kind = _pipeline_bots()
+    _say(
+        f"pipeline by series, 4-seat classic ({ladder.slug}), {kind}, {rounds} rounds each "
+        "way, beside a ratings worker"
+    )
+
+    def mean(values: list[float]) -> float:
+        return statistics.mean(values) if values else float("nan")
+
+    for processes in (1, 2):
+        per_round = max(math.ceil(sizes.pipeline_matches / series), 2 * processes) * series
+        app.control.purge()
+        log = data_dir / f"series-worker-{processes}.log"
+        # INFO: the worker logs where each game's time went.
+        worker = _start_worker({**env, "LOG_LEVEL": "INFO"}, processes, log)
+        rater = _start_worker(
+            env, 1, data_dir / f"series-ratings-{processes}.log", queue=settings.ARENA_RATINGS_QUEUE
+        )
+        ids: dict[int, list[int]] = {1: [], series: []}
+        seconds = dict.fromkeys(ids, 0.0)
+        try:
+            for _ in range(rounds):
+                for per_run in ids:
+                    batch, took = _series_round(ladder, seats, per_round, per_run)
+                    ids[per_run] += batch
+                    seconds[per_run] += took
+        finally:
+            _stop_worker(worker)
+            _stop_worker(rater)
+        timings = {
+            int(found[1]): [float(value) for value in found.group(2, 3, 4)]
+            for found in TIMING.finditer(log.read_text())
+        }
+        plural = "es" if processes > 1 else ""
+        _say(f"  {processes} worker process{plural}, {per_round} games a round")
+        per_minute: dict[int, float] = {}
+        for per_run, batch in ids.items():
+            mine = Match.objects.filter(pk__in=batch)
+            rows = list(
+                mine.filter(status=MatchStatus.FINISHED).values_list(
+                    "pk", "queued_at", "started_at", "finished_at", "rated_at"
+                )
+            )
+            others = mine.exclude(status=MatchStatus.FINISHED).count()
+            timed = [timings[pk] for pk, *_ in rows if pk in timings]
+            queue = mean([(began - queued).total_seconds() for _, queued, began, _, _ in rows])
+            rate = mean([(rated - ended).total_seconds() for *_, ended, rated in rows if rated])
+            start_s, play_s, store_s = (mean([t[i] for t in timed]) for i in range(3))
+            per_minute[per_run] = len(rows) / seconds[per_run] * 60
+            label = "a match per run (before)" if per_run == 1 else f"a series of {per_run} per run"
+            _say(
+                f"    {label:<26} {per_minute[per_run]:7.1f} matches/min   ({len(rows)} recorded "
+                f"and rated in {seconds[per_run]:.1f} s"
+                f"{f'; {others} not finished' if others else ''})"
+            )
+            _say(
+                f"      one match: queue {queue:6.2f} s   start {start_s:.3f} s   play "
+                f"{play_s:.3f} s   store {store_s:.3f} s   rate {rate:.2f} s   (worker time "
+                f"{seconds[per_run] * processes / max(1, len(rows)):.3f} s)"
+            )
+        ratio = per_minute[series] / per_minute[1] if per_minute[1] else float("nan")
+        verdict = "ok" if ratio >= 3 else "MISSED"
+        _say(
+            f"    target: a series >= 3x the matches per minute of a match per run: "
+            f"{ratio:.2f}x {verdict}"
+        )
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -831,6 +977,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, help="requests per latency measurement")
     parser.add_argument("--pipeline-matches", type=int, help="matches per pipeline run")
     parser.add_argument(
+        "--pipeline-only",
+        action="store_true",
+        help="only the match pipeline (no bulk load, no latency or ratings figures)",
+    )
+    parser.add_argument(
         "--keep", action="store_true", help=f"keep the database {BENCH_DB} to inspect it"
     )
     parser.add_argument(
@@ -874,13 +1025,15 @@ def main(argv: list[str] | None = None) -> int:
             call_command("migrate", verbosity=0)
             call_command("load_house_bots", stdout=io.StringIO())
             _qualify_house_bots()
-        with _timed("bulk load (COPY, rebuild indexes, VACUUM)"):
-            dsn = env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
-            load(sizes, data_dir, dsn)
-        measure_latency(sizes)
-        measure_ratings(sizes)
+        if not args.pipeline_only:
+            with _timed("bulk load (COPY, rebuild indexes, VACUUM)"):
+                dsn = env["DATABASE_URL"].replace("postgres://", "postgresql://", 1)
+                load(sizes, data_dir, dsn)
+            measure_latency(sizes)
+            measure_ratings(sizes)
         try:
             measure_pipeline(sizes, env, data_dir)
+            measure_series(sizes, env, data_dir)
         except RuntimeError as error:
             _say(f"pipeline: not measured: {error}")
         connections.close_all()

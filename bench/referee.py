@@ -20,9 +20,25 @@ Everything is measured side by side in the same run:
   with :mod:`bots_sdk.build` in the sandbox, then its start-up (launch to
   ``ready``) and its per-decision round trip through the referee's I/O path,
   sandboxed, each also as a ratio to the bare pipe echo's;
-* **sandboxed 4-seat classic games per second** with the house random bot,
-  one game per process and a whole series per process, per CPU core (the
-  referee and its bots take turns, so the CPU time they use is the cost).
+* **4-seat classic games per CPU-second** (the referee and its bots take
+  turns, so the CPU time they use is the cost), side by side:
+
+  - the **JSON pipe-echo floor**: the engine plays, each request is encoded
+    as the referee encodes it and answered by a bare ``python3 -I`` process
+    that parses it and replies with its first legal action; four such
+    processes, kept across games, no limits, no sandbox;
+  - the **platform's mode** as ``arena.matches.play.MatchTable`` runs it:
+    the house random bot's code sandboxed at every seat (as an upload runs),
+    a ladder's default limits, the platform's referee options
+    (``seed_once_per_process``), seats rotating, each game's log serialised;
+    one game per table (how the platform played before: a process per bot
+    per match) and a series of the platform's size per table (a ladder's
+    ``series_games``), and a series of duplicate deals played lane by lane;
+  - bare (trusted) random bots in one long series, for reference.
+
+  Each row is also given as a multiple of the floor's CPU per game; the
+  target is the platform's series at <= 3x the floor (>= 30 games per
+  CPU-second).
 
 It prints ratios against the targets; it never fails on a number.
 """
@@ -56,9 +72,10 @@ from bots_sdk import protocol, sandbox
 from bots_sdk.build import build, unpack_program
 from bots_sdk.launcher import BotSpec, house_bot, launch_bot, sandbox_problem
 from bots_sdk.protocol import Limits
-from bots_sdk.referee import Match
+from bots_sdk.referee import Match, rotations
 from bots_sdk.runtimes import RUNTIMES
 from vegas_engine import describe, new_game, observe
+from vegas_engine import log as game_logs
 
 PYTHON = "/usr/bin/python3"  # the sandbox's interpreter: the same one bare, for fairness
 #: One tiny protocol bot per runtime: answers each request with its first legal action.
@@ -70,6 +87,21 @@ reply = b'{"type":"action","id":1,"action":"place 1"}\\n'
 for line in sys.stdin.buffer:
     os.write(1, reply)
 """
+
+# The floor's bot: parses each request and answers its first legal action, nothing else.
+JSON_ECHO = """\
+import json, os, sys
+for line in sys.stdin.buffer:
+    message = json.loads(line)
+    reply = {"type": "action", "id": message["id"],
+             "action": message["observation"]["legal_actions"][0]}
+    os.write(1, (json.dumps(reply) + "\\n").encode())
+"""
+
+#: The platform's series on a ladder that keeps the default (``Ladder.series_games``).
+PLATFORM_SERIES_GAMES = 12
+#: A ladder's default limits (``ladders.Ladder``), as ``MatchGame.limits`` gives them.
+LADDER_LIMITS = Limits(decision_ms=1000, bank_ms=10_000, memory_bytes=256 * 1024 * 1024)
 
 # An echo-like bot that speaks the protocol and times itself: from the moment it
 # has the request line to the moment its reply is written.
@@ -294,44 +326,161 @@ def _config() -> sandbox.SandboxConfig:
     return sandbox_config()
 
 
-def games_per_second(
-    sandboxed: bool, games: int, games_per_process: int | None
-) -> tuple[float, float]:
-    """4-seat classic games between house random bots: (games/s, games per CPU second)."""
-    if sandboxed:
-        players = [
-            BotSpec(name="random", bot_dir=house_bot("random").bot_dir, main="random_bot.py")
-            for _ in range(4)
-        ]
-    else:
-        players = [house_bot("random") for _ in range(4)]
-    before = os.times()
-    start = time.perf_counter()
-    with Match(players, games_per_process=games_per_process, launcher=launch_bot) as match:
-        for game in range(games):
-            record = match.play(describe("classic", 4), game, [0, 1, 2, 3])
-            assert not record.faults, record.faults
-    wall = time.perf_counter() - start
-    after = os.times()
-    cpu = (after.user - before.user) + (after.system - before.system)  # the referee
-    if sandboxed:
-        # Each sandboxed bot's cgroup counts all its processes (bubblewrap included).
-        cpu += sum(o.cpu_seconds or 0.0 for outcomes in match.outcomes for o in outcomes)
-    else:
-        cpu += (after.children_user - before.children_user) + (
-            after.children_system - before.children_system
+def _cpu_now() -> tuple[float, float]:
+    """CPU seconds of this process, and of its children that ended and were waited for."""
+    times = os.times()
+    return times.user + times.system, times.children_user + times.children_system
+
+
+def floor_games(games: int) -> float:
+    """The JSON pipe-echo floor: CPU seconds per 4-seat classic game (see the docstring)."""
+    children = [
+        subprocess.Popen(
+            [PYTHON, "-I", "-c", JSON_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
-    return games / wall, games / cpu
+        for _ in range(4)
+    ]
+    pipes = [(c.stdin.fileno(), c.stdout.fileno()) for c in children]  # type: ignore[union-attr]
+    own_before = start_children = 0.0
+    request_id = 0
+    for seed in range(games + 2):
+        if seed == 2:  # warm-up: the children's interpreters are up, caches warm
+            own_before = _cpu_now()[0]
+            start_children = sum(_child_cpu(c.pid) for c in children)
+        state = new_game(describe("classic", 4), seed)
+        while movers := state.to_move():
+            for seat in movers:
+                request_id += 1
+                message = protocol.request(request_id, 1, observe(state, seat), 1000, 10_000)
+                in_fd, out_fd = pipes[seat]
+                os.write(in_fd, protocol.encode(message))
+                reply = b""
+                while not reply.endswith(b"\n"):
+                    reply += os.read(out_fd, 65536)
+                state.apply_action(protocol.parse_action(reply[:-1], request_id), seat)
+    own = _cpu_now()[0] - own_before
+    bots = sum(_child_cpu(c.pid) for c in children) - start_children
+    for child in children:
+        child.stdin.close()  # type: ignore[union-attr]
+        child.wait()
+    return (own + bots) / games
+
+
+def _child_cpu(pid: int) -> float:
+    """CPU seconds of a running child so far, from /proc."""
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        fields = handle.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sandboxed_random() -> BotSpec:
+    """The house random bot's code as an upload runs: in the sandbox, not trusted."""
+    return BotSpec(name="random", bot_dir=house_bot("random").bot_dir, main="random_bot.py")
+
+
+def platform_games(
+    games: int, per_table: int, *, deals: bool = False, sandboxed: bool = True
+) -> tuple[float, float]:
+    """4-seat classic as the platform plays it: (games/s, CPU seconds per game).
+
+    Tables of ``per_table`` games each (a series; 1: a table per match, as
+    before), each with ``arena.matches.play.MatchTable``'s referee options.
+    ``deals``: the series holds duplicate deals of 4 games, played lane by
+    lane (game 1 of every deal, then game 2...), so each process plays
+    ``per_table // 4`` games. Each game's log is serialised, as the platform
+    stores it.
+    """
+    players = [sandboxed_random() if sandboxed else house_bot("random") for _ in range(4)]
+    cpu = 0.0
+    wall = 0.0
+    played = 0
+    seed = 0
+    while played < games:
+        if deals:
+            count = per_table // 4
+            seeds = list(range(seed, seed + count))
+            seatings = list(rotations(4, 4))
+            table = [(s, seatings[lane]) for lane in range(4) for s in seeds]
+        else:
+            table = list(zip(range(seed, seed + per_table), rotations(4, per_table), strict=True))
+        seed += len(table)
+        own_before, children_before = _cpu_now()
+        start = time.perf_counter()
+        with Match(
+            players, LADDER_LIMITS, launcher=launch_bot, seed_once_per_process=True
+        ) as match:
+            for game_seed, seating in table:
+                record = match.play(describe("classic", 4), game_seed, seating)
+                assert not record.faults, record.faults
+                game_logs.dumps(record.log)
+        wall += time.perf_counter() - start
+        own_after, children_after = _cpu_now()
+        cpu += own_after - own_before  # the referee
+        if sandboxed:
+            # Each sandboxed bot's cgroup counts all its processes (bubblewrap included).
+            cpu += sum(o.cpu_seconds or 0.0 for outcomes in match.outcomes for o in outcomes)
+        else:
+            cpu += children_after - children_before
+        played += len(table)
+    return played / wall, cpu / played
+
+
+def games_table(scale: float, sandboxed: bool) -> None:
+    """4-seat classic games per CPU-second: the floor, the platform before and now."""
+    games = max(1, round(4 * scale)) * PLATFORM_SERIES_GAMES
+    floor = floor_games(max(20, int(200 * scale)))
+    print(
+        f"\n4-seat classic, games per CPU-second (the referee's CPU and its bots'; "
+        f"{games} games per row)"
+    )
+    print("                                                games/s   per CPU-s   CPU ms/game")
+    print(
+        f"  JSON pipe-echo floor (4 bare echo processes)      -       {1 / floor:7.1f}   "
+        f"{floor * 1000:9.1f}   (1.0x floor)"
+    )
+    rows: list[tuple[str, int, bool, bool]] = [
+        ("bare random bots, one series of {n}", games, False, False)
+    ]
+    if sandboxed:
+        rows += [
+            ("platform before: a table per game", 1, False, True),
+            ("platform now: a series of {n} per table", PLATFORM_SERIES_GAMES, False, True),
+            ("platform now: {d} duplicate deals per table", PLATFORM_SERIES_GAMES, True, True),
+        ]
+    results: dict[str, float] = {}
+    for label, per_table, deals, boxed in rows:
+        rate, cost = platform_games(games, per_table, deals=deals, sandboxed=boxed)
+        shown = label.format(n=per_table, d=per_table // 4)
+        results[label] = cost
+        print(
+            f"  {shown:<46} {rate:7.1f}   {1 / cost:7.1f}   {cost * 1000:9.1f}   "
+            f"({cost / floor:.1f}x floor)"
+        )
+    if sandboxed:
+        before = results["platform before: a table per game"]
+        now = results["platform now: a series of {n} per table"]
+        verdict = "ok" if 1 / now >= 30 else "MISSED"
+        print(
+            f"  target: the platform's series >= 30 games per CPU-second (<= 3x the floor): "
+            f"{1 / now:.1f} ({now / floor:.1f}x floor) {verdict}; "
+            f"{before / now:.1f}x the games per CPU-second of a table per game"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
+    parser.add_argument(
+        "--games-only", action="store_true", help="only the games per CPU-second table"
+    )
     args = parser.parse_args(argv)
     scale = 0.2 if args.quick else 1.0
     problem = sandbox_problem()
     sandboxed = problem is None
     print(f"machine: {os.cpu_count()} cores; sandbox: {'yes' if sandboxed else problem}")
+    if args.games_only:
+        games_table(scale, sandboxed)
+        return 0
 
     echo = bare_echo(int(3000 * scale))
     echo_median, echo_p99 = percentiles(echo)
@@ -402,21 +551,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
-    games = max(8, int(60 * scale))
-    print(f"\n4-seat classic, house random bots ({games} games per row)")
-    print("                                   games/s   games per CPU-second")
-    rows: list[tuple[str, bool, int | None]] = [("bare, one series per process", False, None)]
-    if sandboxed:
-        rows += [
-            ("sandboxed, one game per process", True, 1),
-            ("sandboxed, one series per process", True, None),
-        ]
-    for label, boxed_row, per_process in rows:
-        rate, per_cpu = games_per_second(boxed_row, games, per_process)
-        print(f"  {label:<33} {rate:7.1f}   {per_cpu:7.1f}")
-        if boxed_row and per_process is None:
-            verdict = "ok" if per_cpu >= 8 else "MISSED"
-            print(f"  target: >= 8 sandboxed games/s per core: {per_cpu:.1f} {verdict}")
+    games_table(scale, sandboxed)
     return 0
 
 

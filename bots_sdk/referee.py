@@ -75,6 +75,8 @@ class _Connection:
         self.output_bytes = 0
         self.next_request = 1
         self.games = 0
+        #: The seeds of the games this process played (``Match.seed_once_per_process``).
+        self.seeds: set[int] = set()
         self.name: str | None = None
         self.poller = select.poll()  # for waits on this bot alone (the usual case)
         self.poller.register(self.out_fd, select.POLLIN)
@@ -318,6 +320,11 @@ class Match:
     ``players``; the others have ``limits``): a person's seat gets minutes where
     bots get a second. ``on_progress`` follows the games as they are played
     (:data:`Progress`), e.g. to show a replay that grows.
+
+    ``seed_once_per_process``: no process plays two games dealt by the same
+    seed; a player whose process played the seed gets a fresh process. The
+    games of a duplicate deal share a seed, so a process that played one
+    would know the dice of the others. The platform plays with it on.
     """
 
     def __init__(
@@ -330,6 +337,7 @@ class Match:
         bot_seed_key: bytes | None = None,
         player_limits: Mapping[int, Limits] | None = None,
         on_progress: Progress | None = None,
+        seed_once_per_process: bool = False,
     ) -> None:
         self.players = list(players)
         self.limits = limits or Limits()
@@ -339,6 +347,7 @@ class Match:
         self.on_progress = on_progress
         self.launcher = launcher
         self.games_per_process = games_per_process
+        self.seed_once_per_process = seed_once_per_process
         self.bot_seed_key = new_bot_seed_key() if bot_seed_key is None else bot_seed_key
         _check_bot_seed_key(self.bot_seed_key)
         self.connections: list[_Connection | None] = [None] * len(self.players)
@@ -460,10 +469,14 @@ class _Game:
         tell every seat the game begins."""
         match = self.match
         launching: dict[_Connection, int] = {}
+        seed = self.seed
         for record in self.seats:
             connection = match.connections[record.player]
             limit = match.games_per_process
-            if connection is not None and limit is not None and connection.games >= limit:
+            if connection is not None and (
+                (limit is not None and connection.games >= limit)
+                or (match.seed_once_per_process and seed in connection.seeds)
+            ):
                 self._retire(record.player)
                 connection = None
             if connection is None:
@@ -506,6 +519,7 @@ class _Game:
             if live is None:
                 continue
             live.games += 1
+            live.seeds.add(self.seed)
             live.output_bytes = 0
             message = protocol.new_game(
                 self.game_id,
@@ -520,7 +534,8 @@ class _Game:
                 self._fault(record.seat, error, None, None)
 
     def _retire(self, player: int) -> None:
-        """End a process that played its share of games (``games_per_process``)."""
+        """End a process that played its share of games (``games_per_process``), or
+        played this game's seed (``seed_once_per_process``)."""
         connection = self.match.connections[player]
         assert connection is not None
         with contextlib.suppress(_BotFault, OSError):

@@ -351,8 +351,10 @@ ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
 # the matches app knows nothing of who keeps score.
 ARENA_MATCH_FINISHED_TASKS = ("arena.ladders.tasks.ratings_apply_match",)
 
-# Matchmaking (beat): matches kept queued per open ladder, and per bot at most.
-ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 8)
+# Matchmaking (beat): matches kept queued per open ladder (whole series), and runs (a
+# series, a duplicate deal or a lone match) per bot at most. Two series of the default
+# 12 games: a ladder behind the others can queue a second one (fair share).
+ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 24)
 ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
 # House bots alone on a ladder play until each has this many games, then rest.
 ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)

@@ -288,3 +288,33 @@ def test_games_per_process_restarts_bots(tmp_path: Path) -> None:
     assert len(pids) == 6 and all(gone(pid) for pid in pids)
     assert all(o.exit_code == 0 and not o.killed for o in match.outcomes[0])
     assert processes_with(str(tmp_path)) == []
+
+
+def test_seed_once_per_process_gives_a_seed_seen_a_fresh_process(tmp_path: Path) -> None:
+    """A duplicate deal's games share a seed: no process may play two of them."""
+    spec = raw_bot(tmp_path, "ok", at=0)
+    pids: list[int] = []
+
+    def recording(spec: BotSpec, limits: Limits) -> sandbox.BotProcess:
+        process = launch_bot(spec, limits)
+        pids.append(process.pid)
+        return process
+
+    # Two deals of a 2-seat classic game, played lane by lane: game 1 of each deal,
+    # then game 2 (seats swapped) of each.
+    games = [(1, [0, 1]), (2, [0, 1]), (1, [1, 0]), (2, [1, 0]), (3, [0, 1])]
+    with Match(
+        [spec, house_bot("random")], FAST, launcher=recording, seed_once_per_process=True
+    ) as match:
+        records = [match.play(describe("classic", 2), seed, seating) for seed, seating in games]
+    started = [
+        [seat.startup_ms is not None for seat in sorted(r.seats, key=lambda s: s.player)]
+        for r in records
+    ]
+    assert started == [[True, True], [False, False], [True, True], [False, False], [False, False]]
+    assert len(pids) == 4 and all(gone(pid) for pid in pids)
+
+    # Without the option (the SDK's tournaments), one process plays them all.
+    with Match([spec, house_bot("random")], FAST) as match:
+        records = [match.play(describe("classic", 2), seed, seating) for seed, seating in games]
+    assert [r.seats[0].startup_ms is not None for r in records] == [True] + [False] * 4

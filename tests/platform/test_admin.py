@@ -69,11 +69,16 @@ def test_carol_adds_a_ladder_and_a_bad_rule_id_is_explained(carol_client: Client
         "time_per_decision_ms": 1000,
         "time_bank_ms": 10000,
         "memory_mb": 256,
+        "series_games": 12,
         "is_open": "on",
     }
     refused = carol_client.post("/admin/ladders/ladder/add/", form)
     assert refused.status_code == 200
     assert "unknown rule system" in refused.content.decode()
+    too_long = carol_client.post(
+        "/admin/ladders/ladder/add/", {**form, "rules": "classic", "series_games": 100}
+    )
+    assert "games per series must be 1-64, got 100" in too_long.content.decode()
 
     accepted = carol_client.post("/admin/ladders/ladder/add/", {**form, "rules": "classic"})
     assert accepted.status_code == 302

@@ -32,7 +32,9 @@ def test_a_card_game_bot_enters_the_card_game_ladder_passes_and_its_replay_draws
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 1
     ladder_create(slug="classic-4", name="Classic, 4 seats", rules="classic", seats=4)
-    cards = ladder_create(slug="cardgame-4", name="Card game, 4 seats", rules="cardgame", seats=4)
+    cards = ladder_create(
+        slug="cardgame-4", name="Card game, 4 seats", rules="cardgame", seats=4, series_games=1
+    )
     for name in ("greedy", "random", "gambler"):
         enter(house_bot(house, name), cards)
 

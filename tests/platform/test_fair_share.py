@@ -41,6 +41,20 @@ def test_every_ladder_plays_soon_and_gets_its_share(workers: int, seed: int) -> 
     assert spread(result, UPLOADED) <= 1.3
 
 
+@pytest.mark.parametrize("workers", [2, 4])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_series_of_twelve_games_keep_every_ladder_s_share(workers: int, seed: int) -> None:
+    """A pick is a series (Ladder.series_games): the shares hold with the default queue
+    target of two series per ladder, on the default two worker processes and more."""
+    result = simulate(
+        LADDERS, UPLOADED + HOUSE, minutes=30, workers=workers, seed=seed, series_games=12
+    )
+
+    assert set(result.first_finish) == {ladder.name for ladder in LADDERS}
+    assert max(result.first_finish.values()) < 5 * 60
+    assert spread(result, UPLOADED) <= 1.3
+
+
 def test_filling_one_ladder_after_another_starves_the_last() -> None:
     # The platform before fair share: the first ladder filled took every bot's slots.
     result = simulate(LADDERS, UPLOADED + HOUSE, minutes=30, seed=1, interleaved=False)

@@ -77,13 +77,15 @@ def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     never_run(monkeypatch, tasks.match_run)
 
 
-def duplicate(seats: int, slug: str | None = None) -> Ladder:
+def duplicate(seats: int, slug: str | None = None, deals_per_series: int = 1) -> Ladder:
+    """A duplicate ladder; by default a series is one deal (a pick is one deal)."""
     return ladder_create(
         slug=slug or f"classic-{seats}-duplicate",
         name=f"Classic {seats}, duplicate",
         rules="classic",
         seats=seats,
         duplicate_deals=True,
+        series_games=seats * deals_per_series,
     )
 
 
@@ -205,6 +207,7 @@ def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any, house: Any) -
         "time_per_decision_ms": 1000,
         "time_bank_ms": 10000,
         "memory_mb": 256,
+        "series_games": 12,
         "duplicate_deals": True,
         "is_open": True,
     }

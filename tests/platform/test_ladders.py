@@ -99,6 +99,7 @@ def test_admin_form_shows_the_engine_error_and_resolves_options() -> None:
         "time_per_decision_ms": 1000,
         "time_bank_ms": 10000,
         "memory_mb": 256,
+        "series_games": 12,
         "is_open": True,
     }
     form = LadderForm(data=data)

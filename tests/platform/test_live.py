@@ -41,10 +41,12 @@ SLOW_BOT = protocol_bot(before="time.sleep(0.08)")
 @pytest.mark.django_db
 def test_a_publisher_writes_the_new_events_at_most_every_interval() -> None:
     publisher = LivePublisher(feed="match:1", attempt=1, interval_s=3600)
-    publisher(1, EVENTS[:3])  # the first call publishes
-    publisher(1, EVENTS[:6])  # within the interval: kept for later
+    publisher(1, EVENTS[:3])  # within the first interval: a game over sooner writes nothing
+    assert not LiveChunk.objects.exists()
+    publisher.flush()  # what is due: everything so far, now
+    publisher(1, EVENTS[:6])  # within the interval again: kept for later
     assert list(LiveChunk.objects.values_list("start", "end")) == [(0, 3)]
-    publisher.flush()  # the end of the game: everything now
+    publisher.flush()
     assert list(LiveChunk.objects.order_by("start").values_list("start", "end")) == [
         (0, 3),
         (3, 6),

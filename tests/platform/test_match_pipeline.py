@@ -86,8 +86,14 @@ def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
     return activate(bot_version_upload(bot=bot, filename=f"{name}.py", content=code))
 
 
-def classic_2() -> Ladder:
-    return ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+def classic_2(series_games: int = 12) -> Ladder:
+    return ladder_create(
+        slug="classic-2",
+        name="Classic, 2 seats",
+        rules="classic",
+        seats=2,
+        series_games=series_games,
+    )
 
 
 def stored_log(match: Match) -> bytes:
@@ -295,8 +301,8 @@ def finished_and_rated(ladder: Ladder, count: int) -> list[Match] | None:
 def test_end_to_end_on_a_worker_with_postgresql_and_redis(
     alice: Any, bob: Any, house: Any, settings: Any, media_root: Path, tmp_path: Path
 ) -> None:
-    settings.ARENA_LADDER_QUEUE_TARGET = 3
-    ladder = classic_2()
+    settings.ARENA_LADDER_QUEUE_TARGET = 6
+    ladder = classic_2(series_games=3)
     for name in ("greedy", "random"):
         enter(house_bot(house, name), ladder)
     with redis_worker(tmp_path, media_root) as (worker, _):
@@ -323,10 +329,12 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         )
         assert fault["request"]["id"] == 2 and fault["signal"] == 9
 
-        # Three matches among shark, greedy and random: each plays, none more than twice.
-        assert len(ladder_fill_queue(ladder=ladder)) == 3
+        # Two series of three games among shark, greedy and random, each played by one
+        # worker run: the bot left out of the first seeds the second.
+        queued = ladder_fill_queue(ladder=ladder)
+        assert len(queued) == 6 and len({m.series_id for m in queued}) == 2
         matches = wait_for(
-            lambda: finished_and_rated(ladder, 3), timeout=90, what="3 matches played and rated"
+            lambda: finished_and_rated(ladder, 6), timeout=90, what="6 matches played and rated"
         )
 
     anonymous = APIClient()
@@ -396,7 +404,8 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
             timeout=60,
             what="the worker to validate shark",
         )
-        assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "2"
+        # One pick: a series of the ladder's 12 games, played by one worker run.
+        assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "12"
         matches = (
             "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
             "JOIN ladders_ladder l ON l.id = m.ladder_id WHERE l.slug = 'classic-2'"
@@ -406,12 +415,12 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
                 (rows := query(matches)) and all(r[:2] == ("finished", 1) for r in rows) and rows
             ),
             timeout=90,
-            what="the embedded worker to play and rate 2 matches",
+            what="the embedded worker to play and rate 12 matches",
         )
     finally:
         worker.stop()
-    assert len(rows) == 2
-    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(4,)]
+    assert len(rows) == 12
+    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(24,)]
     # Stored in the database (the default storage), not under the data dir.
     assert not (tmp_path / "media").exists()
     [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")

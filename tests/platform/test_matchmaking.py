@@ -42,9 +42,14 @@ def candidate(version_id: int, rating: float = 1500, games: int = 0, queued: int
     return MatchmakingCandidate(version_id=version_id, rating=rating, games=games, queued=queued)
 
 
-def classic(seats: int) -> Ladder:
+def classic(seats: int, series_games: int = 1) -> Ladder:
+    """A classic ladder; by default of series of one game (a pick is one match)."""
     return ladder_create(
-        slug=f"classic-{seats}", name=f"Classic {seats}", rules="classic", seats=seats
+        slug=f"classic-{seats}",
+        name=f"Classic {seats}",
+        rules="classic",
+        seats=seats,
+        series_games=series_games,
     )
 
 

@@ -276,10 +276,10 @@ def test_a_failed_attempt_is_retried_after_its_delay(
 
     monkeypatch.setattr("celery.app.task.Task.apply_async", apply_async)
 
-    def broken(match: Any) -> Any:
+    def broken(table: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("arena.matches.play.play_match", broken)
+    monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
     from arena.matches.services import match_run
 
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
@@ -299,7 +299,7 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
 
     from arena.matches import services
 
-    def broken(match: Any) -> Any:
+    def broken(table: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     real_fail = services.match_fail
@@ -308,7 +308,7 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
         monkeypatch.setattr(services, "match_fail", real_fail)
         raise OperationalError("the database went away")
 
-    monkeypatch.setattr("arena.matches.play.play_match", broken)
+    monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
     monkeypatch.setattr(services, "match_fail", fail_once)
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
 

@@ -73,8 +73,8 @@ def host_two(tmp_path: Path) -> Iterator[Host]:
 def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
     alice: Any, house: Any, settings: Any, media_root: Path, host_two: Host, tmp_path: Path
 ) -> None:
-    settings.ARENA_LADDER_QUEUE_TARGET = 3
-    ladder = classic_2()
+    settings.ARENA_LADDER_QUEUE_TARGET = 6
+    ladder = classic_2(series_games=3)
     for name in ("greedy", "random"):
         enter(house_bot(house, name), ladder)
     with redis_worker(host_two.data, host_two.media, TMPDIR=str(host_two.scratch)) as (worker, _):
@@ -93,15 +93,16 @@ def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
         assert shark.status == VersionStatus.ACTIVE, shark.validation_report
         assert shark.validation_report["sandboxed"] is True
 
-        assert len(ladder_fill_queue(ladder=ladder)) == 3
+        # Two series of three games: the bot left out of the first seeds the second.
+        assert len(ladder_fill_queue(ladder=ladder)) == 6
         matches = wait_for(
-            lambda: finished_and_rated(ladder, 3), timeout=120, what="host two to play 3 matches"
+            lambda: finished_and_rated(ladder, 6), timeout=120, what="host two to play 6 matches"
         )
 
     # Neither host kept a file on its own disk, and host two left no code in its temp dir.
     assert not media_root.exists() and not host_two.media.exists()
     assert list(host_two.scratch.iterdir()) == []
-    assert len(stored_files("matches")) == 3
+    assert len(stored_files("matches")) == 6
     assert shark.participations.count() >= 1
 
     # Host one serves every log host two wrote, and the export holds all of them.

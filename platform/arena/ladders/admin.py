@@ -11,7 +11,7 @@ from arena.errors import ArenaError
 
 from .entries import house_bots_enter
 from .models import Ladder, Rating, RatingChange
-from .services import ladder_validate_game, ladder_validate_limits
+from .services import ladder_validate_game, ladder_validate_limits, ladder_validate_series_games
 
 
 class LadderForm(forms.ModelForm[Ladder]):
@@ -36,13 +36,27 @@ class LadderForm(forms.ModelForm[Ladder]):
                 ladder_validate_limits(**{name: data[name] for name in limit_fields})
             except ArenaError as error:
                 raise forms.ValidationError(error.message) from None
+        if data.get("series_games") is not None:
+            try:
+                ladder_validate_series_games(series_games=data["series_games"])
+            except ArenaError as error:
+                raise forms.ValidationError(error.message) from None
         return data
 
 
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin[Ladder]):
     form = LadderForm
-    list_display = ("name", "slug", "rules", "seats", "duplicate_deals", "is_open", "created_at")
+    list_display = (
+        "name",
+        "slug",
+        "rules",
+        "seats",
+        "duplicate_deals",
+        "series_games",
+        "is_open",
+        "created_at",
+    )
     list_filter = ("rules", "seats", "duplicate_deals", "is_open")
     prepopulated_fields: ClassVar[dict[str, Sequence[str]]] = {"slug": ("name",)}
 

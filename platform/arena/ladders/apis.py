@@ -34,7 +34,7 @@ from arena.throttling import UploadsThrottled
 from .challenges import ChallengeError, challenge_create
 from .deals import duplicate_deals_by_default
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
-from .models import Challenge, Entry, Ladder, Rating
+from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
 from .selectors import (
     bot_entries,
     challenge_get,
@@ -62,6 +62,11 @@ class LadderOutput(serializers.Serializer[Ladder]):
     duplicate_deals = serializers.BooleanField(
         help_text="Each deal's seed is played once per seat rotation by the same bots; "
         "ratings change once per deal, on the bots' money over its games."
+    )
+    series_games = serializers.IntegerField(
+        help_text="Games a worker plays in a row with the same bots, one process per bot, "
+        "seats rotating; each game is a match of its own, rated on its own. On a duplicate "
+        "ladder, whole deals (series_games // seats, at least one)."
     )
     is_open = serializers.BooleanField(help_text="Closed ladders get no new matches.")
     created_at = serializers.DateTimeField()
@@ -107,6 +112,11 @@ class LadderListApi(APIView):
             required=False,
             help_text="Play duplicate deals. Left out: yes on 2 seats (close bots are told "
             "apart in about 3x fewer games), no on more.",
+        )
+        series_games = serializers.IntegerField(
+            default=DEFAULT_SERIES_GAMES,
+            help_text="Games a worker plays in a row with the same bots (1-64): each bot "
+            "starts once per series, not once per game.",
         )
 
     @extend_schema(responses=LadderOutput(many=True))

@@ -18,9 +18,12 @@
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
-- On a duplicate ladder a pick is a whole deal (one game per seat rotation):
-  it is queued only if all its games fit under the queue target, and counts
-  as one game (and one queued match) of each of its bots, as it is rated once.
+- A pick is a whole series (``Ladder.series_games`` games of the same bots,
+  one worker run): it is queued only if all its games fit under the queue
+  target (or nothing is queued), counts as its rated units of each of its
+  bots (its games; on a duplicate ladder its deals, each rated once) and as
+  one queued run against each bot's cap. The balance slack grows with the
+  pick: one pick's worth of games.
 
 Across ladders (:func:`plan_picks`) no ladder starves: the per-bot cap on
 queued matches is shared by every ladder, so the sweep takes one pick at a
@@ -49,11 +52,11 @@ def opponent_weight(seed_rating: float, rating: float) -> float:
 
 
 def queue_picks(*, target: int, queued: int, size: int) -> int:
-    """How many picks of ``size`` matches each (a deal's games, else 1) to queue now.
+    """How many picks of ``size`` matches each (a series' games) to queue now.
 
     Only whole picks that fit under ``target`` with the ``queued`` matches;
-    a deal larger than the whole target still goes when nothing is queued,
-    or a ladder with more seats than the target would never play.
+    a series larger than the whole target still goes when nothing is queued,
+    or a ladder whose series outgrow the target would never play.
     """
     room = target - queued
     if room <= 0:
@@ -69,22 +72,27 @@ def pick_seating(
     seats: int,
     max_queued: int,
     rng: random.Random,
+    slack: float = BALANCE_SLACK,
 ) -> list[MatchmakingCandidate] | None:
-    """The candidates of the next match in seat order, or None if too few may play."""
+    """The candidates of the next match in seat order, or None if too few may play.
+
+    ``slack``: games an opponent may be ahead beyond BALANCE_RATIO times the
+    seed's; a pick of many games (a series) needs that many.
+    """
     eligible = [c for c in candidates if c.queued < max_queued]
     if len(eligible) < seats:
         return None
     # Ties broken at random: equal bots take turns instead of the lowest id first.
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
-    limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
+    limit = seed.games * BALANCE_RATIO + slack
     median = sorted(c.games for c in others)[len(others) // 2] if others else 0
     if limit < median:
         # A seed far behind (a newcomer, bots that arrived together) meets the
         # field, not only the few bots as far behind as itself; the field, the
         # bots not far behind the median, stays in balance among itself.
-        field = [c.games for c in others if c.games * BALANCE_RATIO + BALANCE_SLACK >= median]
-        limit = min(field) * BALANCE_RATIO + BALANCE_SLACK
+        field = [c.games for c in others if c.games * BALANCE_RATIO + slack >= median]
+        limit = min(field) * BALANCE_RATIO + slack
     pool = [c for c in others if c.games <= limit]
     settled = [c for c in others if not is_provisional(c.games)]
     if is_provisional(seed.games) and 2 * len(settled) >= len(others):
@@ -120,8 +128,10 @@ class LadderQueue:
     candidates: list[MatchmakingCandidate]
     #: Matches queued on this ladder now.
     queued: int
-    #: Matches per pick: the seats of a duplicate deal, else 1.
+    #: Matches per pick: a series' games (``Ladder.pick_games``).
     pick_size: int = 1
+    #: Rated units per pick, the games it adds to each of its bots (``Ladder.pick_units``).
+    pick_units: int = 1
 
     @property
     def games_per_bot(self) -> float:
@@ -170,14 +180,20 @@ def plan_picks(
         seating = (
             None
             if calibrated
-            else pick_seating(queue.candidates, seats=queue.seats, max_queued=max_queued, rng=rng)
+            else pick_seating(
+                queue.candidates,
+                seats=queue.seats,
+                max_queued=max_queued,
+                rng=rng,
+                slack=BALANCE_SLACK * queue.pick_units,
+            )
         )
         if seating is None:
             active.remove(queue)
             continue
         plan.append((queue, seating))
         for candidate in seating:
-            candidate.games += 1
+            candidate.games += queue.pick_units
             for same_version in shared[candidate.version_id]:
                 same_version.queued += 1
         queue.queued += queue.pick_size

@@ -13,6 +13,11 @@ from .elo import INITIAL_RATING, display_rating, is_provisional
 TIME_PER_DECISION_MS = (10, 600_000)
 TIME_BANK_MS = (0, 3_600_000)
 MEMORY_MB = (32, 4096)
+SERIES_GAMES = (1, 64)
+#: Games per series of a new ladder: three seat rotations of 4 seats. A sandboxed
+#: bot's start costs about ten games' worth of CPU (``bench/referee.py``); over 12
+#: games a 4-seat game costs under 3x the pipe-echo floor.
+DEFAULT_SERIES_GAMES = 12
 
 
 class Ladder(models.Model):
@@ -38,6 +43,12 @@ class Ladder(models.Model):
         help_text="Play duplicate deals: each seed once per seat rotation by the same bots, "
         "rated once on their money over the deal. Fixed once the ladder has matches.",
     )
+    series_games = models.PositiveSmallIntegerField(
+        default=DEFAULT_SERIES_GAMES,
+        help_text="Games a worker plays in a row with the same bots, one process per bot, "
+        "seats rotating; each game is its own match and rating. On a duplicate ladder, "
+        "whole deals: series_games // seats of them, at least one.",
+    )
     # Closed ladders keep their ratings and history but get no new matches.
     is_open = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -56,6 +67,10 @@ class Ladder(models.Model):
             models.CheckConstraint(
                 condition=models.Q(memory_mb__range=MEMORY_MB), name="ladder_memory_range"
             ),
+            models.CheckConstraint(
+                condition=models.Q(series_games__range=SERIES_GAMES),
+                name="ladder_series_games_range",
+            ),
         )
 
     def __str__(self) -> str:
@@ -65,6 +80,21 @@ class Ladder(models.Model):
     def game(self) -> MatchGame:
         """What the ladder's matches (and a bot's pre-flight for it) play."""
         return MatchGame.of(self)
+
+    @property
+    def series_deals(self) -> int:
+        """Deals per series on a duplicate ladder: whole deals, at least one."""
+        return max(1, self.series_games // self.seats)
+
+    @property
+    def pick_games(self) -> int:
+        """Matches one pick of the scheduler queues: a series (of deals, or of games)."""
+        return self.series_deals * self.seats if self.duplicate_deals else self.series_games
+
+    @property
+    def pick_units(self) -> int:
+        """Rated units of one pick: its deals, or its games."""
+        return self.series_deals if self.duplicate_deals else self.series_games
 
 
 class Entry(models.Model):

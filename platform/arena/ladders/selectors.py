@@ -206,7 +206,8 @@ class MatchmakingCandidate:
     #: Games on this ladder: rated, finished awaiting rating, queued or running. A
     #: duplicate deal counts as one, like its rating (``Rating.rated_matches``).
     games: int
-    #: Matches queued or running, on every ladder (a duplicate deal counts as one).
+    #: Runs queued or running, on every ladder: a series (of games or deals), a
+    #: duplicate deal, or a lone match counts as one.
     queued: int
     #: A house bot (the platform's own).
     is_house: bool = False
@@ -218,8 +219,9 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     Four flat reads whatever the history: the rated count is kept on the
     rating row, so only the few matches not rated yet are counted (served by
     match_unrated and match_status_created). A version not rated there yet
-    counts INITIAL_RATING. Counts are in rated units: a match, or a whole
-    duplicate deal (its games share ``deal``), matching ``rated_matches``.
+    counts INITIAL_RATING. Games are counted in rated units: a match, or a whole
+    duplicate deal (its games share ``deal``), matching ``rated_matches``; the
+    queued count in runs, a series (its games share ``series``) counting once.
     """
     versions = BotVersion.objects.filter(
         status=VersionStatus.ACTIVE,
@@ -237,6 +239,7 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     waiting = Q(match__status__in=[MatchStatus.QUEUED, MatchStatus.RUNNING])
     unrated = Q(match__status=MatchStatus.FINISHED, match__rated=True, match__rated_at__isnull=True)
     unit = Count(Coalesce("match__deal_id", "match_id"), distinct=True)
+    run = Count(Coalesce("match__series_id", "match__deal_id", "match_id"), distinct=True)
     pending_here = dict(
         Participant.objects.filter(waiting | unrated, match__ladder=ladder)
         .values("bot_version_id")
@@ -246,7 +249,7 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     queued = dict(
         Participant.objects.filter(waiting)
         .values("bot_version_id")
-        .annotate(n=unit)
+        .annotate(n=run)
         .values_list("bot_version_id", "n")
     )
     candidates = []

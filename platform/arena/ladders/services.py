@@ -18,13 +18,22 @@ import vegas_engine
 from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.services import match_create, match_create_deal
+from arena.matches.services import match_create_series
 
 from .deals import DealSeat, deal_ranks, deal_totals
 from .elo import INITIAL_RATING, k_factor, rating_changes
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
-from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
+from .models import (
+    DEFAULT_SERIES_GAMES,
+    MEMORY_MB,
+    SERIES_GAMES,
+    TIME_BANK_MS,
+    TIME_PER_DECISION_MS,
+    Ladder,
+    Rating,
+    RatingChange,
+)
 from .selectors import matchmaking_candidates
 
 log = logging.getLogger(__name__)
@@ -67,6 +76,16 @@ def ladder_validate_limits(*, time_per_decision_ms: int, time_bank_ms: int, memo
             raise LadderConfigError(f"{label} must be {low}-{high} {unit}, got {value}.")
 
 
+def ladder_validate_series_games(*, series_games: int) -> None:
+    low, high = SERIES_GAMES
+    if not low <= series_games <= high:
+        raise LadderConfigError(
+            f"games per series must be {low}-{high}, got {series_games}: the games a worker "
+            "plays in a row with the same bots (more share one start of each bot's process "
+            "among more games; fewer mix the bots sooner)."
+        )
+
+
 def ladder_create(
     *,
     slug: str,
@@ -78,15 +97,18 @@ def ladder_create(
     time_bank_ms: int = 10_000,
     memory_mb: int = 256,
     duplicate_deals: bool = False,
+    series_games: int = DEFAULT_SERIES_GAMES,
 ) -> Ladder:
     """A new ladder, entered by every house bot at once so it plays from the start.
 
     ``duplicate_deals``: each pick plays one seed once per seat rotation.
+    ``series_games``: games a worker plays in a row with the same bots.
     """
     resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
     ladder_validate_limits(
         time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
     )
+    ladder_validate_series_games(series_games=series_games)
     try:
         with transaction.atomic():
             ladder = Ladder.objects.create(
@@ -99,6 +121,7 @@ def ladder_create(
                 time_bank_ms=time_bank_ms,
                 memory_mb=memory_mb,
                 duplicate_deals=duplicate_deals,
+                series_games=series_games,
             )
             house_bots_enter(ladder=ladder)
             return ladder
@@ -244,20 +267,27 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     )
     before: dict[int, float] = {}
     after: dict[int, float] = {}
+    changes = []
+    now = timezone.now()
     for version_id, rating in ratings.items():
         before[version_id] = rating.rating
         after[version_id] = rating.rating + delta[version_id]
-        RatingChange.objects.create(
-            rating=rating,
-            match=reference,
-            rating_before=before[version_id],
-            rating_after=after[version_id],
-            k=k_factor(rating.rated_matches, len(standings)),
-            matches_before=rating.rated_matches,
+        changes.append(
+            RatingChange(
+                rating=rating,
+                match=reference,
+                rating_before=before[version_id],
+                rating_after=after[version_id],
+                k=k_factor(rating.rated_matches, len(standings)),
+                matches_before=rating.rated_matches,
+            )
         )
         rating.rating = after[version_id]
         rating.rated_matches += 1
-        rating.save(update_fields=["rating", "rated_matches", "updated_at"])
+        rating.updated_at = now  # auto_now is not applied by bulk_update
+    # One statement each, whatever the seats: a rating follows every game of a series.
+    RatingChange.objects.bulk_create(changes)
+    Rating.objects.bulk_update(ratings.values(), ["rating", "rated_matches", "updated_at"])
     for participant in participants:
         participant.rating_before = before[participant.bot_version_id]
         participant.rating_after = after[participant.bot_version_id]
@@ -356,9 +386,11 @@ def ladders_fill_queues(
 
     The beat's job. Seats are picked by arena.ladders.matchmaking: one pick at
     a time from the least-served ladder, so the per-bot cap shared by all
-    ladders never lets one ladder take every bot. On a duplicate ladder each
-    pick is a whole deal (``seats`` matches, never half of one) and counts as
-    one game of its bots, as it is rated once. House bots alone play until
+    ladders never lets one ladder take every bot. Each pick is a series
+    (``Ladder.series_games`` games of the same bots, seats rotating, played
+    by one worker run: ``match_create_series``); on a duplicate ladder a
+    series of whole deals, each counted as one game of its bots, as it is
+    rated once. House bots alone play until
     each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at once
     and its house bots leave the provisional range), then rest until an
     uploaded bot joins. The ladder row locks (in id order) serialise fills
@@ -379,7 +411,8 @@ def ladders_fill_queues(
                     seats=ladder.seats,
                     candidates=matchmaking_candidates(ladder=ladder),
                     queued=Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).count(),
-                    pick_size=ladder.seats if ladder.duplicate_deals else 1,
+                    pick_size=ladder.pick_games,
+                    pick_units=ladder.pick_units,
                 ),
             )
             for ladder in locked
@@ -394,15 +427,15 @@ def ladders_fill_queues(
         found = BotVersion.objects.in_bulk({c.version_id for _, seating in plan for c in seating})
         for queue, seating in plan:
             ladder = queues[queue.ladder_id][0]
-            versions = [found[c.version_id] for c in seating]
-            if ladder.duplicate_deals:
-                created.extend(
-                    match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+            created.extend(
+                match_create_series(
+                    ladder_id=ladder.pk,
+                    game=ladder.game,
+                    versions=[found[c.version_id] for c in seating],
+                    units=ladder.pick_units,
+                    duplicate_deals=ladder.duplicate_deals,
                 )
-            else:
-                created.append(
-                    match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
-                )
+            )
     if created:
         log.info("queued matches %s", [m.pk for m in created])
     return created

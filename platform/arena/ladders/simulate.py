@@ -69,23 +69,26 @@ def simulate(
     minutes: float,
     workers: int = 2,
     sweep_s: float = 10.0,
-    target: int = 8,
+    target: int = 24,
     max_queued: int = 2,
     house_only_games: int = 30,
     seed: int = 0,
     interleaved: bool = True,
+    series_games: int = 1,
 ) -> SimResult:
     """Run the sweep and the workers for ``minutes`` of simulated time.
 
     ``interleaved`` False: each sweep fills one ladder after the other, as the
     platform did before plan_picks took turns (the figure to compare with).
+    ``series_games``: each pick is a series of that many games of the same
+    bots (``Ladder.series_games``), played by one worker in a row.
     """
     rng = random.Random(seed)
     result = SimResult()
     planned: Counter[tuple[str, str]] = Counter()  # queued, running or finished
     busy: Counter[str] = Counter()  # a bot's matches queued or running
-    queue: deque[tuple[str, list[str]]] = deque()
-    queued_on: Counter[str] = Counter()
+    queue: deque[tuple[str, list[str]]] = deque()  # series: (ladder, bots)
+    queued_on: Counter[str] = Counter()  # matches
     running: list[tuple[float, int, str, list[str]]] = []  # (ends at, order, ladder, bots)
     by_name: Mapping[str, SimLadder] = {ladder.name: ladder for ladder in ladders}
 
@@ -109,6 +112,8 @@ def simulate(
                 seats=ladders[index].seats,
                 candidates=candidates(ladders[index]),
                 queued=queued_on[ladders[index].name],
+                pick_size=series_games,
+                pick_units=series_games,
             )
             for index in group
         ]
@@ -119,9 +124,9 @@ def simulate(
             name = ladders[picked.ladder_id].name
             seated = [bots[c.version_id].name for c in seating]
             queue.append((name, seated))
-            queued_on[name] += 1
+            queued_on[name] += series_games
             for bot in seated:
-                planned[(name, bot)] += 1
+                planned[(name, bot)] += series_games
                 busy[bot] += 1
 
     groups = [list(range(len(ladders)))] if interleaved else [[i] for i in range(len(ladders))]
@@ -133,18 +138,21 @@ def simulate(
             next_sweep += sweep_s
         while free and queue:
             name, seated = queue.popleft()
-            queued_on[name] -= 1
+            queued_on[name] -= series_games
             free -= 1
             order += 1
-            heapq.heappush(running, (now + by_name[name].match_s, order, name, seated))
+            ends = now + by_name[name].match_s * series_games
+            heapq.heappush(running, (ends, order, name, seated))
         # Advance to the next event: a match ending or the next sweep.
         now = min(next_sweep, running[0][0]) if running else next_sweep
         while running and running[0][0] <= now:
             ended, _, name, seated = heapq.heappop(running)
             free += 1
-            result.finished += 1
-            result.first_finish.setdefault(name, ended)
+            result.finished += series_games
+            # Its first game ended a series' worth of games earlier.
+            first = ended - by_name[name].match_s * (series_games - 1)
+            result.first_finish.setdefault(name, first)
             for bot in seated:
-                result.games[(name, bot)] += 1
+                result.games[(name, bot)] += series_games
                 busy[bot] -= 1
     return result

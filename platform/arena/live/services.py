@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Sequence
 from datetime import timedelta
@@ -30,9 +29,12 @@ class LivePublisher:
         self.attempt = attempt
         self.interval_s = interval_s
         self.sent = 0
-        self.last = -math.inf
+        # The first chunk waits one interval too: a game over sooner writes nothing
+        # (a series plays most of its games in less), its stored log is the view.
+        self.last = time.monotonic()
         self.latest: Sequence[dict[str, Any]] = ()
-        self._publish(lambda: LiveChunk.objects.filter(feed=feed).delete())
+        if attempt > 1:  # a first attempt has nothing to clear: no write for most games
+            self._publish(lambda: LiveChunk.objects.filter(feed=feed).delete())
 
     def __call__(self, game_id: int, events: Sequence[dict[str, Any]]) -> None:
         self.latest = events

@@ -66,6 +66,16 @@ class MatchOutput(serializers.Serializer[Match]):
     deal_game = serializers.IntegerField(
         allow_null=True, help_text="This game's number in its deal, from 1; null when not a deal."
     )
+    series = serializers.IntegerField(
+        source="series_id",
+        allow_null=True,
+        help_text="Id of the first match of this game's series (the games of the same bots "
+        "one worker run plays, one process per bot); null when played alone.",
+    )
+    series_game = serializers.IntegerField(
+        allow_null=True,
+        help_text="This game's place in its series' play order, from 1; null when played alone.",
+    )
     has_log = serializers.SerializerMethodField(
         help_text="Whether the log can be read now: false until it is stored, and while "
         "another game dealt by the same seed (a duplicate deal's) is still to play."

@@ -135,6 +135,22 @@ class Match(models.Model):
     deal_game = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="This game's number in its deal, from 1."
     )
+    # A game of a series: matches of the same bots created together and played in
+    # order by one worker run, one process per bot (see services.match_create_series):
+    # the series' first match (itself for game 1) and this game's place in the order.
+    # Indexed by match_series_game_once, which starts with it.
+    series = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="series_games",
+        db_index=False,
+        help_text="The first match of this game's series; empty when played alone.",
+    )
+    series_game = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="This game's place in its series' order, from 1."
+    )
 
     class Meta:
         constraints = (
@@ -156,6 +172,27 @@ class Match(models.Model):
                 name="match_deal_game",
             ),
             models.UniqueConstraint(fields=["deal", "deal_game"], name="match_deal_game_once"),
+            # The same for a series: game 1 is the series' first match, later games
+            # were created after it.
+            models.CheckConstraint(
+                condition=models.Q(series__isnull=True, series_game__isnull=True)
+                | models.Q(
+                    series__isnull=False,
+                    series_game__isnull=False,
+                    series_game=1,
+                    series=models.F("id"),
+                )
+                | models.Q(
+                    series__isnull=False,
+                    series_game__isnull=False,
+                    series_game__gt=1,
+                    series__lt=models.F("id"),
+                ),
+                name="match_series_game",
+            ),
+            models.UniqueConstraint(
+                fields=["series", "series_game"], name="match_series_game_once"
+            ),
         )
         indexes = (
             # A ladder's latest results.

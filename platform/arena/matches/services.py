@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import logging
+import operator
 import secrets
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +18,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Case, Q, Value, When
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -109,8 +113,10 @@ def _insert(
     rated: bool,
     deal: Match | None = None,
     deal_game: int | None = None,
+    queue: bool = True,
 ) -> Match:
-    """The match row and its seats, queued to run once the caller's transaction commits."""
+    """The match row and its seats, queued to run once the caller's transaction commits
+    (``queue`` False: a later game of a series, run by its series' message)."""
     match = Match.objects.create(
         ladder_id=ladder_id,
         **game.fields(),
@@ -123,7 +129,8 @@ def _insert(
         Participant(match=match, seat=seat, bot_version=version)
         for seat, version in enumerate(versions)
     )
-    _queue_run(match)
+    if queue:
+        _queue_run(match)
     return match
 
 
@@ -163,26 +170,108 @@ def match_create_deal(
     each points at the first (``deal``) with its number (``deal_game``).
     """
     seed = _checked_seed(game, versions, seed, allow_retired=False)
+    with transaction.atomic():
+        return _insert_deal(
+            ladder_id=ladder_id, game=game, versions=versions, seed=seed, rated=rated, queue=True
+        )
+
+
+def _insert_deal(
+    *,
+    ladder_id: int,
+    game: MatchGame,
+    versions: Sequence[BotVersion],
+    seed: int,
+    rated: bool,
+    queue: bool,
+) -> list[Match]:
+    """The games of one deal (see :func:`match_create_deal`), in the caller's transaction."""
     seatings = list(referee.rotations(len(versions), len(versions)))
     games: list[Match] = []
+    for number, seating in enumerate(seatings, start=1):
+        games.append(
+            _insert(
+                ladder_id=ladder_id,
+                game=game,
+                versions=[versions[i] for i in seating],
+                seed=seed,
+                rated=rated,
+                deal=games[0] if games else None,
+                deal_game=number if games else None,
+                queue=queue,
+            )
+        )
+        if number == 1:
+            # Game 1 refers to itself, which only its own id allows: set after the insert.
+            first = games[0]
+            Match.objects.filter(pk=first.pk).update(deal=first, deal_game=1)
+            first.deal, first.deal_game = first, 1
+    return games
+
+
+def match_create_series(
+    *,
+    ladder_id: int,
+    game: MatchGame,
+    versions: Sequence[BotVersion],
+    units: int,
+    duplicate_deals: bool = False,
+    rated: bool = True,
+) -> list[Match]:
+    """A series: ``units`` games (or duplicate deals) of ``versions``, played by one worker run.
+
+    Each game is a match of its own (seed, log, forfeits, rating); the series
+    is played in order (``series_game``) at one table, one process per bot
+    (``play.MatchTable``), so a bot starts once instead of once per game. Game
+    k of single games seats ``versions`` rotated by k - 1, each game its own
+    seed. Deals (``duplicate_deals``) are played lane by lane: game 1 of every
+    deal, then game 2 of every deal, and so on; the referee gives a bot a
+    fresh process for a seed its process has played, so each lane's
+    processes see every seed once. One run message for the whole series (its
+    first match); created together, never half a series. Returns the
+    matches in play order.
+    """
+    if units < 1:
+        raise MatchSetupError(f"a series has at least one game, got {units}.")
+    seeds = [_checked_seed(game, versions, None, allow_retired=False) for _ in range(units)]
     with transaction.atomic():
-        for number, seating in enumerate(seatings, start=1):
-            games.append(
+        if duplicate_deals:
+            deals = [
+                _insert_deal(
+                    ladder_id=ladder_id,
+                    game=game,
+                    versions=versions,
+                    seed=seed,
+                    rated=rated,
+                    queue=False,
+                )
+                for seed in seeds
+            ]
+            # Lane by lane: deal game 1 of each deal, then deal game 2, ...
+            games = [deal[lane] for lane in range(len(versions)) for deal in deals]
+        else:
+            seatings = referee.rotations(len(versions), units)
+            games = [
                 _insert(
                     ladder_id=ladder_id,
                     game=game,
                     versions=[versions[i] for i in seating],
                     seed=seed,
                     rated=rated,
-                    deal=games[0] if games else None,
-                    deal_game=number if games else None,
+                    queue=False,
                 )
-            )
-            if number == 1:
-                # Game 1 refers to itself, which only its own id allows: set after the insert.
-                first = games[0]
-                Match.objects.filter(pk=first.pk).update(deal=first, deal_game=1)
-                first.deal, first.deal_game = first, 1
+                for seed, seating in zip(seeds, seatings, strict=True)
+            ]
+        first = games[0]
+        # One statement: game 1 refers to itself, which only its own id allows.
+        numbers = {match.pk: number for number, match in enumerate(games, start=1)}
+        Match.objects.filter(pk__in=numbers).update(
+            series=first,
+            series_game=Case(*(When(pk=pk, then=Value(n)) for pk, n in numbers.items())),
+        )
+        for match in games:
+            match.series, match.series_game = first, numbers[match.pk]
+        _queue_run(first)
     return games
 
 
@@ -218,6 +307,37 @@ def match_start(*, match: Match, runner: str | None = None) -> Match:
     return locked
 
 
+def match_start_series(*, match: Match, runner: str | None = None) -> list[Match]:
+    """A worker takes queued ``match`` and every other queued game of its series.
+
+    Each game gets an attempt of its own (``attempts + 1``, running, this
+    ``runner``, started now: ARENA_MATCH_STALE_SECONDS counts from the
+    series' start, so a whole series must end within it); returned in play
+    order. The series' rows are locked in id
+    order, so two workers taking games of one series never deadlock, and
+    the second finds ``match`` running (MatchTransitionError). A match
+    outside a series is taken alone (:func:`match_start`).
+    """
+    if match.series_id is None:
+        return [match_start(match=match, runner=runner)]
+    runner = current_runner() if runner is None else runner
+    with transaction.atomic():
+        rows = list(
+            Match.objects.select_for_update().filter(series_id=match.series_id).order_by("pk")
+        )
+        taken = [row for row in rows if row.pk == match.pk or row.status == MatchStatus.QUEUED]
+        now = timezone.now()
+        for row in taken:
+            _move(row, MatchStatus.RUNNING)
+            row.attempts += 1
+            row.started_at = row.heartbeat_at = now
+            row.runner = runner
+        Match.objects.bulk_update(
+            taken, ["status", "attempts", "started_at", "heartbeat_at", "runner"]
+        )
+    return sorted(taken, key=lambda row: row.series_game or 0)
+
+
 def _check_attempt(locked: Match, attempt: int | None) -> None:
     """A late result of an attempt given up on (its worker seemed lost) must not count."""
     if attempt is not None and (locked.status != MatchStatus.RUNNING or locked.attempts != attempt):
@@ -234,7 +354,7 @@ def log_storage_name(match_id: int) -> str:
 
 def _check_outcomes(match: Match, outcomes: Sequence[SeatOutcome]) -> None:
     seats = sorted(o.seat for o in outcomes)
-    expected = list(range(match.participants.count()))
+    expected = list(range(match.seats))  # one participant per seat
     if seats != expected:
         raise MatchResultError(f"match {match.pk}: results for seats {seats}, expected {expected}.")
     for outcome in outcomes:
@@ -268,18 +388,20 @@ def match_finish(
             _check_attempt(locked, attempt)
             _move(locked, MatchStatus.FINISHED)
             # A previous attempt may have stored a log before its transaction failed.
-            if default_storage.exists(name):
+            if locked.attempts > 1 and default_storage.exists(name):
                 default_storage.delete(name)
             saving = True
             stored_name = default_storage.save(name, ContentFile(compressed))
-            by_seat = {o.seat: o for o in outcomes}
-            participants = list(locked.participants.all())
-            for participant in participants:
-                outcome = by_seat[participant.seat]
-                participant.money = outcome.money
-                participant.rank = outcome.rank
-                participant.forfeit = outcome.forfeit or ""
-            Participant.objects.bulk_update(participants, ["money", "rank", "forfeit"])
+
+            # Every seat in one statement (a round trip fewer than reading them first).
+            def by_seat(value: Callable[[SeatOutcome], object]) -> Case:
+                return Case(*(When(seat=o.seat, then=Value(value(o))) for o in outcomes))
+
+            Participant.objects.filter(match=locked).update(
+                money=by_seat(lambda o: o.money),
+                rank=by_seat(lambda o: o.rank),
+                forfeit=by_seat(lambda o: o.forfeit or ""),
+            )
             locked.finished_at = timezone.now()
             locked.log = stored_name
             locked.log_size = len(compressed)
@@ -420,31 +542,45 @@ def matches_requeue_stale() -> int:
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
     """The runner of ``attempt`` is alive; False once the match moved on without it."""
-    return bool(
-        Match.objects.filter(pk=match_id, status=MatchStatus.RUNNING, attempts=attempt).update(
-            heartbeat_at=timezone.now()
-        )
+    return matches_heartbeat(attempts={match_id: attempt}) > 0
+
+
+def matches_heartbeat(*, attempts: Mapping[int, int]) -> int:
+    """The runner of these attempts (match id -> attempt) is alive, in one statement.
+
+    Returns how many are still running in those attempts (0: all moved on).
+    """
+    if not attempts:
+        return 0
+    ours = functools.reduce(
+        operator.or_, (Q(pk=match_id, attempts=n) for match_id, n in attempts.items())
+    )
+    return Match.objects.filter(ours, status=MatchStatus.RUNNING).update(
+        heartbeat_at=timezone.now()
     )
 
 
 @contextmanager
-def _heartbeat(match_id: int, attempt: int) -> Iterator[None]:
-    """Beat for ``attempt`` from a thread (the game holds this one) while the block runs."""
+def _heartbeat(matches: Sequence[Match]) -> Iterator[None]:
+    """Beat for the current attempt of every match from a thread (the games hold this
+    one) while the block runs: a series' games all count as alive while any plays."""
     stop = threading.Event()
     interval = settings.ARENA_MATCH_LEASE_SECONDS / 4
+    attempts = {match.pk: match.attempts for match in matches}
+    name = ",".join(str(match_id) for match_id in attempts)
 
     def beat() -> None:
         try:
             while not stop.wait(interval):
                 try:
-                    if not match_heartbeat(match_id=match_id, attempt=attempt):
+                    if not matches_heartbeat(attempts=attempts):
                         return
                 except DatabaseError as error:
-                    log.warning("match %s: heartbeat failed: %s", match_id, error)
+                    log.warning("matches %s: heartbeat failed: %s", name, error)
         finally:
             connection.close()  # this thread's own connection
 
-    thread = threading.Thread(target=beat, name=f"match-{match_id}-heartbeat", daemon=True)
+    thread = threading.Thread(target=beat, name=f"match-{name}-heartbeat", daemon=True)
     thread.start()
     try:
         yield
@@ -474,17 +610,20 @@ class AttemptNotRecorded(DatabaseError):
 def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
     """Play a queued match to the end and record it (a task may deliver it more than once).
 
-    A finished, cancelled or failed match is left alone; a running one is
-    left to its worker unless that worker is lost, in which case the attempt
-    fails and the match is queued again. The seated versions play even if
-    retired since (they were active when it was made; leagues freeze them).
-    A failure of ours fails the attempt: the match is retried and nothing
-    counts against a bot. If recording that fails too, AttemptNotRecorded
-    names the attempt; the task passes it back as ``abandoned_attempt`` so the
-    retry fails it at once instead of waiting out ARENA_MATCH_LEASE_SECONDS.
+    A match of a series takes every queued game of its series with it
+    (:func:`match_start_series`) and plays them in order at one table, one
+    process per bot, recording each game as it ends. A finished, cancelled or
+    failed match is left alone; a running one is left to its worker unless
+    that worker is lost, in which case the attempt fails and the match is
+    queued again. The seated versions play even if retired since (they were
+    active when it was made; leagues freeze them). A failure of ours fails
+    the attempt of every game not recorded yet: those are retried and
+    nothing counts against a bot; the games already recorded stay. If
+    recording that fails too, AttemptNotRecorded names an attempt; the task
+    passes it back as ``abandoned_attempt`` so the retry fails it at once
+    instead of waiting out ARENA_MATCH_LEASE_SECONDS. Returns ``match`` as it
+    ended.
     """
-    from .play import play_match
-
     current = Match.objects.get(pk=match.pk)
     if current.status == MatchStatus.RUNNING:
         if abandoned_attempt is not None and current.attempts == abandoned_attempt:
@@ -503,30 +642,74 @@ def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
     if current.status != MatchStatus.QUEUED:
         return current
     try:
-        started = match_start(match=current)
+        started = match_start_series(match=current)
     except MatchTransitionError:
         return current  # another worker took it
-    attempt = started.attempts
+    _play(started)
+    return Match.objects.get(pk=current.pk)
+
+
+def _play(started: Sequence[Match]) -> None:
+    """Play the started games in order at one table and record each; see :func:`match_run`."""
+    from .play import MatchTable
+
+    waiting = list(started)
+    setting_up = time.perf_counter()
     try:
-        with _heartbeat(started.pk, attempt):
-            played = play_match(started)
-            return match_finish(
-                match=started, outcomes=played.seats, game_log=played.game_log, attempt=attempt
-            )
-    except MatchTransitionError:
-        log.warning("match %s: attempt %s was given up on before it ended", started.pk, attempt)
-        return Match.objects.get(pk=started.pk)
+        with _heartbeat(started), MatchTable(started) as table:
+            # The bots' files and the table: counted in the first game's start.
+            setup_s = time.perf_counter() - setting_up
+            while waiting:
+                game = waiting[0]
+                played = table.play(game)
+                began = time.perf_counter()
+                try:
+                    match_finish(
+                        match=game,
+                        outcomes=played.seats,
+                        game_log=played.game_log,
+                        attempt=game.attempts,
+                    )
+                except MatchTransitionError:
+                    log.warning(
+                        "match %s: attempt %s was given up on before it ended",
+                        game.pk,
+                        game.attempts,
+                    )
+                waiting.pop(0)
+                # Where one game's time goes (bench/platform.py reads it): the table and
+                # the bots' start-up, the game, recording it.
+                log.info(
+                    "match %s timing: start %.4f s, play %.4f s, store %.4f s",
+                    game.pk,
+                    setup_s + played.start_s,
+                    played.play_s - played.start_s,
+                    time.perf_counter() - began,
+                )
+                setup_s = 0.0
     except Exception as error:
         # Ours by construction: bot faults are results, never exceptions.
-        log.exception("match %s: attempt %s failed", started.pk, attempt)
+        if not waiting:
+            # Every game was recorded: only ending the table failed (its processes are
+            # killed whatever happens), which changes no result.
+            log.exception("matches %s: ending the table failed", [g.pk for g in started])
+            return
+        log.exception("matches %s: attempts failed", [game.pk for game in waiting])
+        _fail_all(waiting, f"{type(error).__name__}: {error}")
+
+
+def _fail_all(games: Sequence[Match], error: str) -> None:
+    """Fail the attempt of each game (not recorded yet); each is retried on its own clock."""
+    for game in games:
         try:
-            return match_fail(
-                match=started,
-                error=f"{type(error).__name__}: {error}",
-                attempt=attempt,
-                retry_in=_retry_delay(attempt),
+            match_fail(
+                match=game,
+                error=error,
+                attempt=game.attempts,
+                retry_in=_retry_delay(game.attempts),
             )
         except MatchTransitionError:
-            return Match.objects.get(pk=started.pk)
+            continue
         except DatabaseError as failure:
-            raise AttemptNotRecorded(started.pk, attempt) from failure
+            # The lease recovers the others once the heartbeat stops.
+            raise AttemptNotRecorded(game.pk, game.attempts) from failure

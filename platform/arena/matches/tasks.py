@@ -38,9 +38,10 @@ def match_run(self: Task, match_id: int, abandoned_attempt: int | None = None) -
     try:
         run_service(match=match, abandoned_attempt=abandoned_attempt)
     except AttemptNotRecorded as error:
-        # The retry fails that attempt at once (this worker knows it is over).
+        # The retry fails that attempt at once (this worker knows it is over); in a
+        # series it may be another game's than the one this message named.
         raise self.retry(
-            kwargs={"match_id": match_id, "abandoned_attempt": error.attempt},
+            kwargs={"match_id": error.match_id, "abandoned_attempt": error.attempt},
             exc=error,
             countdown=5,
         ) from error

@@ -1,0 +1,468 @@
+"""Series: matches of the same bots played by one worker run, one process per bot.
+
+A series is the scheduler's pick on a ladder: ``Ladder.series_games`` games
+(each a match of its own: seed, log, forfeits, rating), seats rotating,
+played in order at one table (``play.MatchTable``). Here in this process
+with bots for real in the sandbox: processes started once per bot, a crash
+forfeiting its own game only, an infrastructure failure retrying only the
+games not recorded, duplicate deals played lane by lane so that no process
+sees two games of one seed; then by a real worker on PostgreSQL and Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.test import Client
+from django.utils import timezone
+
+from arena.bots import sandboxing
+from arena.bots.models import BotVersion
+from arena.ladders.models import Ladder, RatingChange
+from arena.ladders.selectors import matchmaking_candidates
+from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
+from arena.matches import services
+from arena.matches.models import ForfeitCause, Match, MatchStatus
+from arena.matches.services import (
+    match_create_series,
+    match_run,
+    match_start_series,
+    matches_heartbeat,
+    matches_requeue_stale,
+)
+from bots_sdk.protocol import Limits
+from bots_sdk.sandbox import BotProcess, SandboxError
+
+from .api_support import client_for
+from .scenes import enter
+from .test_match_pipeline import house_bot, player_bot, stored_log
+from .worker import (
+    SANDBOXED_BOT,
+    needs_redis,
+    needs_shared_database,
+    protocol_bot,
+    redis_worker,
+    wait_for,
+)
+
+pytestmark = pytest.mark.django_db
+
+#: Plays like SANDBOXED_BOT, but its process dies at the first decision of the
+#: series' game 2 (the referee numbers a table's games from 1).
+CRASHES_IN_GAME_2 = protocol_bot(
+    prelude="import os\nassert os.getuid() != 0 and os.uname().nodename == 'vegas-bot'",
+    before='if message["game_id"] == 2: os._exit(3)',
+)
+
+
+def classic(seats: int, series_games: int, *, duplicate_deals: bool = False) -> Ladder:
+    return ladder_create(
+        slug=f"classic-{seats}",
+        name=f"Classic {seats}",
+        rules="classic",
+        seats=seats,
+        series_games=series_games,
+        duplicate_deals=duplicate_deals,
+    )
+
+
+@pytest.fixture
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every bot process the platform's launcher starts (for real)."""
+    started: list[str] = []
+    real = sandboxing.launch_bot
+
+    def counting(spec: Any, limits: Limits) -> BotProcess:
+        started.append(spec.name)
+        return real(spec, limits)
+
+    monkeypatch.setattr(sandboxing, "launch_bot", counting)
+    return started
+
+
+def referee_seats(match: Match) -> list[dict[str, Any]]:
+    """The referee's record of each seat of ``match``, from its stored log."""
+    seats: list[dict[str, Any]] = json.loads(stored_log(match))["referee"]["seats"]
+    return seats
+
+
+def in_play_order(matches: list[Match]) -> list[Match]:
+    return sorted(
+        Match.objects.filter(pk__in=[m.pk for m in matches]), key=lambda m: m.series_game or 0
+    )
+
+
+# --------------------------------------------------------------------------- creating
+
+
+def test_a_series_is_its_games_with_rotating_seats_and_one_run_message(
+    alice: Any, bob: Any, published_runs: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(3, 6)
+    versions = [version_row(alice, "a"), version_row(bob, "b"), version_row(bob, "c")]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        games = match_create_series(
+            ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6
+        )
+
+    first = games[0]
+    assert [(g.series_id, g.series_game) for g in games] == [(first.pk, n) for n in range(1, 7)]
+    assert len({g.seed for g in games}) == 6 and all(g.deal_id is None for g in games)
+    a, b, c = (v.pk for v in versions)
+    seated = [
+        list(g.participants.order_by("seat").values_list("bot_version_id", flat=True))
+        for g in in_play_order(games)
+    ]
+    assert seated == [[a, b, c], [c, a, b], [b, c, a]] * 2
+    # One message runs the whole series.
+    assert published_runs == [first.pk]
+
+
+def test_the_database_refuses_a_game_number_without_its_series(alice: Any, bob: Any) -> None:
+    ladder = classic(2, 2)
+    versions = [version_row(alice, "a"), version_row(bob, "b")]
+    first, second = match_create_series(
+        ladder_id=ladder.pk, game=ladder.game, versions=versions, units=2
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Match.objects.filter(pk=second.pk).update(series=None)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        # Game 1 is the series' first match itself; a later game comes after it.
+        Match.objects.filter(pk=first.pk).update(series=second)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Match.objects.filter(pk=second.pk).update(series_game=1)
+
+
+def test_the_ladder_fill_queues_a_series_per_pick_counted_in_games_and_as_one_run(
+    settings: Any, published_runs: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 4
+    settings.ARENA_BOT_MAX_QUEUED = 1
+    ladder = classic(2, 6)
+    versions = [version_row(None, f"bot{i}") for i in range(4)]
+    for version in versions:
+        enter(version, ladder)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = ladder_fill_queue(ladder=ladder, rng=random.Random(3))
+
+    # A series of 6 is larger than the target of 4: one goes on an empty queue.
+    assert len(created) == 6 and {m.series_id for m in created} == {created[0].pk}
+    assert published_runs == [created[0].pk]
+    counts = {c.version_id: (c.games, c.queued) for c in matchmaking_candidates(ladder=ladder)}
+    playing = set(created[0].participants.values_list("bot_version_id", flat=True))
+    assert {counts[v] for v in playing} == {(6, 1)}  # six games, one run
+    assert ladder_fill_queue(ladder=ladder) == []  # the queue is full
+    # Once the series runs, the other two bots get the next one; the two playing are
+    # at their cap of one run.
+    match_start_series(match=created[0])
+    second = ladder_fill_queue(ladder=ladder)
+    assert len(second) == 6
+    assert set(second[0].participants.values_list("bot_version_id", flat=True)) == (
+        {v.pk for v in versions} - playing
+    )
+
+
+def test_a_duplicate_ladder_queues_whole_deals_in_a_series_played_lane_by_lane(
+    settings: Any,
+) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 1
+    ladder = classic(2, 6, duplicate_deals=True)
+    for i in range(2):
+        enter(version_row(None, f"bot{i}"), ladder)
+
+    created = ladder_fill_queue(ladder=ladder)
+
+    # 6 games: three deals of two, game 1 of each deal, then game 2 of each.
+    assert len(created) == 6
+    order = [(m.series_game, m.deal_game, m.seed) for m in in_play_order(created)]
+    seeds = [seed for _, _, seed in order[:3]]
+    assert len(set(seeds)) == 3
+    assert order == [(n + 1, 1, seeds[n]) for n in range(3)] + [
+        (n + 4, 2, seeds[n]) for n in range(3)
+    ]
+    # A deal is rated once: each counts as one game.
+    assert {c.games for c in matchmaking_candidates(ladder=ladder)} == {3}
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def test_a_series_plays_in_one_run_one_process_per_bot_each_game_rated_once(
+    alice: Any, house: Any, launches: list[str], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(2, 4)
+    shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
+    games = match_create_series(
+        ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy], units=4
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match=games[0])
+
+    played = in_play_order(games)
+    assert [(g.status, g.attempts) for g in played] == [(MatchStatus.FINISHED, 1)] * 4
+    # Two processes for four games: each bot started once, in game 1.
+    assert sorted(launches) == ["greedy v1", "shark v1"]
+    started = [[seat["startup_ms"] is not None for seat in referee_seats(g)] for g in played]
+    assert started == [[True, True], [False, False], [False, False], [False, False]]
+    assert all(not seat["forfeited"] for g in played for seat in referee_seats(g))
+    # Seats rotate: shark plays seat 0, then seat 1, ...
+    assert [g.participants.get(bot_version=shark).seat for g in played] == [0, 1, 0, 1]
+    for game in played:
+        assert game.rated_at is not None
+        assert RatingChange.objects.filter(match=game).count() == 2
+        assert ratings_apply(match=game) == []  # once only
+    assert shark.ratings.get().rated_matches == 4
+
+
+def test_a_crash_in_game_2_forfeits_game_2_only_and_the_bot_plays_game_3(
+    alice: Any, house: Any, launches: list[str], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(2, 3)
+    crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
+    greedy = house_bot(house, "greedy")
+    games = match_create_series(
+        ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=3
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match=games[0])
+
+    played = in_play_order(games)
+    assert [g.status for g in played] == [MatchStatus.FINISHED] * 3
+    forfeits = [g.participants.get(bot_version=crasher).forfeit for g in played]
+    assert forfeits == ["", ForfeitCause.CRASHED, ""]
+    assert [g.participants.get(bot_version=greedy).forfeit for g in played] == ["", "", ""]
+    # The crasher got a fresh process for game 3; greedy kept its own.
+    assert Counter(launches) == {"crasher v1": 2, "greedy v1": 1}
+    crasher_seat = played[2].participants.get(bot_version=crasher).seat
+    assert referee_seats(played[2])[crasher_seat]["startup_ms"] is not None
+    assert all(RatingChange.objects.filter(match=g).count() == 2 for g in played)
+
+
+def test_an_infrastructure_failure_mid_series_retries_only_the_games_not_recorded(
+    alice: Any,
+    house: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    ladder = classic(2, 4)
+    crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
+    greedy = house_bot(house, "greedy")
+    games = match_create_series(
+        ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=4
+    )
+    # Starting the crasher's fresh process for game 3 fails: the platform's fault.
+    real, calls = sandboxing.launch_bot, []
+
+    def third_launch_fails(spec: Any, limits: Limits) -> BotProcess:
+        calls.append(spec.name)
+        if len(calls) == 3:
+            raise SandboxError("cannot create the bot's cgroup: No space left on device")
+        return real(spec, limits)
+
+    monkeypatch.setattr(sandboxing, "launch_bot", third_launch_fails)
+
+    with django_capture_on_commit_callbacks() as retries:
+        match_run(match=games[0])
+
+    played = in_play_order(games)
+    assert [(g.status, g.attempts) for g in played] == [
+        (MatchStatus.FINISHED, 1),
+        (MatchStatus.FINISHED, 1),
+        (MatchStatus.QUEUED, 1),
+        (MatchStatus.QUEUED, 1),
+    ]
+    assert all("No space left on device" in g.error for g in played[2:])
+    assert all(g.rated_at is None for g in played[2:])
+    # Games 1 and 2: their ratings and the drop of their live feeds; games 3 and 4: a retry each.
+    assert len(retries) == 6
+    # The retry (any of the failed games' messages) plays both, in one run.
+    monkeypatch.setattr(sandboxing, "launch_bot", real)
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match=played[3])
+    played = in_play_order(games)
+    assert [(g.status, g.attempts) for g in played] == [
+        (MatchStatus.FINISHED, 1),
+        (MatchStatus.FINISHED, 1),
+        (MatchStatus.FINISHED, 2),
+        (MatchStatus.FINISHED, 2),
+    ]
+    assert all(RatingChange.objects.filter(match=g).count() == 2 for g in played)
+
+
+def test_a_deal_series_never_shows_one_process_two_games_of_a_seed(
+    alice: Any, house: Any, launches: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder = classic(2, 6, duplicate_deals=True)
+    shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
+    games = match_create_series(
+        ladder_id=ladder.pk,
+        game=ladder.game,
+        versions=[shark, greedy],
+        units=3,
+        duplicate_deals=True,
+    )
+    # Whether each game's log was sealed right after each game was recorded.
+    sealed: list[dict[int, bool]] = []
+    real_finish = services.match_finish
+
+    def finish(**kwargs: Any) -> Match:
+        finished = real_finish(**kwargs)
+        sealed.append({g.pk: g.sealed for g in Match.objects.filter(pk__in=ids)})
+        return finished
+
+    ids = [g.pk for g in games]
+    monkeypatch.setattr(services, "match_finish", finish)
+
+    match_run(match=games[0])
+
+    played = in_play_order(games)
+    assert all(g.status == MatchStatus.FINISHED for g in played)
+    # Follow each bot's processes through the games: a new one starts where its seat
+    # has a start-up time. No process may meet a seed twice.
+    seen: dict[int, list[set[int]]] = {shark.pk: [], greedy.pk: []}
+    for game in played:
+        records = referee_seats(game)
+        for participant in game.participants.all():
+            processes = seen[participant.bot_version_id]
+            if records[participant.seat]["startup_ms"] is not None:
+                processes.append(set())
+            assert game.seed not in processes[-1], f"a process saw seed {game.seed} twice"
+            processes[-1].add(game.seed)
+    # Lane by lane: one process per bot per lane, each playing a game of every deal.
+    assert [len(p) for p in seen.values()] == [2, 2] and len(launches) == 4
+    assert all(len(seeds) == 3 for processes in seen.values() for seeds in processes)
+    # A deal's first game stays sealed until its second game is recorded (lane 2).
+    deal_1 = played[0]
+    assert [after[deal_1.pk] for after in sealed] == [True, True, True, False, False, False]
+
+
+def test_a_redelivered_message_and_the_sweeps_leave_a_running_series_alone(
+    alice: Any, bob: Any, settings: Any
+) -> None:
+    ladder = classic(2, 3)
+    versions = [version_row(alice, "a"), version_row(bob, "b")]
+    games = match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=3)
+    started = match_start_series(match=games[1])  # a message for game 2 took them all
+    assert [(g.series_game, g.status, g.attempts) for g in started] == [
+        (1, MatchStatus.RUNNING, 1),
+        (2, MatchStatus.RUNNING, 1),
+        (3, MatchStatus.RUNNING, 1),
+    ]
+
+    # Its worker (this process) is alive: a redelivery and the sweep change nothing.
+    assert match_run(match=games[2]).status == MatchStatus.RUNNING
+    assert matches_requeue_stale() == 0
+    # One heartbeat covers every game of the series.
+    silent = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_LEASE_SECONDS + 1)
+    Match.objects.filter(pk__in=[g.pk for g in games]).update(heartbeat_at=silent)
+    assert matches_heartbeat(attempts={g.pk: g.attempts for g in started}) == 3
+    assert matches_requeue_stale() == 0
+    # Silent past the lease, the sweep fails each game's attempt, and queues each again.
+    Match.objects.filter(pk__in=[g.pk for g in games]).update(heartbeat_at=silent)
+    assert matches_requeue_stale() == 3
+    assert set(
+        Match.objects.filter(pk__in=[g.pk for g in games]).values_list("status", flat=True)
+    ) == {MatchStatus.QUEUED}
+
+
+# --------------------------------------------------------------------------- API and pages
+
+
+def test_staff_set_the_games_per_series_and_the_api_and_pages_show_the_series(
+    alice: Any, bob: Any, carol: Any, house: Any
+) -> None:
+    staff = client_for(carol)
+    fields = {"slug": "classic-3", "name": "Classic 3", "rules": "classic", "seats": 3}
+
+    refused = staff.post("/api/ladders/", {**fields, "series_games": 65}, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["detail"].startswith("games per series must be 1-64, got 65")
+    created = staff.post("/api/ladders/", {**fields, "series_games": 6}, format="json")
+    assert created.status_code == 201, created.content
+    assert created.json()["series_games"] == 6
+    ladder = Ladder.objects.get(slug="classic-3")
+    default = staff.post("/api/ladders/", {**fields, "slug": "other"}, format="json").json()
+    assert default["series_games"] == 12
+
+    versions = [version_row(alice, "a"), version_row(bob, "b"), version_row(bob, "c")]
+    games = match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6)
+    shown = client_for().get(f"/api/matches/{games[2].pk}/").json()
+    assert (shown["series"], shown["series_game"]) == (games[0].pk, 3)
+    page = Client().get(f"/matches/{games[2].pk}/").content.decode()
+    assert f'game 3 of series <a href="/matches/{games[0].pk}/">#{games[0].pk}</a>' in page
+    ladder_page = Client().get("/ladders/classic-3/").content.decode()
+    assert "Played in series of 6 games" in ladder_page
+
+
+# --------------------------------------------------------------------------- a real worker
+
+
+@needs_shared_database
+@needs_redis
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_plays_the_series_the_ladder_queues(
+    alice: Any, house: Any, settings: Any, media_root: Path, tmp_path: Path
+) -> None:
+    settings.ARENA_LADDER_QUEUE_TARGET = 4
+    ladder = classic(2, 4)
+    crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
+    greedy = house_bot(house, "greedy")
+    for version in (crasher, greedy):
+        enter(version, ladder)
+    with redis_worker(tmp_path, media_root):
+        games = ladder_fill_queue(ladder=ladder)
+        assert len(games) == 4
+
+        def rated() -> list[Match] | None:
+            done = in_play_order(games)
+            return done if all(g.rated_at is not None for g in done) else None
+
+        played = wait_for(rated, timeout=90, what="the worker to play and rate the series")
+    assert [(g.status, g.attempts) for g in played] == [(MatchStatus.FINISHED, 1)] * 4
+    forfeits = [g.participants.get(bot_version=crasher).forfeit for g in played]
+    assert forfeits == ["", ForfeitCause.CRASHED, "", ""]
+    # Greedy's one process played all four games; the crasher's second took over in game 3.
+    greedy_started = [
+        referee_seats(g)[g.participants.get(bot_version=greedy).seat]["startup_ms"] is not None
+        for g in played
+    ]
+    assert greedy_started == [True, False, False, False]
+    assert all(RatingChange.objects.filter(match=g).count() == 2 for g in played)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def version_row(owner: Any, name: str) -> BotVersion:
+    """An active version row without code, for tests that never play."""
+    from .factories import BotFactory, BotVersionFactory
+
+    bot = BotFactory(owner=owner, name=name) if owner is not None else BotFactory(name=name)
+    version: BotVersion = BotVersionFactory(bot=bot)
+    return version
+
+
+@pytest.fixture
+def published_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The match ids ``match_run`` is published for (the task does not run)."""
+    from arena.matches import tasks
+
+    sent: list[int] = []
+    real = tasks.match_run._get_current_object()
+
+    def apply_async(self: Any, args: Any = (), kwargs: Any = None, **options: Any) -> None:
+        sent.append(args[0])
+
+    monkeypatch.setattr(type(real), "apply_async", apply_async)
+    return sent
