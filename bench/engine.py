@@ -120,7 +120,7 @@ def engine_play(rules: str, seats: int, log: bool, choice: Callable[[Any], Any])
     if log:
 
         def play_logged(seed: int) -> int:
-            state = new_game(describe(rules, seats, seed), log=True)
+            state = new_game(describe(rules, seats), seed, log=True)
             decisions = 0
             while not state.is_terminal():
                 legal = state.legal_actions()
@@ -135,7 +135,7 @@ def engine_play(rules: str, seats: int, log: bool, choice: Callable[[Any], Any])
         return play_logged
 
     def play(seed: int) -> int:
-        state = new_game(describe(rules, seats, seed), log=False)
+        state = new_game(describe(rules, seats), seed, log=False)
         decisions = 0
         while not state.is_terminal():
             legal = state.legal_actions()
@@ -294,7 +294,7 @@ def mid_game(rules: str, seats: int, seed: int = 12345) -> Any:
 
     def replay(stop: int | None) -> tuple[Any, int]:
         choice = random.Random(seed).choice
-        state = new_game(describe(rules, seats, seed), log=False)
+        state = new_game(describe(rules, seats), seed, log=False)
         done = 0
         while not state.is_terminal() and (stop is None or done < stop):
             done += step(state, choice)
@@ -388,7 +388,7 @@ def sample_engine(rules: str, seats: int, games: int) -> tuple[Sample, float]:
     results = []
     for seed in range(10_000, 10_000 + games):
         choice = random.Random(seed).choice
-        state = new_game(describe(rules, seats, seed), log=True)
+        state = new_game(describe(rules, seats), seed, log=True)
         while not state.is_terminal():
             decisions += step(state, choice)
         results.append(tuple(seat.money for seat in state.result() or []))

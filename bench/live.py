@@ -78,7 +78,7 @@ def feed_costs(games: int) -> None:
             )
             started = time.perf_counter()
             with Match(players, Limits(), on_progress=progress) as match:
-                match.play(describe("classic", 4, game), [0, 1, 2, 3])
+                match.play(describe("classic", 4), game, [0, 1, 2, 3])
             times[name].append(time.perf_counter() - started)
             chunks[name].append(LiveChunk.objects.filter(feed=feed).count())
     base = statistics.median(times["no feed"])

@@ -452,7 +452,7 @@ def _unit_scores(a: Policy, b: Policy, seats: int, units: int, deal: bool) -> li
         for seating in rotated:
             # seating[i]: the player at seat i.
             state = play(
-                describe("classic", seats, seed, {}), [table[p] for p in seating], log=False
+                describe("classic", seats, {}), seed, [table[p] for p in seating], log=False
             )
             result = state.result()
             seat_of = {player: seat for seat, player in enumerate(seating)}

@@ -137,7 +137,7 @@ def percentiles(samples: Sequence[float]) -> tuple[float, float]:
 
 def request_line() -> bytes:
     """A real request of a 4-seat classic game, as the referee sends it."""
-    state = new_game(describe("classic", 4, 7))
+    state = new_game(describe("classic", 4), 7)
     seat = state.to_move()[0]
     return protocol.encode(protocol.request(1, 1, observe(state, seat), 1000, 20_000))
 
@@ -206,7 +206,7 @@ def decision_times(spec: BotSpec, games: int) -> tuple[list[float], tuple[float,
     times: list[float] = []
     with Match([spec, house_bot("random"), house_bot("random"), house_bot("random")]) as match:
         for game in range(games):
-            record = match.play(describe("classic", 4, game), [0, 1, 2, 3])
+            record = match.play(describe("classic", 4), game, [0, 1, 2, 3])
             assert not record.faults, record.faults
             times += record.seats[0].decision_ms
     tail = match.outcomes[0][-1].stderr_tail.decode()
@@ -347,7 +347,7 @@ def floor_games(games: int) -> float:
         if seed == 2:  # warm-up: the children's interpreters are up, caches warm
             own_before = _cpu_now()[0]
             start_children = sum(_child_cpu(c.pid) for c in children)
-        state = new_game(describe("classic", 4, seed))
+        state = new_game(describe("classic", 4), seed)
         while movers := state.to_move():
             for seat in movers:
                 request_id += 1
@@ -410,7 +410,7 @@ def platform_games(
             players, LADDER_LIMITS, launcher=launch_bot, seed_once_per_process=True
         ) as match:
             for game_seed, seating in table:
-                record = match.play(describe("classic", 4, game_seed), seating)
+                record = match.play(describe("classic", 4), game_seed, seating)
                 assert not record.faults, record.faults
                 game_logs.dumps(record.log)
         wall += time.perf_counter() - start

@@ -246,8 +246,9 @@ def _play(args: argparse.Namespace) -> int:
     names += ["random"] * filled
     specs = _bots(names, args.no_sandbox)
     seed, key = _run_seeds(args)
-    descriptions = [describe(system.id, args.players, seed + game) for game in range(args.games)]
-    records = play_series(specs, descriptions, _limits(args), bot_seed_key=key)
+    description = describe(system.id, args.players)
+    deals = [(description, seed + game) for game in range(args.games)]
+    records = play_series(specs, deals, _limits(args), bot_seed_key=key)
     if args.log:
         with args.log.open("w") as handle:
             for record in records:
@@ -274,7 +275,7 @@ def _tournament(args: argparse.Namespace) -> int:
     specs = _bots(args.bots, args.no_sandbox)
     if len(specs) < args.players:
         raise CliError(f"{args.players}-seat games need at least {args.players} bots")
-    describe(args.rules, args.players, 0)  # validates the seat count early
+    describe(args.rules, args.players)  # validates the seat count early
     seed, key = _run_seeds(args)
 
     def progress(done: int, total: int) -> None:
@@ -343,7 +344,7 @@ def _setup(args: argparse.Namespace) -> GameSetup:
     if players is None:  # four seats, as the default ladders, where the system allows
         players = min(system.seats, key=lambda seats: (abs(seats - 4), seats))
     setup = GameSetup(system.id, players, _options(args.option), _limits(args))
-    setup.describe(0)  # raises InvalidDescriptionError, naming the bad seat count or option
+    setup.describe()  # raises InvalidDescriptionError, naming the bad seat count or option
     return setup
 
 
@@ -352,7 +353,7 @@ def _setup(args: argparse.Namespace) -> GameSetup:
 
 def _game_json(record: GameRecord) -> dict[str, object]:
     return {
-        "game": record.description.to_json(),
+        "game": {**record.description.to_json(), "seed": record.seed},
         "players": [seat.name for seat in record.seats],
         "result": record.result,
         "seats": [
@@ -363,7 +364,7 @@ def _game_json(record: GameRecord) -> dict[str, object]:
 
 def _print_game(record: GameRecord) -> None:
     d = record.description
-    print(f"game {record.game_id}: {d.rules}, {d.seats} seats, seed {d.seed}")
+    print(f"game {record.game_id}: {d.rules}, {d.seats} seats, seed {record.seed}")
     names = {seat.seat: seat.name for seat in record.seats}
     width = max(len(name) for name in names.values()) + len("seat 0 ()")
     print(f"  {'rank':>4}  {'seat':<{width}}  {'money':>10}  notes")

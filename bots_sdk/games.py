@@ -1,7 +1,7 @@
 """A game a bot may be asked to play: the rule system, seats and options, with its limits.
 
 The platform's ladders, its matches and the pre-flight check all name their
-game this way; a seed then makes one game of it (:meth:`GameSetup.describe`).
+game this way (:meth:`GameSetup.describe`); a seed then deals one game of it.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ class GameSetup:
     options: Mapping[str, OptionValue] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
 
-    def describe(self, seed: int) -> GameDescription:
-        """One game of this setup; raises ``InvalidDescriptionError`` for a bad setup."""
-        return describe(self.rules, self.seats, seed, self.options)
+    def describe(self) -> GameDescription:
+        """The engine's description of this game; ``InvalidDescriptionError`` if bad."""
+        return describe(self.rules, self.seats, self.options)
 
     def to_json(self) -> dict[str, Any]:
         return {

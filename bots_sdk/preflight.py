@@ -107,13 +107,13 @@ def preflight(
     ``seed``: None (the platform and the CLI) draws a fresh one, recorded in the report.
     """
     seed = draw_seed() if seed is None else seed
-    description = setup.describe(seed)  # a bad setup fails before any bot starts
+    description = setup.describe()  # a bad setup fails before any bot starts
     opponents = tuple(OPPONENTS[i % len(OPPONENTS)] for i in range(setup.seats - 1))
     seat = SEAT % setup.seats
     players = [house_bot(name) for name in opponents]
     players.insert(seat, bot)
     with Match(players, setup.limits, launcher=launcher) as match:
-        record = match.play(description, list(range(len(players))))
+        record = match.play(description, seed, list(range(len(players))))
     candidate = record.seats[seat]
     outcomes = match.outcomes[seat]
     clean = bool(outcomes) and not outcomes[-1].killed and outcomes[-1].exit_code == 0

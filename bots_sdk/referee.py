@@ -291,6 +291,8 @@ class GameRecord:
 
     game_id: int
     description: GameDescription
+    #: The seed that dealt the game (in the log too, never sent to the bots).
+    seed: int
     result: list[JsonDict]
     seats: list[SeatRecord]
     log: JsonDict
@@ -402,8 +404,8 @@ class Match:
         return self.player_limits.get(player, self.limits)
 
     # -------------------------------------------------------------- games
-    def play(self, description: GameDescription, seating: Sequence[int]) -> GameRecord:
-        """Play one game; ``seating[seat]`` is the index of the player in that seat."""
+    def play(self, description: GameDescription, seed: int, seating: Sequence[int]) -> GameRecord:
+        """Play one game dealt by ``seed``; ``seating[seat]`` is the player in that seat."""
         if len(seating) != description.seats or len(set(seating)) != len(seating):
             raise ValueError(f"seating must name {description.seats} distinct players")
         self.games_played += 1
@@ -414,7 +416,7 @@ class Match:
             )
             for seat, player in enumerate(seating)
         ]
-        game = _Game(self, game_id, description, seats)
+        game = _Game(self, game_id, description, seed, seats)
         game.start()
         game.run()
         return game.finish()
@@ -437,18 +439,24 @@ class _Game:
     """One game in progress between the match's players."""
 
     def __init__(
-        self, match: Match, game_id: int, description: GameDescription, seats: list[SeatRecord]
+        self,
+        match: Match,
+        game_id: int,
+        description: GameDescription,
+        seed: int,
+        seats: list[SeatRecord],
     ) -> None:
         self.match = match
         self.limits = match.limits
         self.game_id = game_id
         self.description = description
+        self.seed = seed
         self.seats = seats
         #: Each seat's limits: its player's own, else the match's.
         self.seat_limits = [match.limits_of(record.player) for record in seats]
-        self.state = new_game(description, log=True)
+        self.state = new_game(description, seed, log=True)
         self.bank_ms = [float(limits.bank_ms) for limits in self.seat_limits]
-        self.fallback_rng = [policy_rng(description, seat) for seat in range(description.seats)]
+        self.fallback_rng = [policy_rng(seed, seat) for seat in range(description.seats)]
 
     def connection(self, seat: int) -> _Connection | None:
         if self.seats[seat].fault is not None:
@@ -461,7 +469,7 @@ class _Game:
         tell every seat the game begins."""
         match = self.match
         launching: dict[_Connection, int] = {}
-        seed = self.description.seed
+        seed = self.seed
         for record in self.seats:
             connection = match.connections[record.player]
             limit = match.games_per_process
@@ -511,14 +519,14 @@ class _Game:
             if live is None:
                 continue
             live.games += 1
-            live.seeds.add(self.description.seed)
+            live.seeds.add(self.seed)
             live.output_bytes = 0
             message = protocol.new_game(
                 self.game_id,
                 record.seat,
-                self.description.public_json(),
+                self.description.to_json(),  # never the seed
                 live.limits.bank_ms,
-                bot_seed(self.description.seed, record.seat, key=self.match.bot_seed_key),
+                bot_seed(self.seed, record.seat, key=self.match.bot_seed_key),
             )
             try:
                 live.send(message, time.monotonic() + live.limits.decision_ms / 1000)
@@ -682,7 +690,13 @@ class _Game:
             "seats": [record.to_json() for record in self.seats],
         }
         return GameRecord(
-            self.game_id, self.description, result, self.seats, log, self.match.bot_seed_key
+            self.game_id,
+            self.description,
+            self.seed,
+            result,
+            self.seats,
+            log,
+            self.match.bot_seed_key,
         )
 
 
@@ -842,14 +856,15 @@ def rotations(players: int, games: int) -> Iterator[list[int]]:
 
 def play_series(
     players: Sequence[BotSpec],
-    descriptions: Sequence[GameDescription],
+    games: Sequence[tuple[GameDescription, int]],
     limits: Limits | None = None,
     *,
     launcher: Launcher = launch_bot,
     games_per_process: int | None = None,
     bot_seed_key: bytes | None = None,
 ) -> list[GameRecord]:
-    """Play the games in order with rotated seats; processes live across games.
+    """Play the games, each a (description, seed) pair, in order with rotated seats;
+    processes live across games.
 
     One match: one ``bot_seed_key`` (drawn when None) for all the games."""
     records = []
@@ -860,10 +875,10 @@ def play_series(
         games_per_process=games_per_process,
         bot_seed_key=bot_seed_key,
     ) as match:
-        for description, seating in zip(
-            descriptions, rotations(len(players), len(descriptions)), strict=True
+        for (description, seed), seating in zip(
+            games, rotations(len(players), len(games)), strict=True
         ):
-            records.append(match.play(description, seating))
+            records.append(match.play(description, seed, seating))
     return records
 
 

@@ -103,6 +103,7 @@ def run_tournament(
 
     Every table derives its bots' seeds with ``bot_seed_key`` (one is drawn
     when None; :attr:`TournamentResult.bot_seed_key` tells which)."""
+    description = describe(rules, seats, options)
     tables = schedule(len(bots), seats, games)
     total = sum(count for _, count in tables)
     standings = [Standing(bot.name) for bot in bots]
@@ -114,8 +115,7 @@ def run_tournament(
         with Match(table_bots, limits, launcher=launcher, bot_seed_key=key) as match:
             for game, seating in enumerate(rotations(seats, count)):
                 game_seed = seed + table_index * games + game // seats
-                description = describe(rules, seats, game_seed, options)
-                record = match.play(description, seating)
+                record = match.play(description, game_seed, seating)
                 players = [table[player] for player in seating]
                 result.records.append((players, record))
                 for entry in record.result:

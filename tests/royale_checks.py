@@ -33,7 +33,7 @@ from itertools import combinations
 from typing import Any
 
 from vegas_engine import GameDescription, new_game
-from vegas_engine.log import description_of
+from vegas_engine.log import description_of, seed_of
 
 JsonDict = dict[str, Any]
 Owner = int | str  # a seat, "neutral" (2-seat neutral dice) or "grey" (Block It!, Handicap)
@@ -206,10 +206,10 @@ def uniform(legal: list[str], rng: random.Random) -> str:
 
 
 def play_recorded(
-    description: GameDescription, rng: random.Random, choose: Chooser = uniform
+    description: GameDescription, seed: int, rng: random.Random, choose: Chooser = uniform
 ) -> Record:
     """Play a whole game with ``choose``, recording what the model compares."""
-    state = new_game(description)
+    state = new_game(description, seed)
     events = state.events()
     assert events is not None
     first_view = state.observe(0)
@@ -231,7 +231,9 @@ def follow_log(log: JsonDict) -> Record:
         for event in log["events"]
         if event["type"] == "decision" and not event["forced"]
     )
-    record = play_recorded(description, random.Random(0), lambda legal, rng: next(taken))
+    record = play_recorded(
+        description, seed_of(log), random.Random(0), lambda legal, rng: next(taken)
+    )
     assert record.events == log["events"], "the stored log replays event for event"
     return record
 

@@ -4,34 +4,91 @@ Typical use::
 
     from vegas_engine import describe, new_game, observe
 
-    state = new_game(describe("classic", seats=4, seed=7))
+    game = describe("classic", seats=4)   # names a game: what a ladder plays
+    state = new_game(game, seed=7)        # deals one game of it
     while not state.is_terminal():
         seat = state.to_move()[0]
         state.apply_action(state.legal_actions(seat)[0], seat)
     print(state.result())
+
+Chance, made explicit (OpenSpiel's chance nodes; by default the seed's tape
+rolls and draws)::
+
+    state = new_game(game, seed=7, chance="explicit")
+    state.chance_outcomes()            # [("note 10000", Fraction(1, 9)), ...]
+    state.apply_chance("note 90000")
+
+A position (as a FEN): ``state.position()`` is the whole state as JSON, and
+``from_position(game, position, seed)`` goes on from it. ``docs/engine.md``
+has the details.
 """
 
 from __future__ import annotations
 
-from .description import GameDescription, OptionValue
+from collections.abc import Mapping
+from typing import Any
+
+from . import position as positions
+from .chance import ChanceMode
+from .description import GameDescription, OptionValue, check_seed
 from .errors import (
     CorruptLogError,
     GameOverError,
     IllegalActionError,
     InvalidDescriptionError,
+    InvalidPositionError,
     LogError,
     ReplayMismatchError,
     VegasError,
 )
-from .registry import RULE_SYSTEMS, OptionSpec, RuleSystem, describe, rule_system, validate
+from .registry import RULE_SYSTEMS, describe, rule_system, validate
+from .rules.cardgame import CardDecision
+from .rules.dice import DiceDecision
+from .rules.royale import RoyaleDecision
 from .state import Action, Decision, JsonDict, SeatResult, State
+from .system import OptionSpec, RuleSystem
 from .version import __version__
 
 
-def new_game(description: GameDescription, *, log: bool = True) -> State:
-    """Start a game; with ``log=False`` no events are kept (faster playouts)."""
-    description = validate(description)
-    return rule_system(description.rules).new_state(description, log)
+def new_game(
+    game: GameDescription, seed: int, *, log: bool = True, chance: ChanceMode | str = "tape"
+) -> State:
+    """Deal one game of ``game`` with ``seed``; with ``log=False`` no events are kept.
+
+    The seed fixes every roll and draw: the same game, seed and decisions give
+    the same game, bit for bit. Players are never told it. With
+    ``chance="explicit"`` the state stops at every chance node instead
+    (:mod:`vegas_engine.chance`); the seed still deals what the tape would.
+    """
+    if not isinstance(game, GameDescription):
+        raise TypeError(
+            f"new_game(game, seed) takes a description from describe(rules, seats, options), "
+            f"got {game!r}"
+        )
+    game = validate(game)
+    return rule_system(game.rules).new_state(game, check_seed(seed), log, ChanceMode.of(chance))
+
+
+def from_position(
+    game: GameDescription,
+    position: Mapping[str, Any],
+    seed: int,
+    *,
+    log: bool = True,
+    chance: ChanceMode | str = "tape",
+) -> State:
+    """The game at ``position`` (a ``state.position()``), as ``chess.Board(fen)``.
+
+    What nobody knows there (the order of unseen cards, the dice to come) is
+    dealt anew from ``seed``; the rest goes on exactly. A malformed or
+    impossible position raises :class:`InvalidPositionError` naming the field.
+    The log, if kept, starts with a ``position`` event.
+    """
+    if not isinstance(game, GameDescription):
+        raise TypeError(f"from_position takes a description from describe(), got {game!r}")
+    game = validate(game)
+    seed, mode = check_seed(seed), ChanceMode.of(chance)
+    return rule_system(game.rules).from_position(game, seed, positions.copy(position), log, mode)
 
 
 def determinize(observation: JsonDict, seed: int) -> State:
@@ -41,8 +98,12 @@ def determinize(observation: JsonDict, seed: int) -> State:
     saw is kept exactly; what it could not see (the pile order) is drawn at
     random, and future chance follows ``seed``. The state keeps no log.
     """
-    description = describe(observation["rules"], observation["seats"], seed, observation["options"])
-    return rule_system(description.rules).from_observation(description, observation)
+    if observation["decision"] == "chance":
+        raise ValueError("an observation at a chance node: apply the chance outcome first")
+    description = describe(observation["rules"], observation["seats"], observation["options"])
+    return rule_system(description.rules).from_observation(
+        description, check_seed(seed), observation
+    )
 
 
 def observe(state: State, seat: int) -> JsonDict:
@@ -53,23 +114,30 @@ def observe(state: State, seat: int) -> JsonDict:
 __all__ = [
     "RULE_SYSTEMS",
     "Action",
+    "CardDecision",
+    "ChanceMode",
     "CorruptLogError",
     "Decision",
+    "DiceDecision",
     "GameDescription",
     "GameOverError",
     "IllegalActionError",
     "InvalidDescriptionError",
+    "InvalidPositionError",
     "LogError",
     "OptionSpec",
     "OptionValue",
     "ReplayMismatchError",
+    "RoyaleDecision",
     "RuleSystem",
     "SeatResult",
     "State",
     "VegasError",
     "__version__",
+    "check_seed",
     "describe",
     "determinize",
+    "from_position",
     "new_game",
     "observe",
     "rule_system",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import log as game_logs
-from .description import OptionValue
+from .description import OptionValue, check_seed
 from .errors import LogError, VegasError
 from .policies import POLICIES, play
 from .registry import RULE_SYSTEMS, describe, rule_system
@@ -114,9 +114,8 @@ def _parse_options(rules: str, items: list[str]) -> dict[str, OptionValue]:
 
 
 def _play(args: argparse.Namespace) -> int:
-    description = describe(
-        args.rules, args.players, args.seed, _parse_options(args.rules, args.option)
-    )
+    description = describe(args.rules, args.players, _parse_options(args.rules, args.option))
+    seed = check_seed(args.seed)
     names = args.policy or ["random"]
     for name in names:
         if name not in POLICIES:
@@ -128,7 +127,7 @@ def _play(args: argparse.Namespace) -> int:
             f"give one --policy for all seats or one per seat ({description.seats}), "
             f"got {len(names)}"
         )
-    state = play(description, [POLICIES[name] for name in names])
+    state = play(description, seed, [POLICIES[name] for name in names])
     result = final_result(state)
     if args.log:
         args.log.write_text(game_logs.dumps(game_logs.game_log(state)) + "\n")
@@ -136,14 +135,14 @@ def _play(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 {
-                    "game": description.to_json(),
+                    "game": {**description.to_json(), "seed": seed},
                     "policies": names,
                     "result": [seat.to_json() for seat in result],
                 }
             )
         )
     else:
-        print(f"{description.rules}, {description.seats} seats, seed {description.seed}")
+        print(f"{description.rules}, {description.seats} seats, seed {seed}")
         _print_result(result, names)
         if args.log:
             print(f"log written to {args.log}")

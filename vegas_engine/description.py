@@ -1,8 +1,10 @@
-"""What fully describes a game: rule system, options, number of seats, seed.
+"""What names a game: rule system, number of seats and options; the seed apart.
 
-The same description and the same decisions give the same game, bit for bit.
-Build one with :func:`vegas_engine.describe`, which validates it against the
-registry and fills in every option's default.
+A description names a game (what a ladder, a page or a tournament plays); a
+seed then deals one game of it (:func:`vegas_engine.new_game`). The same
+description, the same seed and the same decisions give the same game, bit for
+bit. Build one with :func:`vegas_engine.describe`, which validates it against
+the registry and fills in every option's default.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import InvalidDescriptionError
+
 OptionValue = bool | int
 
 MAX_SEED = 2**63 - 1
@@ -18,11 +22,13 @@ MAX_SEED = 2**63 - 1
 
 @dataclass(frozen=True)
 class GameDescription:
-    """A validated game description; options hold every option of the system."""
+    """A validated game description; options hold every option of the system.
+
+    It holds no seed: everything in it is public, and players may be told all of it.
+    """
 
     rules: str
     seats: int
-    seed: int
     options: Mapping[str, OptionValue] = field(default_factory=dict)
 
     def option(self, name: str) -> OptionValue:
@@ -33,16 +39,17 @@ class GameDescription:
             "rules": self.rules,
             "options": dict(sorted(self.options.items())),
             "seats": self.seats,
-            "seed": self.seed,
         }
 
-    def public_json(self) -> dict[str, Any]:
-        """What players may be told: everything but the seed.
-
-        The seed fixes every future roll and draw; a bot that knew it could
-        replay the game's random generator and see the dice to come.
-        """
-        return {key: value for key, value in self.to_json().items() if key != "seed"}
-
     def __hash__(self) -> int:
-        return hash((self.rules, self.seats, self.seed, tuple(sorted(self.options.items()))))
+        return hash((self.rules, self.seats, tuple(sorted(self.options.items()))))
+
+
+def check_seed(seed: object) -> int:
+    """``seed`` if it can deal a game (an integer 0..2^63-1), else a clear error.
+
+    The seed fixes every future roll and draw: never tell it to the players.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise InvalidDescriptionError("seed", f"must be an integer 0..{MAX_SEED}, got {seed!r}")
+    return seed

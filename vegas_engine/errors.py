@@ -43,6 +43,14 @@ class GameOverError(IllegalActionError):
         super().__init__(None, action, (), "the game is over")
 
 
+class InvalidPositionError(VegasError, ValueError):
+    """A position (``state.position()``'s JSON) that is malformed or cannot happen."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"position {field}: {message}")
+
+
 class LogError(VegasError, ValueError):
     """A game log cannot be used: base class of the log errors."""
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .description import GameDescription
+from .description import GameDescription, check_seed
 from .errors import CorruptLogError, InvalidDescriptionError
 from .registry import describe
 from .rules.royale.game import ROYALE_EVENTS
@@ -48,6 +48,10 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
     "play": ("seat", "cards"),
     "discard": ("seat", "cards"),
     "finish": ("seat", "cards_placed"),
+    # An outcome of chance given to a game played with explicit chance.
+    "chance": ("outcome",),
+    # The first event of a game started from a position (vegas_engine.from_position).
+    "position": ("position",),
     # royale's own events, each documented where they are made
     **ROYALE_EVENTS,
     "round_end": ("round", "money"),
@@ -64,6 +68,7 @@ def game_log(state: State) -> JsonDict:
         "log_schema": LOG_SCHEMA_VERSION,
         "engine_version": __version__,
         **state.description.to_json(),
+        "seed": state.seed,
     }
     return {**header, "events": list(events)}
 
@@ -117,13 +122,22 @@ def check(document: Any) -> JsonDict:
     if not events or events[-1].get("type") != "game_end":
         raise CorruptLogError("events", "truncated: the log does not end with game_end")
     description_of(document)  # the header must describe a valid game
+    seed_of(document)  # dealt by a valid seed
     return document
 
 
 def description_of(log: JsonDict) -> GameDescription:
-    """The game description in a log's header."""
+    """The game description in a log's header (its seed: :func:`seed_of`)."""
     try:
-        return describe(log["rules"], log["seats"], log["seed"], log["options"])
+        return describe(log["rules"], log["seats"], log["options"])
+    except InvalidDescriptionError as error:
+        raise CorruptLogError("header", str(error)) from None
+
+
+def seed_of(log: JsonDict) -> int:
+    """The seed that dealt a logged game."""
+    try:
+        return check_seed(log["seed"])
     except InvalidDescriptionError as error:
         raise CorruptLogError("header", str(error)) from None
 

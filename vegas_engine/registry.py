@@ -1,102 +1,26 @@
-"""The registry of rule systems: each is data plus a small state class, found by id.
+"""The registry of rule systems, found by id, and the validation of game descriptions.
 
-Adding a rule system means adding one :class:`RuleSystem` entry to
-``RULE_SYSTEMS``; nothing else in the engine lists them.
+Each rule system is data plus a small state class, built in its own module
+from :mod:`vegas_engine.system`'s types; this list is the one place naming them
+all (as python-chess's ``chess.variant.VARIANTS``). Adding a rule system means
+adding its :class:`RuleSystem` here; the rule systems never import this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
-from .description import MAX_SEED, GameDescription, OptionValue
+from .description import GameDescription, OptionValue
 from .errors import InvalidDescriptionError
+from .rules.cardgame import CARDGAME
+from .rules.classic import BOULEVARD, CLASSIC
+from .rules.royale import ROYALE
+from .rules.sixdice import SIXDICE
+from .system import OptionSpec, RuleSystem
 
-if TYPE_CHECKING:
-    from .state import State
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One named option (a variant or module) of a rule system."""
-
-    name: str
-    default: OptionValue
-    doc: str
-    #: Allowed integer values; None for a boolean option.
-    choices: tuple[int, ...] | None = None
-    #: Seat counts with which the option may be switched on; None for all.
-    seats: tuple[int, ...] | None = None
-
-    @property
-    def is_flag(self) -> bool:
-        return self.choices is None
-
-    def allowed_values(self) -> tuple[OptionValue, ...]:
-        return (False, True) if self.choices is None else self.choices
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "type": "flag" if self.is_flag else "int",
-            "default": self.default,
-            "allowed": list(self.allowed_values()),
-            "seats": list(self.seats) if self.seats is not None else None,
-            "doc": self.doc,
-        }
-
-
-StateFactory = Callable[[GameDescription, bool], "State"]
-#: Builds a state a seat cannot tell from the one it observed (hidden parts sampled).
-ObservationFactory = Callable[[GameDescription, dict[str, Any]], "State"]
-
-
-@dataclass(frozen=True)
-class RuleSystem:
-    """A rule system: its id, seat counts, options and how to start a game."""
-
-    id: str
-    title: str
-    seeds: tuple[str, ...]
-    seats: tuple[int, ...]
-    rounds: int
-    options: tuple[OptionSpec, ...]
-    new_state: StateFactory
-    from_observation: ObservationFactory
-
-    def option(self, name: str) -> OptionSpec:
-        for spec in self.options:
-            if spec.name == name:
-                return spec
-        raise InvalidDescriptionError(
-            "options",
-            f"unknown option {name!r} for rule system {self.id!r}",
-            [spec.name for spec in self.options] or ["(no options)"],
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "seats": list(self.seats),
-            "rounds": self.rounds,
-            "options": [spec.to_json() for spec in self.options],
-        }
-
-
-def _systems() -> dict[str, RuleSystem]:
-    # Imported here because the rule modules import the state base, which needs
-    # this module's types only for annotations.
-    from .rules.cardgame import CARDGAME
-    from .rules.classic import BOULEVARD, CLASSIC
-    from .rules.royale import ROYALE
-    from .rules.sixdice import SIXDICE
-
-    return {system.id: system for system in (CLASSIC, BOULEVARD, CARDGAME, SIXDICE, ROYALE)}
-
-
-RULE_SYSTEMS: Mapping[str, RuleSystem] = _systems()
+RULE_SYSTEMS: Mapping[str, RuleSystem] = {
+    system.id: system for system in (CLASSIC, BOULEVARD, CARDGAME, SIXDICE, ROYALE)
+}
 
 
 def rule_system(rules: str) -> RuleSystem:
@@ -126,19 +50,22 @@ def _check_option_value(system: RuleSystem, spec: OptionSpec, value: object) -> 
 
 
 def describe(
-    rules: str,
-    seats: int,
-    seed: int,
-    options: Mapping[str, object] | None = None,
+    rules: str, seats: int, options: Mapping[str, object] | None = None
 ) -> GameDescription:
-    """Validate a game description and fill in the defaults of unset options."""
+    """Validate a game description and fill in the defaults of unset options.
+
+    It names a game, not one deal of it: :func:`vegas_engine.new_game` takes the seed.
+    """
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(
+            f"describe(rules, seats, options) takes the options as a mapping, got {options!r}; "
+            "the seed is no part of a description any more: pass it to new_game(game, seed)"
+        )
     system = rule_system(rules)
     if isinstance(seats, bool) or not isinstance(seats, int) or seats not in system.seats:
         raise InvalidDescriptionError(
             "seats", f"{system.id} takes {_span(system.seats)} seats, got {seats!r}", system.seats
         )
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise InvalidDescriptionError("seed", f"must be an integer 0..{MAX_SEED}, got {seed!r}")
     given = dict(options or {})
     resolved: dict[str, OptionValue] = {}
     for name in given:
@@ -155,12 +82,12 @@ def describe(
             # A default that does not apply to this seat count is simply off.
             value = False if spec.is_flag else 0
         resolved[spec.name] = value
-    return GameDescription(rules=system.id, seats=seats, seed=seed, options=resolved)
+    return GameDescription(rules=system.id, seats=seats, options=resolved)
 
 
 def validate(description: GameDescription) -> GameDescription:
     """Re-validate a description built by hand; returns the resolved one."""
-    return describe(description.rules, description.seats, description.seed, description.options)
+    return describe(description.rules, description.seats, description.options)
 
 
 def _span(values: tuple[int, ...]) -> str:

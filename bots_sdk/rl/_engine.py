@@ -36,7 +36,7 @@ class Table:
 
 def table(rules: str, seats: int, options: Mapping[str, object] | None = None) -> Table:
     """Validate a table with the engine (it raises a clear error) and resolve its options."""
-    description = describe(rules, seats, 0, options)
+    description = describe(rules, seats, options)
     return Table(description.rules, description.seats, dict(description.options))
 
 
@@ -58,7 +58,7 @@ def options(rules: str) -> tuple[OptionSpec, ...]:
 
 def new_state(table: Table, seed: int) -> State:
     """A new game of ``table``; ``seed`` fixes all its chance. No log is kept."""
-    return new_game(describe(table.rules, table.seats, seed, table.options), log=False)
+    return new_game(describe(table.rules, table.seats, table.options), seed, log=False)
 
 
 def to_move(state: State) -> tuple[int, ...]:

@@ -42,7 +42,7 @@ def observations(
     """Every seat's observation at every step of ``games`` random games, the
     final ones included; a simultaneous turn is seen between its choices too."""
     for seed in range(games):
-        state = new_game(describe(rules, seats, seed, options), log=False)
+        state = new_game(describe(rules, seats, options), seed, log=False)
         rng = random.Random(seed)
         while True:
             yield from (state.observe(seat) for seat in range(seats))

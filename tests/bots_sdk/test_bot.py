@@ -30,7 +30,7 @@ class Draws(Bot):
 
 def session(bot: Bot, seeds: list[int]) -> list[dict[str, Any]]:
     """One game start and one request per bot seed, through the real protocol loop."""
-    state = new_game(describe("classic", 2, 1))
+    state = new_game(describe("classic", 2), 1)
     observation = state.observe(state.to_move()[0])
     lines = [protocol.hello(Limits())]
     for game_id, seed in enumerate(seeds):

@@ -65,7 +65,7 @@ def play_one(spec_dir: Path) -> tuple[GameRecord, Match]:
     spec = build_bot(resolve_bot(str(spec_dir)))
     assert not spec.trusted
     with Match([spec, house_bot("random")], Limits()) as match:
-        record = match.play(describe("classic", 2, 11), [0, 1])
+        record = match.play(describe("classic", 2), 11, [0, 1])
     return record, match
 
 

@@ -35,7 +35,7 @@ def play_one(
     players.insert(seat, spec)
     started = time.monotonic()
     with Match(players, limits, launcher=recording) as match:
-        record = match.play(describe("classic", 3, seed), [0, 1, 2])
+        record = match.play(describe("classic", 3), seed, [0, 1, 2])
     # Never hangs: the slowest fault (a 30 s sleep) is cut at the decision limit.
     assert time.monotonic() - started < 15
     return record, pids, match
@@ -153,9 +153,9 @@ def test_a_line_before_its_request_answers_nothing(tmp_path: Path, mode: str) ->
 def test_a_line_between_games_is_a_fault_at_the_next_request(tmp_path: Path) -> None:
     spec = raw_bot(tmp_path, "stray")
     with Match([spec, house_bot("random")], FAST) as match:
-        first = match.play(describe("classic", 2, 1), [0, 1])
+        first = match.play(describe("classic", 2), 1, [0, 1])
         time.sleep(0.5)  # the stray line is written by now, before the next game
-        second = match.play(describe("classic", 2, 2), [0, 1])
+        second = match.play(describe("classic", 2), 2, [0, 1])
     assert first.seats[0].fault is None
     fault = second.seats[0].fault
     assert fault is not None and fault.kind is FaultKind.GARBAGE
@@ -236,7 +236,7 @@ def test_first_seat_and_every_seat_fault(tmp_path: Path) -> None:
     """All seats crash at once: the game still completes, everyone forfeits."""
     specs = [raw_bot(tmp_path / str(seat), "crash", at=1) for seat in range(2)]
     with Match(specs, FAST) as match:
-        record = match.play(describe("classic", 2, 5), [0, 1])
+        record = match.play(describe("classic", 2), 5, [0, 1])
     assert all(entry["forfeited"] and entry["rank"] == 1 for entry in record.result)
     assert record.log["events"][-1]["type"] == "game_end"
     assert processes_with(str(tmp_path)) == []
@@ -246,8 +246,8 @@ def test_faulty_bot_restarts_for_the_next_game(tmp_path: Path) -> None:
     """In a series, a bot that faulted gets a fresh process for the next game."""
     spec = raw_bot(tmp_path, "crash", at=3)
     with Match([spec, house_bot("random")], FAST) as match:
-        first = match.play(describe("classic", 2, 1), [0, 1])
-        second = match.play(describe("classic", 2, 2), [1, 0])
+        first = match.play(describe("classic", 2), 1, [0, 1])
+        second = match.play(describe("classic", 2), 2, [1, 0])
     assert first.seats[0].fault is not None
     assert second.seats[1].startup_ms is not None  # started again
     # Requests count over a process's life: the new process faults at its third too.
@@ -262,7 +262,7 @@ def test_simultaneous_decision_one_seat_times_out(tmp_path: Path) -> None:
     """cardgame asks both seats at once: one times out, the other's reply counts."""
     spec = raw_bot(tmp_path, "timeout", at=2)
     with Match([spec, house_bot("random")], FAST) as match:
-        record = match.play(describe("cardgame", 2, 3), [0, 1])
+        record = match.play(describe("cardgame", 2), 3, [0, 1])
     fault = record.seats[0].fault
     assert fault is not None and fault.kind is FaultKind.TIMEOUT
     assert fault.request is not None and fault.request["id"] == 2
@@ -281,7 +281,7 @@ def test_games_per_process_restarts_bots(tmp_path: Path) -> None:
         return process
 
     with Match([spec, house_bot("random")], FAST, launcher=recording, games_per_process=2) as match:
-        records = [match.play(describe("classic", 2, seed), [0, 1]) for seed in range(5)]
+        records = [match.play(describe("classic", 2), seed, [0, 1]) for seed in range(5)]
     assert [r.seats[0].startup_ms is not None for r in records] == [
         True, False, True, False, True,
     ]  # fmt: skip
@@ -306,7 +306,7 @@ def test_seed_once_per_process_gives_a_seed_seen_a_fresh_process(tmp_path: Path)
     with Match(
         [spec, house_bot("random")], FAST, launcher=recording, seed_once_per_process=True
     ) as match:
-        records = [match.play(describe("classic", 2, seed), seating) for seed, seating in games]
+        records = [match.play(describe("classic", 2), seed, seating) for seed, seating in games]
     started = [
         [seat.startup_ms is not None for seat in sorted(r.seats, key=lambda s: s.player)]
         for r in records
@@ -316,5 +316,5 @@ def test_seed_once_per_process_gives_a_seed_seen_a_fresh_process(tmp_path: Path)
 
     # Without the option (the SDK's tournaments), one process plays them all.
     with Match([spec, house_bot("random")], FAST) as match:
-        records = [match.play(describe("classic", 2, seed), seating) for seed, seating in games]
+        records = [match.play(describe("classic", 2), seed, seating) for seed, seating in games]
     assert [r.seats[0].startup_ms is not None for r in records] == [True] + [False] * 4

@@ -576,7 +576,7 @@ def play(
     seating.insert(case.seat, 0)
     try:
         with Match(players, case.limits) as match:
-            record = match.play(describe("classic", len(players), 5), seating)
+            record = match.play(describe("classic", len(players)), 5, seating)
             during = processes_with(token)
         if outsider is not None:
             assert outsider.poll() is None, "kill(-1) in the sandbox reached the bot user's process"

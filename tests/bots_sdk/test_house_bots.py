@@ -25,7 +25,7 @@ def test_every_house_bot_plays_every_rule_system(rules: str, sandboxed: bool) ->
     # Montecarlo stops at its playout cap, well inside a second even on a busy machine.
     limits = Limits(decision_ms=1000, bank_ms=20_000)
     with Match(bots, limits) as match:
-        records = [match.play(describe(rules, seats, 1), list(range(seats)))]
+        records = [match.play(describe(rules, seats), 1, list(range(seats)))]
     assert [outcome.trusted for outcomes in match.outcomes for outcome in outcomes] == [
         not sandboxed
     ] * seats
@@ -43,7 +43,7 @@ def duel(a: BotSpec, b: BotSpec, seeds: range) -> tuple[list[float], list[int]]:
     with Match([a, b], Limits()) as match:
         for seed in seeds:
             for seating in ([0, 1], [1, 0]):
-                record: GameRecord = match.play(describe("classic", 2, seed), seating)
+                record: GameRecord = match.play(describe("classic", 2), seed, seating)
                 assert not record.faults
                 first, second = sorted(record.result, key=lambda entry: entry["rank"])
                 shared = first["rank"] == second["rank"]

@@ -153,12 +153,12 @@ def test_kit_plays_full_classic_games(lang: str, built: Callable[[str], BotSpec]
     spec = built(lang)
     two = play_series(
         [spec, house_bot("greedy")],
-        [describe("classic", 2, seed) for seed in (11, 12)],
+        [(describe("classic", 2), seed) for seed in (11, 12)],
         bot_seed_key=KEY,
     )
     four = play_series(
         [spec, house_bot("greedy"), house_bot("random"), house_bot("gambler")],
-        [describe("classic", 4, 13)],
+        [(describe("classic", 4), 13)],
         bot_seed_key=KEY,
     )
     assert_played_cleanly(two + four)
@@ -171,10 +171,10 @@ def test_kit_plays_full_classic_games(lang: str, built: Callable[[str], BotSpec]
 def test_kit_plays_every_rule_system(lang: str, built: Callable[[str], BotSpec]) -> None:
     spec = built(lang)
     games = [
-        describe("boulevard", 3, 21),
-        describe("cardgame", 3, 22),
-        describe("royale", 3, 23),
-        describe("sixdice", 3, 24),
+        (describe("boulevard", 3), 21),
+        (describe("cardgame", 3), 22),
+        (describe("royale", 3), 23),
+        (describe("sixdice", 3), 24),
     ]
     records = play_series([spec, house_bot("random"), house_bot("greedy")], games)
     assert_played_cleanly(records)
@@ -185,7 +185,7 @@ def test_kit_plays_every_rule_system(lang: str, built: Callable[[str], BotSpec])
 
 def events(spec: BotSpec, seats: int = 2) -> list[object]:
     others = [house_bot("random")] * (seats - 1)
-    games = [describe("boulevard", seats, 31), describe("classic", seats, 32)]
+    games = [(describe("boulevard", seats), 31), (describe("classic", seats), 32)]
     return [
         record.log["events"] for record in play_series([spec, *others], games, bot_seed_key=KEY)
     ]
@@ -200,7 +200,7 @@ def test_the_same_bot_seed_gives_the_same_choices(
     assert events(spec) == first
     other = play_series(
         [spec, house_bot("random")],
-        [describe("boulevard", 2, 31), describe("classic", 2, 32)],
+        [(describe("boulevard", 2), 31), (describe("classic", 2), 32)],
         bot_seed_key=bytes(32),
     )
     assert [record.log["events"] for record in other] != first  # another key, other choices
@@ -384,7 +384,7 @@ def test_odd_names_stay_inside_string_literals(
     text = (folder / "main.c").read_text()
     assert 'BOT_NAME = "we-ird-na-me --x-";' in text
     spec = build("c", folder, tmp_path / "out")
-    (record,) = play_series([spec, house_bot("random")], [describe("classic", 2, 3)])
+    (record,) = play_series([spec, house_bot("random")], [(describe("classic", 2), 3)])
     assert not record.faults
     write_kit("class", "python", tmp_path / "class")
     assert "class Class(Bot)" in (tmp_path / "class" / "main.py").read_text()

@@ -82,7 +82,7 @@ def test_referee_messages_match_their_schemas(tmp_path: Path, rules: str) -> Non
     recorder = sdk_bot(tmp_path, RECORDER, name="recorder")
     with Match([recorder, house_bot("random")], Limits()) as match:
         for game, seating in enumerate(([0, 1], [1, 0])):
-            record = match.play(describe(rules, 2, game), seating)
+            record = match.play(describe(rules, 2), game, seating)
             assert not record.faults
     lines = (tmp_path / "received.jsonl").read_text().splitlines()
     messages = [json.loads(line) for line in lines]
@@ -108,12 +108,12 @@ def test_sdk_messages_match_their_schemas() -> None:
     from bots_sdk.referee import bot_seed, new_bot_seed_key
     from vegas_engine import new_game, observe
 
-    state = new_game(describe("classic", 2, 3))
+    state = new_game(describe("classic", 2), 3)
     seat = state.to_move()[0]
     seed = bot_seed(7, seat, key=new_bot_seed_key())
     conversation = [
         protocol.hello(Limits()),
-        protocol.new_game(1, seat, state.description.public_json(), 20_000, seed),
+        protocol.new_game(1, seat, state.description.to_json(), 20_000, seed),
         protocol.request(1, 1, observe(state, seat), 1000, 20_000),
         protocol.game_over(
             1,
@@ -291,8 +291,8 @@ def test_referee_log_section_matches_its_schema(tmp_path: Path) -> None:
     ]
     limits = Limits(startup_ms=500)
     with Match([*bots, house_bot("greedy")], limits) as match:
-        faulty = match.play(describe("classic", 4, 8), [0, 1, 2, 3])
-        second = match.play(describe("boulevard", 4, 9), [3, 0, 1, 2])
+        faulty = match.play(describe("classic", 4), 8, [0, 1, 2, 3])
+        second = match.play(describe("boulevard", 4), 9, [3, 0, 1, 2])
     assert {fault.kind for fault in faulty.faults} == {
         FaultKind.ILLEGAL_ACTION,
         FaultKind.STARTUP_TIMEOUT,

@@ -39,13 +39,13 @@ def test_a_player_with_limits_of_its_own_may_think_longer_than_the_others(
 
     players = [house_bot("random"), slow]
     with Match(players, FAST, launcher=launching) as match:
-        strict = match.play(describe("classic", 2, 5), [0, 1])
+        strict = match.play(describe("classic", 2), 5, [0, 1])
     assert strict.seats[1].fault is not None
     assert strict.seats[1].fault.kind is FaultKind.TIMEOUT
     assert strict.seats[1].fault.message == "no reply within 100 ms"
 
     with Match(players, FAST, launcher=launching, player_limits={1: PATIENT}) as match:
-        record = match.play(describe("classic", 2, 5), [1, 0])  # the slow bot at seat 0
+        record = match.play(describe("classic", 2), 5, [1, 0])  # the slow bot at seat 0
     assert hellos == {"random": FAST, "bank": PATIENT}
     assert [seat.fault for seat in record.seats] == [None, None]
     assert min(record.seats[0].decision_ms) > FAST.decision_ms
@@ -69,8 +69,8 @@ def test_progress_shows_the_events_so_far_before_each_decision_and_at_the_end() 
 
     players = [house_bot("random"), house_bot("greedy")]
     with Match(players, FAST, on_progress=progress) as match:
-        record = match.play(describe("classic", 2, 3), [0, 1])
-        again = match.play(describe("classic", 2, 4), [1, 0])
+        record = match.play(describe("classic", 2), 3, [0, 1])
+        again = match.play(describe("classic", 2), 4, [1, 0])
     first = [events for game, events in seen if game == record.game_id]
     second = [events for game, events in seen if game == again.game_id]
     decisions = sum(event["type"] == "decision" for event in record.log["events"])

@@ -55,7 +55,7 @@ def play(spec: BotSpec, limits: Limits = DEFAULT) -> tuple[GameRecord, Match, li
         return process
 
     with Match([spec, house_bot("random")], limits, launcher=recording) as match:
-        record = match.play(describe("classic", 2, 3), [0, 1])
+        record = match.play(describe("classic", 2), 3, [0, 1])
     return record, match, pids
 
 

@@ -53,7 +53,7 @@ def test_print_is_harmless_and_hooks_run(tmp_path: Path) -> None:
     bot = sdk_bot(tmp_path, CHATTY, name="chatty")
     with Match([bot, house_bot("random")], Limits()) as match:
         records = [
-            match.play(describe("classic", 2, seed), seating)
+            match.play(describe("classic", 2), seed, seating)
             for seed, seating in ((1, [0, 1]), (2, [1, 0]))
         ]
     assert all(not record.faults for record in records)
@@ -82,7 +82,7 @@ def test_raw_bot_without_sdk_plays_a_full_game(tmp_path: Path) -> None:
     )
     records = play_series(
         [spec, house_bot("greedy"), house_bot("random")],
-        [describe("classic", 3, 4), describe("boulevard", 3, 5)],
+        [(describe("classic", 3), 4), (describe("boulevard", 3), 5)],
     )
     for record in records:
         assert not record.faults
@@ -98,7 +98,7 @@ def test_executable_bot_in_any_language(tmp_path: Path) -> None:
     program.chmod(0o755)
     spec = resolve_bot(str(program), trusted=True)
     assert spec.main is None
-    (record,) = play_series([spec, house_bot("random")], [describe("classic", 2, 9)])
+    (record,) = play_series([spec, house_bot("random")], [(describe("classic", 2), 9)])
     assert not record.faults
     assert record.seats[0].startup_ms is not None
 
@@ -124,7 +124,7 @@ if __name__ == "__main__":
 def test_bot_seeds_come_from_the_match_key_and_repeat_with_it(tmp_path: Path) -> None:
     key = bytes(range(32))
     recorder = sdk_bot(tmp_path, SEED_RECORDER, name="seeds")
-    games = [describe("classic", 2, 5), describe("classic", 2, 5)]
+    games = [(describe("classic", 2), 5), (describe("classic", 2), 5)]
     first = play_series([recorder, house_bot("random")], games, bot_seed_key=key)
     seen = [line.split() for line in (tmp_path / "seeds.txt").read_text().splitlines()]
     # seats rotate: the recorder sits at 0, then at 1

@@ -77,7 +77,7 @@ def played_log(ladder: Ladder, seed: int) -> dict[str, Any]:
     """A real game of the ladder's rules played at random, with a referee section
     (docs/protocol/referee-log.schema.json) in which every seat faulted with stderr."""
     state = vegas_engine.new_game(
-        vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options), log=True
+        vegas_engine.describe(ladder.rules, ladder.seats, ladder.options), seed, log=True
     )
     rng = random.Random(seed)
     while not state.is_terminal():

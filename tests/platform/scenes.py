@@ -48,9 +48,9 @@ CRASH_STDERR = (
 
 def engine_log(ladder: Ladder, seed: int) -> dict[str, Any]:
     """A whole game of the ladder's rules: greedy at even seats, random at odd ones."""
-    description = vegas_engine.describe(ladder.rules, ladder.seats, seed, ladder.options)
+    description = vegas_engine.describe(ladder.rules, ladder.seats, ladder.options)
     policies = [greedy_policy if seat % 2 == 0 else random_policy for seat in range(ladder.seats)]
-    return game_log(play(description, policies))
+    return game_log(play(description, seed, policies))
 
 
 def play_match(

@@ -190,7 +190,7 @@ def finished_table(alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch) -> T
     table = table_start(
         table=table_create(player=alice, rules="classic", seats=4, seat=2, opponents=bots)
     )
-    state = engine_play(vegas_engine.describe("classic", 4, table.seed), [greedy_policy] * 4)
+    state = engine_play(vegas_engine.describe("classic", 4), table.seed, [greedy_policy] * 4)
     outcomes = [SeatOutcome(r.seat, r.money, r.rank) for r in state.result() or []]
     return table_finish(table=table, outcomes=outcomes, game_log=dumps(game_log(state)).encode())
 

@@ -196,8 +196,8 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
             player=alice, rules="cardgame", seats=3, seat=0, opponents=[random, random]
         )
     )
-    description = vegas_engine.describe("cardgame", 3, table.seed)
-    state = vegas_engine.new_game(description)
+    description = vegas_engine.describe("cardgame", 3)
+    state = vegas_engine.new_game(description, table.seed)
     rng = Random(1)
     # Two turns played; in the third the other seats have chosen, the person not yet.
     while True:

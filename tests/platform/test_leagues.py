@@ -128,8 +128,8 @@ def play_game(
     assert match is not None
     ladder = match.ladder
     entries = list(game.seats.order_by("seat").values_list("entry_id", flat=True))
-    description = vegas_engine.describe(ladder.rules, ladder.seats, match.seed, ladder.options)
-    state = play(description, [(policies or {}).get(e, greedy_policy) for e in entries])
+    description = vegas_engine.describe(ladder.rules, ladder.seats, ladder.options)
+    state = play(description, match.seed, [(policies or {}).get(e, greedy_policy) for e in entries])
     result = state.result()
     assert result is not None
     # Ranked as the referee ranks a game with forfeits: crashed seats last, the rest among
@@ -481,7 +481,8 @@ def test_a_duplicate_deal_gives_every_seat_the_same_dice(ladder: Ladder, carol: 
     assert {g.deal for g in games} == {0}
     assert all(row == [1, 1, 1, 1] for row in seat_counts(league).values())
 
-    description = vegas_engine.describe("classic", 4, games[0].seed, ladder.options)
+    description = vegas_engine.describe("classic", 4, ladder.options)
+    seed = games[0].seed
     entries_by_game = [
         list(g.seats.order_by("seat").values_list("entry_id", flat=True)) for g in games
     ]
@@ -492,7 +493,7 @@ def test_a_duplicate_deal_gives_every_seat_the_same_dice(ladder: Ladder, carol: 
 
     # The same program everywhere: every seat position gets the same dice in every game
     # of the deal, whoever sits there.
-    states = [play(description, [greedy_policy] * 4) for _ in entries_by_game]
+    states = [play(description, seed, [greedy_policy] * 4) for _ in entries_by_game]
     for seat in range(4):
         assert len({repr(rolls(s, seat)) for s in states}) == 1
     # Different programs (greedy and random by entrant): each seat still opens with the same
@@ -500,7 +501,7 @@ def test_a_duplicate_deal_gives_every_seat_the_same_dice(ladder: Ladder, carol: 
     styles = {
         e: greedy_policy if i % 2 else random_policy for i, e in enumerate(entries_by_game[0])
     }
-    states = [play(description, [styles[e] for e in seated]) for seated in entries_by_game]
+    states = [play(description, seed, [styles[e] for e in seated]) for seated in entries_by_game]
     for seat in range(4):
         openings = {repr(rolls(s, seat)[0]) for s in states}
         assert len(openings) == 1

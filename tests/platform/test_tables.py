@@ -379,8 +379,8 @@ def test_the_board_shows_the_game_so_far_as_the_person_may_know_it(
 
 
 def test_events_seen_by_hides_other_seats_secrets_only() -> None:
-    description = vegas_engine.describe("cardgame", 3, 5)
-    events = game_log(play(description, [random_policy] * 3))["events"]
+    description = vegas_engine.describe("cardgame", 3)
+    events = game_log(play(description, 5, [random_policy] * 3))["events"]
     seen = events_seen_by(events, 2)
     public = [e for e in events if e["type"] not in ("decision", "draw", "discard")]
     assert [e for e in seen if e["type"] not in ("decision", "draw", "discard")] == public

@@ -143,7 +143,7 @@ def test_a_finished_table_shows_its_result_replay_and_log(
     table = table_start(
         table=table_create(player=alice, rules="classic", seats=2, seat=1, opponents=[greedy])
     )
-    state = play(vegas_engine.describe("classic", 2, table.seed), [greedy_policy] * 2)
+    state = play(vegas_engine.describe("classic", 2), table.seed, [greedy_policy] * 2)
     log = game_log(state)
     result = state.result()
     assert result is not None
@@ -169,7 +169,7 @@ def test_a_running_match_page_follows_its_game_unless_its_deal_seals_it(
     waiting = Client().get(f"/matches/{queued.pk}/").content.decode()
     assert "waits for a worker" in waiting and replay_data(waiting)["events"] == []
     match = match_start(match=queued)
-    events = game_log(play(vegas_engine.describe("classic", 2, 1), [greedy_policy] * 2))["events"]
+    events = game_log(play(vegas_engine.describe("classic", 2), 1, [greedy_policy] * 2))["events"]
     LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0)(1, events[:20])
     page = Client().get(f"/matches/{match.pk}/").content.decode()
     assert 'id="live-badge"' in page and "<h2>Seats</h2>" in page

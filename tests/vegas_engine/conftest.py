@@ -1,11 +1,11 @@
-"""Shared helpers for the engine tests: the rulebooks' personas and bounded game searches.
+"""Shared helpers for the engine tests: the rulebooks' personas, positions, game searches.
 
-The engine owns its dice (a seeded generator inside the state), so a test that
-needs a particular situation (a roll, a kick, a payout) plays real games with
-seeded random decisions and stops at the first step that shows it. Searches
-are deterministic (seed 0, 1, 2, ...) and bounded, so a test that relies on
-one is reproducible and fails instead of hanging when the situation never
-comes up.
+A test that needs a particular situation (a roll, a payout, a pile running
+out) sets it up with :func:`dice_position` (``vegas_engine.from_position``).
+Tests about what real games show play them with seeded random decisions and
+stop at the first step that shows it: those searches are deterministic (seed
+0, 1, 2, ...) and bounded, so they are reproducible and fail instead of
+hanging when the situation never comes up.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from vegas_engine import State, describe, new_game, observe
+from vegas_engine import State, describe, from_position, new_game, observe
 
 # The rulebooks' personas (seeds 001 and 002), by seat.
 ANNA, BENNO, CARLA, DENNY = 0, 1, 2, 3
@@ -81,7 +81,7 @@ def steps(
     keep_before: bool = False,
 ) -> Iterator[Step]:
     """Play one game, yielding the start and then every decision taken."""
-    state = new_game(describe(rules, seats, seed, options))
+    state = new_game(describe(rules, seats, options), seed)
     events = state.events()
     assert events is not None
     yield Step(seed, state, None, None, None, list(events), 0)
@@ -179,6 +179,53 @@ def play_out(
     """A whole game with seeded random decisions."""
     last = deque(steps(rules, seats, seed, options, policy=policy), maxlen=1)
     return last[0].state
+
+
+def dice_position(
+    rules: str,
+    seats: int,
+    options: Mapping[str, object] | None = None,
+    *,
+    mover: int,
+    roll: Mapping[str, list[int]],
+    hands: Mapping[int, Mapping[str, int]] | None = None,
+    dice: Mapping[int, Mapping[str, int]] | None = None,
+    notes: Mapping[int, list[int | str]] | None = None,
+    won: list[list[int]] | None = None,
+    under_pile: list[int | str] | None = None,
+    seed: int = 0,
+) -> State:
+    """A dice game where ``mover`` has just rolled ``roll`` (dice by kind, e.g.
+    ``{"die": [3, 3, 5]}``), from a fresh game's first position, edited.
+
+    By default the mover holds exactly the dice it rolled and nobody else holds
+    any, so the round ends with its last die. ``dice``: casino -> {owner: count}
+    (owners "0".."5", "neutral"; every other casino is empty); ``notes``: casino
+    -> its notes, high to low (the others keep those dealt); ``won`` and
+    ``under_pile`` replace the position's.
+    """
+    game = describe(rules, seats, options)
+    position = new_game(game, seed).position()
+    position["current_player"] = position["last_roller"] = mover
+    position["roll"] = {
+        "seat": mover,
+        "dice": {kind: sorted(faces) for kind, faces in roll.items()},
+    }
+    empty = {"die": 0, "biggie": 0, "kicker": 0, "neutral": 0}
+    position["hands"] = [dict(empty) for _ in range(seats)]
+    position["hands"][mover].update({kind: len(faces) for kind, faces in roll.items()})
+    for seat, hand in (hands or {}).items():
+        position["hands"][seat].update(hand)
+    for casino in position["casinos"]:
+        casino["dice"] = dict((dice or {}).get(casino["casino"], {}))
+        casino["biggies"] = {}
+        if casino["casino"] in (notes or {}):
+            casino["notes"] = list((notes or {})[casino["casino"]])
+    if won is not None:
+        position["won"] = won
+    if under_pile is not None:
+        position["under_pile"] = under_pile
+    return from_position(game, position, seed)
 
 
 def snapshot(state: State) -> str:
@@ -290,7 +337,7 @@ class Setup:
 
 
 def rulebook_setup(rules: str, seats: int, options: Mapping[str, object] | None = None) -> Setup:
-    on = describe(rules, seats, 0, options).options
+    on = describe(rules, seats, options).options
     if rules == "classic":
         biggie = kicker = 0
         neutral = {2: 4, 3: 2, 4: 2}[seats] if on["neutral_dice"] else 0

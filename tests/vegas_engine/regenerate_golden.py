@@ -35,7 +35,7 @@ def only(rules: str, *names: str) -> dict[str, bool]:
 
 @dataclass(frozen=True)
 class Case:
-    """One golden game: its description and which policy plays each seat."""
+    """One golden game: its description, its seed and which policy plays each seat."""
 
     rules: str
     seats: int
@@ -47,7 +47,7 @@ class Case:
     seat_policies: tuple[str, ...] | None = None
 
     def description(self) -> GameDescription:
-        return describe(self.rules, self.seats, self.seed, self.options)
+        return describe(self.rules, self.seats, self.options)
 
     def policies(self) -> list[str]:
         if self.seat_policies is not None:
@@ -82,7 +82,7 @@ CASES: dict[str, Case] = {
 
 def generate(case: Case) -> dict[str, Any]:
     """The log of ``case`` played now by the current engine."""
-    state = play(case.description(), [POLICIES[name] for name in case.policies()])
+    state = play(case.description(), case.seed, [POLICIES[name] for name in case.policies()])
     return game_log(state)
 
 

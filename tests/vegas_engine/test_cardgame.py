@@ -12,10 +12,9 @@ import pytest
 
 from vegas_engine import IllegalActionError, describe, determinize, new_game
 from vegas_engine.log import game_log
-from vegas_engine.rules.cardgame import RULES, CardGame, card_text
+from vegas_engine.rules.cardgame import RULES, CardDecision, CardGame, card_text
 from vegas_engine.rules.chips import CHIPS
 from vegas_engine.rules.dice import rank_casino
-from vegas_engine.state import Decision
 
 LEO, HENRY, REBECCA, EMILY = 0, 1, 2, 3
 
@@ -87,8 +86,8 @@ def test_000_chips_example_leo_two_pink_and_four_golden_is_130k() -> None:
 
 
 def test_simultaneous_choices_are_hidden_until_everyone_has_chosen() -> None:
-    state = new_game(describe("cardgame", 3, seed=5))
-    assert state.decision() is Decision.SELECT
+    state = new_game(describe("cardgame", 3), 5)
+    assert state.decision() is CardDecision.SELECT
     assert state.to_move() == (0, 1, 2)
     choice = state.legal_actions(1)[-1]
     state.apply_action(choice, 1)
@@ -97,14 +96,14 @@ def test_simultaneous_choices_are_hidden_until_everyone_has_chosen() -> None:
         seen = state.observe(seat)
         assert seen["chosen"] == [1]
         assert seen["my_choice"] is None  # another seat's choice is not shown
-        assert seen["casinos"] == new_game(describe("cardgame", 3, seed=5)).observe(seat)["casinos"]
+        assert seen["casinos"] == new_game(describe("cardgame", 3), 5).observe(seat)["casinos"]
     assert state.observe(1)["my_choice"] == choice
     with pytest.raises(IllegalActionError):
         state.apply_action(state.legal_actions(0)[0], 1)  # seat 1 already chose
 
 
 def test_observations_never_show_other_hands_or_draw_orders() -> None:
-    state = new_game(describe("cardgame", 4, seed=8))
+    state = new_game(describe("cardgame", 4), 8)
     seen = state.observe(REBECCA)
     assert len(seen["hand"]) == 5
     assert seen["hand_sizes"] == [5, 5, 5, 5]
@@ -118,7 +117,7 @@ def test_observations_never_show_other_hands_or_draw_orders() -> None:
 def test_states_differing_only_in_hidden_cards_look_identical_to_the_seat() -> None:
     """Two states that differ only in what seat k may not see give k equal observations."""
     for seed in range(20):
-        state = new_game(describe("cardgame", 4, seed=seed, options={"chips": True}))
+        state = new_game(describe("cardgame", 4, options={"chips": True}), seed)
         chooser = random.Random(seed)
         for _ in range(chooser.randrange(1, 40)):
             if state.is_terminal():
@@ -133,7 +132,7 @@ def test_states_differing_only_in_hidden_cards_look_identical_to_the_seat() -> N
 
 
 def test_a_seat_with_8_cards_placed_is_finished_for_the_round() -> None:
-    state = new_game(describe("cardgame", 2, seed=1))
+    state = new_game(describe("cardgame", 2), 1)
     # Play as many cards as possible every turn: seats finish before turn 6.
     while state.observe(0)["round"] == 1 and not state.is_terminal():
         for seat in state.to_move():
@@ -151,7 +150,7 @@ def test_a_seat_with_8_cards_placed_is_finished_for_the_round() -> None:
 
 
 def test_each_casino_pays_its_two_notes_to_the_top_two_and_returns_the_rest_to_the_box() -> None:
-    state = new_game(describe("cardgame", 5, seed=3))
+    state = new_game(describe("cardgame", 5), 3)
     play_randomly(state, 3)
     events = state.events()
     assert events is not None
@@ -175,7 +174,7 @@ def test_games_finish_replay_and_money_is_the_sum_of_awards(options: dict[str, b
     from vegas_engine.replay import replay
 
     for seed in range(4):
-        state = new_game(describe("cardgame", 4, seed=seed, options=options))
+        state = new_game(describe("cardgame", 4, options=options), seed)
         play_randomly(state, seed)
         log = check(json.loads(json.dumps(game_log(state))))
         assert replay(log).result() == state.result()
@@ -193,19 +192,19 @@ def test_games_finish_replay_and_money_is_the_sum_of_awards(options: dict[str, b
 
 
 def test_sequential_seats_choose_one_after_another_from_the_start_player() -> None:
-    state = new_game(describe("cardgame", 3, seed=2, options={"sequential": True}))
+    state = new_game(describe("cardgame", 3, options={"sequential": True}), 2)
     order = []
     while state.observe(0)["round"] == 1 and len(order) < 6:
         (seat,) = state.to_move()
         order.append(seat)
         state.apply_action(state.legal_actions(seat)[0], seat)
-        if state.decision() is Decision.CHIP:
+        if state.decision() is CardDecision.CHIP:
             break
     assert order[:3] == [0, 1, 2]
 
 
 def test_chip_cards_are_offered_after_two_dice_at_one_casino() -> None:
-    state = new_game(describe("cardgame", 2, seed=4, options={"chips": True}))
+    state = new_game(describe("cardgame", 2, options={"chips": True}), 4)
     seen = state.observe(0)
     assert [len(at) for at in seen["chips"]["at_casinos"]] == [1] * 6
     doubles = [a for a in state.legal_actions(0) if a.endswith("D") and a.count(" ") == 1]
@@ -215,9 +214,9 @@ def test_chip_cards_are_offered_after_two_dice_at_one_casino() -> None:
     action = (doubles or pairs)[0]
     state.apply_action(action, 0)
     state.apply_action(state.legal_actions(1)[0], 1)
-    while state.decision() is Decision.CHIP and state.to_move() != (0,):
+    while state.decision() is CardDecision.CHIP and state.to_move() != (0,):
         state.apply_action("chip none", state.to_move()[0])
-    assert state.decision() is Decision.CHIP
+    assert state.decision() is CardDecision.CHIP
     assert state.to_move() == (0,)
     assert state.legal_actions(0)[-1] == "chip none"
     taken = state.legal_actions(0)[0]

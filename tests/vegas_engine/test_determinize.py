@@ -23,7 +23,7 @@ def test_determinized_state_shows_the_seat_exactly_what_it_saw(
     rules: str, seats: int, options: dict[str, bool]
 ) -> None:
     for game in range(6):
-        state = new_game(describe(rules, seats, game, options), log=False)
+        state = new_game(describe(rules, seats, options), game, log=False)
         chooser = random.Random(game)
         while not state.is_terminal():
             seat = state.to_move()[0]
@@ -35,7 +35,7 @@ def test_determinized_state_shows_the_seat_exactly_what_it_saw(
 
 
 def test_observation_never_reveals_the_seed_or_the_pile_order() -> None:
-    state = new_game(describe("boulevard", 4, seed=424242))
+    state = new_game(describe("boulevard", 4), 424242)
     text = json.dumps(state.observe(0))
     assert "424242" not in text
     assert "seed" not in text
@@ -43,7 +43,7 @@ def test_observation_never_reveals_the_seed_or_the_pile_order() -> None:
 
 
 def test_determinized_states_with_different_seeds_differ_only_in_hidden_chance() -> None:
-    state = new_game(describe("classic", 4, seed=3), log=False)
+    state = new_game(describe("classic", 4), 3, log=False)
     seen = state.observe(0)
     first, second = determinize(seen, seed=1), determinize(seen, seed=2)
     finals = []

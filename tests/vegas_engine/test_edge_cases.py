@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from vegas_engine import Decision, describe, observe
+from vegas_engine import DiceDecision, describe, observe
 from vegas_engine.rules.classic import BOULEVARD_RULES, CLASSIC_RULES
 from vegas_engine.rules.dice import DiceGame, DiceSetup, rank_casino
 
@@ -86,7 +86,7 @@ def _small_pile_game(
     # game the way the registry does (DiceSetup.build + DiceGame) from rule data
     # with a much smaller pile; no private attribute is touched.
     on = dict(options or {})
-    description = describe(rules, seats, seed, on)
+    description = describe(rules, seats, on)
     setup = DiceSetup.build(
         rules_data,
         seats,
@@ -97,7 +97,7 @@ def _small_pile_game(
         rainbow=on.get("rainbow", False),
         slot_machine=on.get("slot_machine", False),
     )
-    return DiceGame(description, setup, True)
+    return DiceGame(description, seed, setup, True)
 
 
 def _play_random(state: Any, seed: int) -> None:
@@ -397,7 +397,7 @@ def test_slot_actions_are_exactly_the_rolled_faces_not_yet_on_the_slot_machine()
     for seed in range(6):
         for step in steps("boulevard", 5, seed):
             state = step.state
-            if state.is_terminal() or state.decision() is not Decision.PLACE:
+            if state.is_terminal() or state.decision() is not DiceDecision.PLACE:
                 continue
             seat = state.to_move()[0]
             view = observe(state, seat)

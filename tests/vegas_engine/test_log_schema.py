@@ -37,8 +37,8 @@ Log = dict[str, Any]
 
 
 def game(rules: str, seats: int, seed: int, **options: bool | int) -> Log:
-    description = describe(rules, seats, seed, options)
-    state = play_game(description, [random_policy] * seats)
+    description = describe(rules, seats, options)
+    state = play_game(description, seed, [random_policy] * seats)
     return game_logs.game_log(state)
 
 
@@ -309,7 +309,7 @@ def observation_keys(rules: str) -> set[str]:
                 if spec.seats is None
             },
         ):
-            state = new_game(describe(rules, seats, seats, options))
+            state = new_game(describe(rules, seats, options), seats)
             chooser = random.Random(seats)
             for _ in range(40):
                 for seat in range(seats):
@@ -334,7 +334,7 @@ def test_the_actions_doc_names_every_decision(rules: str) -> None:
     text = (DOCS / "actions.md").read_text()
     seen: set[str] = set()
     for seats in RULE_SYSTEMS[rules].seats[:2]:
-        state = new_game(describe(rules, seats, seats))
+        state = new_game(describe(rules, seats), seats)
         chooser = random.Random(seats)
         while not state.is_terminal():
             seen.add(state.observe(state.to_move()[0])["decision"])

@@ -50,7 +50,7 @@ from vegas_engine import (
 )
 from vegas_engine import log as game_logs
 from vegas_engine.description import MAX_SEED
-from vegas_engine.policies import POLICIES, play
+from vegas_engine.policies import POLICIES, expected_gain, play
 from vegas_engine.replay import replay
 
 # --------------------------------------------------------------------------
@@ -776,8 +776,8 @@ def valid_option_sets(rules: str, seats: int) -> Iterator[dict[str, bool | int]]
 
 
 @st.composite
-def descriptions(draw: st.DrawFn) -> GameDescription:
-    """Any valid description: rule system, seat count, options valid for it, seed."""
+def deals(draw: st.DrawFn) -> tuple[GameDescription, int]:
+    """Any valid description (rule system, seat count, options valid for it) and a seed."""
     rules = draw(st.sampled_from(sorted(RULE_SYSTEMS)))
     system = RULE_SYSTEMS[rules]
     seats = draw(st.sampled_from(system.seats))
@@ -787,7 +787,7 @@ def descriptions(draw: st.DrawFn) -> GameDescription:
         if spec.seats is None or seats in spec.seats
     }
     seed = draw(st.one_of(st.integers(0, 1000), st.integers(0, MAX_SEED)))
-    return describe(rules, seats, seed, options)
+    return describe(rules, seats, options), seed
 
 
 class Chooser:
@@ -913,10 +913,11 @@ def check_cardgame(state: State) -> None:
 
 
 @examples(120)
-@given(description=descriptions(), choose=choosers)
-def test_random_games_follow_the_rules(description: GameDescription, choose: Chooser) -> None:
+@given(deal=deals(), choose=choosers)
+def test_random_games_follow_the_rules(deal: tuple[GameDescription, int], choose: Chooser) -> None:
     """Terminates; conservation, money and every event by the rules; replays."""
-    state = new_game(description)
+    description, seed = deal
+    state = new_game(description, seed)
     referee = Referee(description) if referee_covers(description) else None
     bound = decision_bound(description)
     steps = 0
@@ -939,17 +940,18 @@ def test_random_games_follow_the_rules(description: GameDescription, choose: Cho
 
 
 @examples(60)
-@given(description=descriptions(), choose=choosers, split=st.floats(0, 1))
+@given(deal=deals(), choose=choosers, split=st.floats(0, 1))
 def test_same_description_and_decisions_give_the_same_game(
-    description: GameDescription, choose: Chooser, split: float
+    deal: tuple[GameDescription, int], choose: Chooser, split: float
 ) -> None:
     """Same log twice; logging changes nothing; a clone is independent and identical."""
-    first = new_game(description)
+    description, seed = deal
+    first = new_game(description, seed)
     taken = play_out(first, choose, decision_bound(description))
     log = game_logs.dumps(game_logs.game_log(first))
 
-    again = new_game(description)
-    silent = new_game(description, log=False)
+    again = new_game(description, seed)
+    silent = new_game(description, seed, log=False)
     cut = int(split * len(taken))
     for action, seat in taken[:cut]:
         again.apply_action(action, seat)
@@ -986,19 +988,20 @@ def illegal_candidates(state: State, seat: int) -> list[Any]:
 
 @examples(60)
 @given(
-    description=descriptions(),
+    deal=deals(),
     choose=choosers,
     tries=st.lists(st.integers(0, 1 << 16), min_size=1, max_size=4),
     when=st.floats(0, 1),
 )
 def test_illegal_action_raises_and_changes_nothing(
-    description: GameDescription, choose: Chooser, tries: list[int], when: float
+    deal: tuple[GameDescription, int], choose: Chooser, tries: list[int], when: float
 ) -> None:
     """IllegalActionError; every observation, the log and the dice to come unchanged."""
+    description, seed = deal
     n = description.seats
     bound = decision_bound(description)
-    total = len(play_out(new_game(description, log=False), choose.copy(), bound))
-    state = new_game(description)
+    total = len(play_out(new_game(description, seed, log=False), choose.copy(), bound))
+    state = new_game(description, seed)
     while not state.is_terminal() and choose.step < int(when * total):
         decide(state, choose)
     before = snapshot(state)
@@ -1055,8 +1058,8 @@ def test_every_option_set_plays_by_the_rules(
 ) -> None:
     """Each valid (rules, seats, options) once, refereed at every step, then replayed."""
     seed = 1000 + ALL_OPTION_SETS.index((rules, seats, options))
-    description = describe(rules, seats, seed, options)
-    state = new_game(description)
+    description = describe(rules, seats, options)
+    state = new_game(description, seed)
     referee = Referee(description) if referee_covers(description) else None
     choose = Chooser([], seed)
     bound = decision_bound(description)
@@ -1090,9 +1093,9 @@ def test_builtin_policies_finish_every_rule_system(rules: str, mix: str) -> None
     for seats in system.seats:
         option_sets = list(valid_option_sets(rules, seats))
         for options in (option_sets[0], option_sets[-1]):
-            description = describe(rules, seats, 7 * seats, options)
+            description = describe(rules, seats, options)
             policies = [POLICIES[POLICY_MIXES[mix](seat)] for seat in range(seats)]
-            state = play(description, policies)
+            state = play(description, 7 * seats, policies)
             assert state.result() is not None
             replay(game_logs.game_log(state))
 
@@ -1109,29 +1112,29 @@ def test_expected_gain_is_the_named_seats_in_simultaneous_turns(
     the wrong hand for every other seat. Another seat's hidden choice is not
     counted, so the estimate must not change when other seats choose first.
     """
-    state = new_game(describe("cardgame", seats, seed), log=False)
+    state = new_game(describe("cardgame", seats), seed, log=False)
     while not state.is_terminal() and choose.step < 10:
         decide(state, choose)
     if state.is_terminal() or len(state.to_move()) < 2:
         return
     movers = state.to_move()
     gains = {
-        seat: {a: state.expected_gain(a, seat) for a in state.legal_actions(seat)}
+        seat: {a: expected_gain(state, a, seat) for a in state.legal_actions(seat)}
         for seat in movers
     }
     for first in movers:
         other = state.clone()
         other.apply_action(choose(other.legal_actions(first)), first)
         for seat in other.to_move():
-            assert {a: other.expected_gain(a, seat) for a in other.legal_actions(seat)} == gains[
+            assert {a: expected_gain(other, a, seat) for a in other.legal_actions(seat)} == gains[
                 seat
             ]
 
 
 def test_slot_machine_this_turn_marks_only_dice_placed_this_turn() -> None:
     for seed in range(20):
-        description = describe("boulevard", 3, seed)
-        state = new_game(description)
+        description = describe("boulevard", 3)
+        state = new_game(description, seed)
         referee = Referee(description)
         choose = Chooser([], seed)
         while not state.is_terminal():

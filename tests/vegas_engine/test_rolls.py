@@ -29,13 +29,15 @@ from ..dice_checks import compare_seat_dice, rolls_by_seat
 def test_a_seat_rolls_the_same_dice_whatever_the_others_play(
     rules: str, seats: int, seed: int
 ) -> None:
-    description = describe(rules, seats, seed)
+    description = describe(rules, seats)
     lineups: list[list[Policy]] = [
         [greedy_policy if seat % 2 else random_policy for seat in range(seats)],
         [random_policy if seat % 2 else greedy_policy for seat in range(seats)],
         [greedy_policy] * seats,
     ]
-    games = [rolls_by_seat(game_log(play(description, lineup))["events"]) for lineup in lineups]
+    games = [
+        rolls_by_seat(game_log(play(description, seed, lineup))["events"]) for lineup in lineups
+    ]
 
     assert games[0] != games[1], "different play must give different games for this to test"
     compared = compare_seat_dice(games)

@@ -1,10 +1,11 @@
 """`royale` (seed 003): the basic game, the rulebook's worked examples, flow and properties.
 
-Positions are built with :func:`position`: it edits a fresh game's observation
-(tiles, dice, hands, the roll of the seat to move, chips, cards, tile state)
-and rebuilds a state from it with ``RoyaleGame.from_position``; then
-``script_dice`` fixes the coming dice. The tiles have their own tests in
-``test_royale_tiles.py``, which reuses these helpers.
+Situations are set up with :func:`position`: it edits a fresh game's
+position (tiles, dice, hands, the roll of the seat to move, chips, cards, tile
+state) and starts there with ``vegas_engine.from_position`` and explicit
+chance, so :func:`play` can give the coming dice (``"black 3 4"``) where the
+test needs them and let the seed's tape give the rest. The tiles have their
+own tests in ``test_royale_tiles.py``, which reuses these helpers.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from vegas_engine import (
     State,
     describe,
     determinize,
+    from_position,
     new_game,
 )
 from vegas_engine import log as game_logs
+from vegas_engine.policies import dice_spent, expected_gain
 from vegas_engine.replay import replay
 from vegas_engine.rules.dice import rank_casino
 from vegas_engine.rules.royale import ROYALE_RULES, RoyaleGame
@@ -62,7 +65,7 @@ def position(
     options: Mapping[str, bool | int] | None = None,
     seed: int = 0,
     log: bool = True,
-) -> RoyaleGame:
+) -> State:
     """A round-``round_number`` position where ``mover`` has just rolled ``roll`` (+ ``biggie``).
 
     ``tiles`` maps casino -> tile code; ``dice`` casino -> {owner: count}
@@ -71,8 +74,8 @@ def position(
     so the round ends after its turn, and every seat has 2 chips.
     """
     tiles = dict(tiles or {})
-    description = describe("royale", seats, seed, {"tiles": len(tiles), **dict(options or {})})
-    seen = new_game(description, log=False).observe(mover)
+    description = describe("royale", seats, {"tiles": len(tiles), **dict(options or {})})
+    seen = new_game(description, seed, log=False).position()
     for entry in seen["casinos"]:
         entry["tile"] = None
         entry["dice"] = {}
@@ -105,6 +108,8 @@ def position(
             seen["casinos"][casino]["dice"]["grey"] = count
     state.update(tile_state or {})
     seen["tiles"] = state
+    for entry in seen["casinos"]:  # a casino is closed where No Entry's token lies
+        entry["closed"] = entry["casino"] == state["no_entry"]["closed"]
     for casino, owners in (dice or {}).items():
         seen["casinos"][casino - 1]["dice"].update({str(o): c for o, c in owners.items()})
     for casino, big_owners in (biggies or {}).items():
@@ -121,17 +126,15 @@ def position(
     seen["chips"] = list(chips) if chips is not None else [2] * seats
     if won is not None:
         seen["won"] = [list(cards_won) for cards_won in won]
-        seen["money"] = [sum(cards_won) for cards_won in won]
     if credit is not None:
         seen["bank_credit"] = list(credit)
     seen["current_player"] = mover
-    seen["to_move"] = [mover]
     seen["decision"] = "place"
     seen["context"] = {}
     seen["pending"] = []
     seen["round"] = round_number
     seen["start_player"] = start
-    return RoyaleGame.from_position(description, seen, ROYALE_RULES, log=log)
+    return from_position(description, seen, seed, log=log, chance="explicit")
 
 
 def events_of(state: State, kind: str) -> list[JsonDict]:
@@ -140,12 +143,25 @@ def events_of(state: State, kind: str) -> list[JsonDict]:
     return [event for event in events if event["type"] == kind]
 
 
-def play(state: State, *actions: str) -> None:
-    """Apply ``actions`` in order, each by the seat to move."""
-    for action in actions:
+def play(state: State, *steps: str) -> None:
+    """Take ``steps`` in order: actions of the seat to move, and chance outcomes.
+
+    An outcome (``"black 3 4"``, ``"die 4"``) goes to the first chance node from
+    here that lists it; the chance nodes before it, and those after the last
+    step, take the tape's outcome. So ``play(state, "place 1", "black 3 4")``
+    places, then the black dice show 3 and 4.
+    """
+    for step in steps:
+        while state.is_chance_node() and step not in dict(state.chance_outcomes()):
+            state.apply_chance(state.tape_outcome())
+        if state.is_chance_node():
+            state.apply_chance(step)
+            continue
         seat = state.to_move()[0]
-        assert action in state.legal_actions(seat), (action, state.legal_actions(seat))
-        state.apply_action(action, seat)
+        assert step in state.legal_actions(seat), (step, state.legal_actions(seat))
+        state.apply_action(step, seat)
+    while state.is_chance_node():
+        state.apply_chance(state.tape_outcome())
 
 
 def payout(state: State, casino: int) -> JsonDict:
@@ -197,7 +213,7 @@ def test_identical_pairs_are_interchangeable_and_a_short_deal_fills_the_top() ->
 
 @pytest.mark.parametrize("tiles", [0, 3])
 def test_every_round_deals_six_pairs_in_casino_order(tiles: int) -> None:
-    state = new_game(describe("royale", 4, 11, {"tiles": tiles}))
+    state = new_game(describe("royale", 4, {"tiles": tiles}), 11)
     chooser = random.Random(1)
     rounds_seen = 0
     for event in events_of(state, "round_start"):
@@ -224,7 +240,7 @@ def test_every_round_deals_six_pairs_in_casino_order(tiles: int) -> None:
 
 
 def test_basic_game_has_no_tiles_no_bank_and_keeps_the_rest_as_the_pile() -> None:
-    state = new_game(describe("royale", 3, 5, {"tiles": 0}))
+    state = new_game(describe("royale", 3, {"tiles": 0}), 5)
     seen = state.observe(0)
     assert all(entry["tile"] is None for entry in seen["casinos"])
     assert seen["bank_cards"] == []
@@ -236,7 +252,7 @@ def test_basic_game_has_no_tiles_no_bank_and_keeps_the_rest_as_the_pile() -> Non
 def test_main_game_tiles_go_to_casinos_one_up_and_24_cards_are_set_aside(tiles: int) -> None:
     codes: Counter[str] = Counter()
     for seed in range(40):
-        state = new_game(describe("royale", 4, seed, {"tiles": tiles}))
+        state = new_game(describe("royale", 4, {"tiles": tiles}), seed)
         seen = state.observe(0)
         placed = [entry["tile"] for entry in seen["casinos"]]
         assert all(code is not None for code in placed[:tiles])
@@ -252,7 +268,7 @@ def test_main_game_tiles_go_to_casinos_one_up_and_24_cards_are_set_aside(tiles: 
 
 
 def test_tiles_are_drawn_anew_each_round() -> None:
-    state = new_game(describe("royale", 2, 3, {"tiles": 3}))
+    state = new_game(describe("royale", 2, {"tiles": 3}), 3)
     chooser = random.Random(3)
     while not state.is_terminal():
         state.apply_action(chooser.choice(state.legal_actions()))
@@ -332,7 +348,7 @@ def test_payout_illustration_lone_winner_and_runner_up() -> None:
 
 
 def test_two_player_variant_neutral_dice_are_rolled_each_round() -> None:
-    state = new_game(describe("royale", 2, 9, {"neutral_dice": True, "tiles": 0}))
+    state = new_game(describe("royale", 2, {"neutral_dice": True, "tiles": 0}), 9)
     rolls = events_of(state, "neutral_roll")
     assert len(rolls) == 1 and len(rolls[0]["dice"]) == 8
     seen = state.observe(0)
@@ -384,7 +400,7 @@ def test_neutral_variant_example_2_neutral_runner_up() -> None:
 
 
 def test_two_chips_at_start_and_two_more_each_round() -> None:
-    state = new_game(describe("royale", 3, 21, {"tiles": 0}))
+    state = new_game(describe("royale", 3, {"tiles": 0}), 21)
     assert state.observe(0)["chips"] == [2, 2, 2]
     assert events_of(state, "chips_dealt")[0]["chips"] == 2
     # Nobody passes: the chips only grow by 2 per round.
@@ -582,7 +598,7 @@ def test_random_games_end_conserve_cards_dice_chips_and_replay(
     seats: int, options: dict[str, Any]
 ) -> None:
     for game in range(4):
-        state = new_game(describe("royale", seats, 1000 * seats + game, options))
+        state = new_game(describe("royale", seats, options), 1000 * seats + game)
         assert isinstance(state, RoyaleGame)
         chooser = random.Random(game)
         steps = 0
@@ -611,7 +627,7 @@ def test_random_games_end_conserve_cards_dice_chips_and_replay(
 
 @pytest.mark.parametrize(("seats", "options"), SEATS_AND_OPTIONS[::3])
 def test_illegal_actions_raise_and_change_nothing(seats: int, options: dict[str, Any]) -> None:
-    state = new_game(describe("royale", seats, 77, options))
+    state = new_game(describe("royale", seats, options), 77)
     chooser = random.Random(5)
     while not state.is_terminal():
         seat = state.to_move()[0]
@@ -638,7 +654,7 @@ def test_determinized_state_shows_each_seat_exactly_what_it_saw(
     seats: int, options: dict[str, Any]
 ) -> None:
     for game in range(2):
-        state = new_game(describe("royale", seats, 500 + game, options), log=False)
+        state = new_game(describe("royale", seats, options), 500 + game, log=False)
         chooser = random.Random(game)
         while not state.is_terminal():
             mover = state.to_move()[0]
@@ -653,7 +669,7 @@ def test_determinized_state_shows_each_seat_exactly_what_it_saw(
 
 
 def test_clone_is_independent() -> None:
-    state = new_game(describe("royale", 4, 8, {"tiles": 6}))
+    state = new_game(describe("royale", 4, {"tiles": 6}), 8)
     chooser = random.Random(8)
     for _ in range(30):
         state.apply_action(chooser.choice(state.legal_actions()))
@@ -667,7 +683,7 @@ def test_clone_is_independent() -> None:
 def test_same_description_and_actions_give_the_same_game() -> None:
     logs = []
     for _ in range(2):
-        state = new_game(describe("royale", 5, 123, {"tiles": 6}))
+        state = new_game(describe("royale", 5, {"tiles": 6}), 123)
         chooser = random.Random(9)
         while not state.is_terminal():
             state.apply_action(chooser.choice(state.legal_actions()))
@@ -683,14 +699,14 @@ def test_greedy_prefers_card_gains_and_counts_a_pass_as_a_lost_chip() -> None:
         dice={4: {1: 1}, 5: {1: 2}},
         cards={4: [70 * K, 30 * K], 5: [80 * K, 40 * K]},
     )
-    assert state.expected_gain("place 4", 0) == 70 * K
-    assert state.expected_gain("place 5", 0) == 40 * K  # runner-up behind seat 1's two dice
-    assert state.expected_gain("pass", 0) == -10 * K
-    assert state.dice_placed_by("place 4", 0) == 2
+    assert expected_gain(state, "place 4", 0) == 70 * K
+    assert expected_gain(state, "place 5", 0) == 40 * K  # runner-up behind seat 1's two dice
+    assert expected_gain(state, "pass", 0) == -10 * K
+    assert dice_spent(state, "place 4", 0) == 2
 
 
 def test_observation_has_no_seed_and_no_pile_order() -> None:
-    state = new_game(describe("royale", 3, 987654321, {"tiles": 3}))
+    state = new_game(describe("royale", 3, {"tiles": 3}), 987654321)
     seen = state.observe(1)
     text = repr(seen)
     assert "987654321" not in text

@@ -41,18 +41,19 @@ def placing(legal: list[str], rng: random.Random) -> str:
     return rng.choice(placements or legal)
 
 
-def random_description(rng: random.Random) -> GameDescription:
+def random_description(rng: random.Random) -> tuple[GameDescription, int]:
     seats = rng.choice([2, 3, 4, 5])
     options: dict[str, bool | int] = {"tiles": rng.randint(1, 6)}
     if seats == 2:
         options["neutral_dice"] = rng.random() < 0.5
-    return describe("royale", seats, rng.randrange(1 << 31), options)
+    return describe("royale", seats, options), rng.randrange(1 << 31)
 
 
 def random_main_game(game: int) -> Record:
     """Game ``game`` of the run: odd games never pass while they can place."""
     rng = random.Random(game)
-    return play_recorded(random_description(rng), rng, placing if game % 2 else uniform)
+    description, seed = random_description(rng)
+    return play_recorded(description, seed, rng, placing if game % 2 else uniform)
 
 
 def checked(record: Record, label: str) -> Counter[str]:
@@ -109,7 +110,7 @@ def test_basic_games_follow_the_model_too() -> None:
         rng = random.Random(game)
         seats = 2 + game % 4
         options = {"tiles": 0, "neutral_dice": seats == 2 and game % 8 < 4}
-        record = play_recorded(describe("royale", seats, game, options), rng)
+        record = play_recorded(describe("royale", seats, options), game, rng)
         seen = checked(record, f"basic game {game}")
         assert not seen["activate"] and not seen["tile_setup"]
 
@@ -193,6 +194,6 @@ def test_the_model_rejects_a_missing_event_and_a_wrong_observation() -> None:
 
 
 def test_descriptions_cover_every_seat_count_and_tile_count() -> None:
-    descriptions = [random_description(random.Random(game)) for game in range(60)]
+    descriptions = [random_description(random.Random(game))[0] for game in range(60)]
     assert {d.seats for d in descriptions} == {2, 3, 4, 5}
     assert {d.options["tiles"] for d in descriptions} == set(range(1, 7))

@@ -1,8 +1,8 @@
 """`royale` action tiles (seed 003, RULES.md): every tile, each of its outcomes.
 
 Each test builds a position with ``position`` (see ``test_royale.py``): the
-seat to move has just rolled, the tile sits at a chosen casino; black dice are
-fixed with ``script_dice`` before the placement that activates the tile.
+seat to move has just rolled, the tile sits at a chosen casino; ``play`` gives
+the black dice (``black(3, 4)``) right after the placement that rolls them.
 Every decision is checked to be asked of the right seat.
 """
 
@@ -15,11 +15,9 @@ import pytest
 
 from tests.vegas_engine.test_royale import K, events_of, play, position
 from vegas_engine import State, describe, determinize, new_game
-from vegas_engine.rules.royale import ROYALE_RULES
-from vegas_engine.rules.royale.game import RoyaleGame
-from vegas_engine.state import Decision
+from vegas_engine.rules.royale import ROYALE_RULES, RoyaleDecision
 
-D = Decision
+D = RoyaleDecision
 
 
 def rewards(state: State, source: str) -> list[tuple[int, int, int]]:
@@ -31,7 +29,12 @@ def rewards(state: State, source: str) -> list[tuple[int, int, int]]:
     ]
 
 
-def asks(state: State, seat: int, decision: Decision) -> None:
+def black(first: int, second: int) -> str:
+    """The outcome of royale's two black dice, in rolling order."""
+    return f"black {first} {second}"
+
+
+def asks(state: State, seat: int, decision: RoyaleDecision) -> None:
     assert state.to_move() == (seat,)
     assert state.decision() is decision  # type: ignore[comparison-overlap]
 
@@ -77,8 +80,7 @@ def test_lucky_punch_with_two_seats_the_other_seat_guesses() -> None:
 )
 def test_jackpot_seven_or_double_takes_the_pot(dice: tuple[int, int], hit: bool) -> None:
     state = position(3, tiles={1: "A2"}, roll=(1,), tile_state={"jackpot": 50 * K})
-    state.script_dice(dice)
-    play(state, "place 1")
+    play(state, "place 1", black(*dice))
     (event,) = events_of(state, "jackpot_roll")
     assert event["dice"] == list(dice) and event["hit"] is hit
     if hit:
@@ -93,8 +95,7 @@ def test_jackpot_grows_10k_per_miss_up_to_80k() -> None:
     pots = []
     for pot in (30, 40, 50, 60, 70, 80):
         state = position(3, tiles={1: "A2"}, roll=(1,), tile_state={"jackpot": pot * K})
-        state.script_dice((1, 2))
-        play(state, "place 1")
+        play(state, "place 1", "black 1 2")
         pots.append(events_of(state, "jackpot_roll")[0]["pot"] // K)
     assert pots == [40, 50, 60, 70, 80, 80]
 
@@ -102,17 +103,16 @@ def test_jackpot_grows_10k_per_miss_up_to_80k() -> None:
 def test_jackpot_pot_carries_from_one_activation_to_the_next() -> None:
     state = position(3, tiles={1: "A2"}, roll=(1, 2), hands=[(2, 0), (1, 0), (0, 0)])
     # Black dice 1 + 2 (miss), seat 1 then rolls a 1, then black dice 2 + 3 (miss).
-    state.script_dice((1, 2, 1, 2, 3))
-    play(state, "place 1")
+    play(state, "place 1", "black 1 2", "die 1")
     assert state.observe(0)["tiles"]["jackpot"] == 40 * K
-    play(state, "place 1")
+    play(state, "place 1", "black 2 3")
     assert state.observe(0)["tiles"]["jackpot"] == 50 * K
 
 
 # ------------------------------------------------------------ B1 Prime Time
 
 
-def prime_time_position() -> RoyaleGame:
+def prime_time_position() -> State:
     return position(
         3,
         tiles={2: "B1"},
@@ -124,8 +124,7 @@ def prime_time_position() -> RoyaleGame:
 
 def test_prime_time_winner_adds_zero_one_or_both_black_dice_before_payout() -> None:
     state = prime_time_position()
-    state.script_dice((5, 2))
-    play(state, "place 6")
+    play(state, "place 6", "black 5 2")
     asks(state, 1, D.ADD)  # seat 1 is about to take the higher card at casino 2
     assert events_of(state, "black_dice")[0]["dice"] == [5, 2]
     assert state.legal_actions() == ("add none", "add 2", "add 5", "add 2 5")
@@ -141,8 +140,7 @@ def payout(state: State, casino: int) -> dict[str, Any]:
 
 def test_prime_time_a_double_may_add_one_or_both() -> None:
     state = prime_time_position()
-    state.script_dice((4, 4))
-    play(state, "place 6")
+    play(state, "place 6", "black 4 4")
     assert state.legal_actions() == ("add none", "add 4", "add 4 4")
     play(state, "add 4 4")
     assert payout(state, 4)["awards"] == [{"owner": 1, "note": 80 * K}]
@@ -150,8 +148,7 @@ def test_prime_time_a_double_may_add_one_or_both() -> None:
 
 def test_prime_time_adding_none_changes_nothing() -> None:
     state = prime_time_position()
-    state.script_dice((3, 4))
-    play(state, "place 6", "add none")
+    play(state, "place 6", "black 3 4", "add none")
     assert payout(state, 2)["counts"] == {"1": 2, "2": 1}
 
 
@@ -165,10 +162,9 @@ def test_prime_time_without_a_winner_rolls_nothing() -> None:
 # ----------------------------------------------------------- B2 Fifty Fifty
 
 
-def fifty(first: tuple[int, int]) -> RoyaleGame:
+def fifty(first: tuple[int, int]) -> State:
     state = position(3, tiles={3: "B2"}, mover=2, roll=(3,))
-    state.script_dice(first)
-    play(state, "place 3")
+    play(state, "place 3", black(*first))
     asks(state, 2, D.GAMBLE)
     return state
 
@@ -194,8 +190,7 @@ def test_fifty_fifty_right_calls_climb_the_track(
 ) -> None:
     state = fifty((2, 3))
     for call, dice in calls:
-        state.script_dice(dice)
-        play(state, call)
+        play(state, call, black(*dice))
         asks(state, 2, D.GAMBLE)
     play(state, "stop")
     assert rewards(state, "Fifty Fifty") == [expected]
@@ -209,8 +204,7 @@ def test_fifty_fifty_four_right_calls_reach_60k_and_stop_by_force() -> None:
         ("higher", (5, 4)),
         ("lower", (1, 2)),
     ):
-        state.script_dice(dice)
-        play(state, call)
+        play(state, call, black(*dice))
     assert rewards(state, "Fifty Fifty") == [(2, 0, 60 * K)]
     stops = [event for event in events_of(state, "fifty_fifty") if event["outcome"] == "stop"]
     assert stops[0]["step"] == 5
@@ -225,8 +219,7 @@ def test_fifty_fifty_wrong_call_or_same_sum_ends_with_nothing(
     call: str, dice: tuple[int, int]
 ) -> None:
     state = fifty((2, 3))
-    state.script_dice(dice)
-    play(state, call)
+    play(state, call, black(*dice))
     assert rewards(state, "Fifty Fifty") == []
     assert events_of(state, "fifty_fifty")[-1]["outcome"] == "lost"
     assert state.observe(0)["tiles"]["fifty_fifty"] == {"step": 0, "sum": 0}
@@ -239,8 +232,7 @@ def test_high_five_fifth_die_takes_the_token_and_pays_100k_at_payout() -> None:
     state = position(
         3, tiles={2: "C1"}, roll=(2, 2, 2, 4), hands=[(4, 0), (0, 0), (0, 0)], dice={2: {0: 2}}
     )
-    state.script_dice((4,))  # seat 0's next roll
-    play(state, "place 2")
+    play(state, "place 2", "die 4")  # seat 0's next roll: its last die
     assert state.observe(0)["tiles"]["high_five"] == 0
     play(state, "place 4")
     assert rewards(state, "High Five") == [(0, 0, 100 * K)]
@@ -279,7 +271,7 @@ def test_high_five_token_pays_even_when_its_holder_is_tied_out() -> None:
 
 def high_five_position(
     tiles: Mapping[int, str], dice: Mapping[int, Mapping[int | str, int]], **kwargs: Any
-) -> RoyaleGame:
+) -> State:
     """High Five on casino 2, the other ``tiles`` elsewhere, ``dice`` already placed."""
     return position(3, tiles={2: "C1", **tiles}, dice=dice, **kwargs)
 
@@ -290,8 +282,8 @@ def high_five_tokens(state: State) -> list[int | None]:
 
 def test_high_five_a_turned_fifth_die_takes_nothing_until_the_seat_activates_the_casino() -> None:
     state = high_five_position({1: "F2"}, {2: {0: 4}}, roll=(1, 3, 5))
-    state.script_dice((2,))  # seat 0's next roll: its last die
-    play(state, "place 1", "take 4 move", "turn die 2")  # Handicap: no activation at 2
+    # Handicap: turning a die onto casino 2 activates nothing; then seat 0's last roll.
+    play(state, "place 1", "take 4 move", "turn die 2", "die 2")
     assert state.observe(0)["casinos"][1]["dice"]["0"] == 5
     assert high_five_tokens(state) == [] and state.observe(0)["tiles"]["high_five"] is None
     play(state, "place 2")  # now it activates the casino, with 6 dice
@@ -303,16 +295,14 @@ def test_high_five_prime_times_black_die_counts_but_takes_no_token() -> None:
     state = high_five_position(
         {1: "B1"}, {1: {1: 2}, 2: {1: 4}}, roll=(6,), cards={1: [60 * K, 30 * K]}
     )
-    state.script_dice((2, 5))
-    play(state, "place 6", "add 2")
+    play(state, "place 6", "black 2 5", "add 2")
     assert payout(state, 2)["counts"] == {"1": 5}
     assert high_five_tokens(state) == [] and rewards(state, "High Five") == []
 
 
 def test_high_five_my_choice_4_activates_it_as_if_dice_were_placed_there() -> None:
     state = high_five_position({1: "H2"}, {2: {0: 5}}, roll=(1,))
-    state.script_dice((4, 1))
-    play(state, "place 1", "choose 4")  # "activate 2", the only other tile: forced
+    play(state, "place 1", "black 4 1", "choose 4")  # "activate 2", the only other tile: forced
     assert [event["casino"] for event in events_of(state, "activate")] == [1, 2]
     assert high_five_tokens(state) == [0]
     assert rewards(state, "High Five") == [(0, 0, 100 * K)]
@@ -428,8 +418,7 @@ def test_power_play_sole_majority_takes_the_token_and_next_turn_turns_a_die() ->
 def test_power_play_holder_may_roll_instead() -> None:
     state = position(3, tiles={2: "D2"}, roll=(2, 2, 5), hands=[(3, 0), (0, 0), (0, 0)])
     play(state, "place 2")
-    state.script_dice((4,))
-    play(state, "roll")
+    play(state, "roll", "die 4")
     asks(state, 0, D.PLACE)
     assert state.legal_actions() == ("place 4", "pass")
 
@@ -464,7 +453,7 @@ def power_play_position(
     *,
     ready: bool = False,
     **kwargs: Any,
-) -> RoyaleGame:
+) -> State:
     """Power Play on casino 2, its token with ``holder``, ``dice`` already placed."""
     return position(
         3,
@@ -545,7 +534,7 @@ def test_power_play_grey_dice_return_the_token_only_on_a_tie(
 
 
 @pytest.mark.parametrize(
-    ("black", "add", "tokens"),
+    ("dice", "add", "tokens"),
     [
         ((2, 5), "add 2", [None]),  # seat 1 ties the holder (seat 2) at 2
         ((2, 2), "add 2 2", []),  # both dice at once: 3 against 2, the holder keeps it
@@ -553,14 +542,13 @@ def test_power_play_grey_dice_return_the_token_only_on_a_tie(
     ],
 )
 def test_power_play_prime_times_black_dice_return_the_token_only_on_a_tie(
-    black: tuple[int, int], add: str, tokens: list[int | None]
+    dice: tuple[int, int], add: str, tokens: list[int | None]
 ) -> None:
     # Prime Time at casino 1 (seat 1 wins it), Power Play at 2 (seat 2 holds the token).
     state = power_play_position(
         {1: "B1"}, {1: {1: 2}, 2: {1: 1, 2: 2}}, 2, roll=(6,), cards={1: [60 * K, 30 * K]}
     )
-    state.script_dice(black)
-    play(state, "place 6")
+    play(state, "place 6", black(*dice))
     asks(state, 1, D.ADD)
     play(state, add)
     assert power_play_tokens(state) == tokens
@@ -732,14 +720,12 @@ def test_block_it_groups_are_used_up() -> None:
 
 
 def test_handicap_setup_one_grey_die_on_1_to_3_and_two_on_4_to_6() -> None:
-    for seed in range(200):
-        state = new_game(describe("royale", 3, seed, {"tiles": 6}))
-        seen = state.observe(0)
-        if any(entry["tile"] == "F2" for entry in seen["casinos"]):
-            grey = [entry["dice"].get("grey", 0) for entry in seen["casinos"]]
-            assert grey == list(ROYALE_RULES.tiles.handicap_setup)
-            return
-    raise AssertionError("no seed put Handicap in play")
+    state = new_game(describe("royale", 3, {"tiles": 6}), 0, chance="explicit")
+    play(state, "tile F2")  # chance puts Handicap at casino 1; the tape deals the rest
+    seen = state.observe(0)
+    assert seen["casinos"][0]["tile"] == "F2"
+    grey = [entry["dice"].get("grey", 0) for entry in seen["casinos"]]
+    assert grey == list(ROYALE_RULES.tiles.handicap_setup)
 
 
 @pytest.mark.parametrize(("kind", "expected"), [("chip", (0, 1, 0)), ("money", (0, 0, 30 * K))])
@@ -793,7 +779,7 @@ def test_handicap_taking_nothing_gives_nothing() -> None:
 # ------------------------------------------------------------ G1 Black Box
 
 
-def black_box() -> RoyaleGame:
+def black_box() -> State:
     state = position(
         3, tiles={1: "G1"}, roll=(6,), dice={1: {1: 2, 2: 1}}, cards={1: [60 * K, 30 * K]}
     )
@@ -970,8 +956,7 @@ def test_my_choice_rewards(
     dice: tuple[int, int], choice: str, expected: tuple[int, int, int]
 ) -> None:
     state = position(3, tiles={1: "H2"}, roll=(1,))
-    state.script_dice(dice)
-    play(state, "place 1")
+    play(state, "place 1", black(*dice))
     asks(state, 0, D.CHOOSE)
     assert state.legal_actions() == tuple(f"choose {face}" for face in sorted(set(dice)))
     play(state, choice)
@@ -980,15 +965,13 @@ def test_my_choice_rewards(
 
 def test_my_choice_double_is_forced() -> None:
     state = position(3, tiles={1: "H2"}, roll=(1,))
-    state.script_dice((3, 3))
-    play(state, "place 1")
+    play(state, "place 1", "black 3 3")
     assert rewards(state, "My Choice") == [(0, 0, 30 * K)]
 
 
 def test_my_choice_4_activates_another_tile() -> None:
     state = position(3, tiles={1: "H2", 2: "D1", 3: "C2"}, roll=(1,), dice={6: {0: 1}})
-    state.script_dice((4, 1))
-    play(state, "place 1", "choose 4")
+    play(state, "place 1", "black 4 1", "choose 4")
     asks(state, 0, D.ACTIVATE)
     assert state.legal_actions() == ("activate 2", "activate 3")
     play(state, "activate 2")
@@ -997,8 +980,7 @@ def test_my_choice_4_activates_another_tile() -> None:
 
 def test_my_choice_5_turns_or_returns_a_die_without_activation() -> None:
     state = position(3, tiles={1: "H2", 2: "D1"}, roll=(1, 3), hands=[(2, 0), (0, 0), (0, 0)])
-    state.script_dice((5, 5))
-    play(state, "place 1")
+    play(state, "place 1", "black 5 5")
     asks(state, 0, D.MOVE)
     play(state, "turn die 2")
     assert rewards(state, "Pay Day") == []
@@ -1014,11 +996,10 @@ def test_my_choice_6_golden_space_pays_60k_at_round_end() -> None:
         hands=[(2, 1), (0, 0), (0, 0)],
         cards={c: [] for c in range(1, 7)},
     )
-    state.script_dice((6, 6, 3))  # black dice, then seat 0's last roll
-    play(state, "place 1")
+    play(state, "place 1", "black 6 6")
     asks(state, 0, D.GOLD)
     assert state.legal_actions() == ("gold die", "gold biggie")
-    play(state, "gold biggie")
+    play(state, "gold biggie", "die 3")  # then seat 0's last roll
     assert state.observe(0)["tiles"]["golden"] == {"owner": 0, "die": "biggie"}
     play(state, "place 3")
     assert rewards(state, "My Choice") == [(0, 0, 60 * K)]
@@ -1026,12 +1007,10 @@ def test_my_choice_6_golden_space_pays_60k_at_round_end() -> None:
 
 def test_my_choice_effects_that_cannot_happen_do_nothing() -> None:
     state = position(3, tiles={1: "H2"}, roll=(1,))  # no other tile, no die left
-    state.script_dice((4, 6))
-    play(state, "place 1", "choose 4")
+    play(state, "place 1", "black 4 6", "choose 4")
     assert state.observe(0)["round"] == 2
     state = position(3, tiles={1: "H2"}, roll=(1,))
-    state.script_dice((4, 6))
-    play(state, "place 1", "choose 6")
+    play(state, "place 1", "black 4 6", "choose 6")
     assert state.observe(0)["round"] == 2
 
 
@@ -1108,8 +1087,7 @@ def test_prime_time_black_dice_cannot_enter_a_closed_casino() -> None:
         dice={2: {1: 2}},
         tile_state={"no_entry": {"closed": 5, "track": 1}},
     )
-    state.script_dice((5, 2))
-    play(state, "place 6")
+    play(state, "place 6", "black 5 2")
     asks(state, 1, D.ADD)
     assert state.legal_actions() == ("add none", "add 2")
 

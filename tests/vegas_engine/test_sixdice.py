@@ -16,7 +16,7 @@ ANNA, BEN, CARLA, DENNY = 0, 1, 2, 3
 
 
 def finished_events(rules_options: dict[str, bool], seats: int, seed: int) -> list[dict]:
-    state = new_game(describe("sixdice", seats, seed=seed, options=rules_options))
+    state = new_game(describe("sixdice", seats, options=rules_options), seed)
     chooser = random.Random(seed)
     while not state.is_terminal():
         state.apply_action(chooser.choice(state.legal_actions()))
@@ -43,7 +43,7 @@ def test_004_payout_example_2_the_second_bill_goes_back_to_the_box() -> None:
 
 
 def test_each_seat_rolls_six_dice_and_a_biggie() -> None:
-    state = new_game(describe("sixdice", 3, seed=0))
+    state = new_game(describe("sixdice", 3), 0)
     hands = state.observe(0)["hands"]
     assert hands == [{"die": 6, "biggie": 1, "kicker": 0, "neutral": 0}] * 3
 
@@ -68,15 +68,15 @@ def test_the_last_seat_to_roll_starts_the_next_round() -> None:
 
 @pytest.mark.parametrize(("seats", "held"), [(2, 3), (3, 2), (4, 1)])
 def test_neutral_dice_3_2_1_per_seat(seats: int, held: int) -> None:
-    state = new_game(describe("sixdice", seats, seed=0, options={"neutral_dice": True}))
+    state = new_game(describe("sixdice", seats, options={"neutral_dice": True}), 0)
     assert state.observe(0)["hands"][0]["neutral"] == held
 
 
 def test_neutral_dice_need_2_to_4_seats_and_the_bandit_5_or_6() -> None:
     with pytest.raises(InvalidDescriptionError, match="2-4"):
-        describe("sixdice", 5, seed=0, options={"neutral_dice": True})
+        describe("sixdice", 5, options={"neutral_dice": True})
     with pytest.raises(InvalidDescriptionError, match="5-6"):
-        describe("sixdice", 4, seed=0, options={"slot_machine": True})
+        describe("sixdice", 4, options={"slot_machine": True})
 
 
 def test_the_one_armed_bandit_is_stocked_with_two_bills() -> None:

@@ -12,12 +12,14 @@ import pytest
 from vegas_engine import (
     RULE_SYSTEMS,
     Decision,
+    DiceDecision,
     GameOverError,
     IllegalActionError,
     State,
     describe,
     new_game,
     observe,
+    rule_system,
 )
 from vegas_engine.log import game_log
 from vegas_engine.policies import POLICIES, Policy, greedy_policy, play, random_policy
@@ -34,7 +36,7 @@ CONFIGURATIONS = [
 
 def _live(rules: str = "boulevard", seats: int = 4, seed: int = 5) -> State:
     """A game in progress, some turns in."""
-    state = new_game(describe(rules, seats, seed))
+    state = new_game(describe(rules, seats), seed)
     rng = random.Random(seed)
     for _ in range(6):
         state.apply_action(rng.choice(state.legal_actions()))
@@ -57,12 +59,12 @@ def test_one_seat_moves_at_a_time_until_the_end(
         state = step.state
         movers = state.to_move()
         if state.is_terminal():
-            assert movers == () and state.decision() is Decision.NONE
+            assert movers == () and state.decision() is DiceDecision.NONE
             assert state.legal_actions() == ()
             assert state.result() is not None
         else:
             assert len(movers) == 1 and 0 <= movers[0] < seats
-            assert state.decision() in (Decision.PLACE, Decision.KICK)
+            assert state.decision() in (DiceDecision.PLACE, DiceDecision.KICK)
             assert state.result() is None
             assert state.legal_actions() == state.legal_actions(movers[0])
             for other in set(range(seats)) - set(movers):
@@ -93,7 +95,7 @@ def test_legal_actions_come_in_a_stable_sorted_order(
             legal = state.legal_actions()
             assert len(set(legal)) == len(legal)
             assert legal == state.legal_actions()  # asking twice changes nothing
-            if state.decision() is Decision.PLACE:
+            if state.decision() is DiceDecision.PLACE:
                 assert list(legal) == sorted(legal, key=_place_key)
                 assert all(_place_key(a)[1] in range(1, 7) for a in legal)
             else:
@@ -150,7 +152,7 @@ def test_a_face_not_rolled_is_not_legal() -> None:
         state = step.state
         return (
             not state.is_terminal()
-            and state.decision() is Decision.PLACE
+            and state.decision() is DiceDecision.PLACE
             and len(state.legal_actions()) < 6
         )
 
@@ -164,7 +166,7 @@ def test_a_face_not_rolled_is_not_legal() -> None:
 
 def test_a_kick_action_during_a_place_decision_and_vice_versa_is_illegal() -> None:
     def kicking(step: Any) -> bool:
-        return not step.state.is_terminal() and step.state.decision() is Decision.KICK
+        return not step.state.is_terminal() and step.state.decision() is DiceDecision.KICK
 
     state = find_step("boulevard", 4, None, kicking).state
     _rejected_with(state, "place 1")
@@ -175,7 +177,7 @@ def test_a_kick_action_during_a_place_decision_and_vice_versa_is_illegal() -> No
     )
     _rejected_with(state, kicked_nowhere)
     place_state = _live()
-    assert place_state.decision() is Decision.PLACE
+    assert place_state.decision() is DiceDecision.PLACE
     _rejected_with(place_state, f"kick {seat} die")
 
 
@@ -212,7 +214,7 @@ def test_clone_and_original_continue_identically(
 ) -> None:
     """Same decisions from a clone and its original: same dice, same game (the
     random generator is cloned too)."""
-    state = new_game(describe(rules, seats, 8, options))
+    state = new_game(describe(rules, seats, options), 8)
     rng = random.Random(8)
     for _ in range(5):
         state.apply_action(rng.choice(state.legal_actions()))
@@ -241,7 +243,7 @@ def test_clones_sharing_a_generator_draw_what_their_own_copy_would(rules: str) -
     state draws first, and clones of clones, each plays the dice it would with a
     copy of its own: the same decisions give the very same game."""
     seats = min(RULE_SYSTEMS[rules].seats)
-    state = new_game(describe(rules, seats, 21))
+    state = new_game(describe(rules, seats), 21)
     rng = random.Random(21)
     for _ in range(4):
         seat = state.to_move()[0]
@@ -357,8 +359,8 @@ def test_result_ranks_by_money_then_notes_and_matches_the_log() -> None:
 
 
 def test_a_state_without_log_plays_the_same_game() -> None:
-    description = describe("boulevard", 4, 12)
-    logged, quiet = new_game(description), new_game(description, log=False)
+    description = describe("boulevard", 4)
+    logged, quiet = new_game(description, 12), new_game(description, 12, log=False)
     assert quiet.events() is None
     with pytest.raises(ValueError):
         game_log(quiet)
@@ -377,7 +379,7 @@ def test_a_state_without_log_plays_the_same_game() -> None:
 def test_policies_only_pick_legal_actions() -> None:
     assert set(POLICIES) >= {"random", "greedy"}
     for name, policy in POLICIES.items():
-        state = new_game(describe("boulevard", 3, 4))
+        state = new_game(describe("boulevard", 3), 4)
         rng = random.Random(0)
         while not state.is_terminal():
             seat = state.to_move()[0]
@@ -395,7 +397,7 @@ def test_greedy_beats_random_in_two_seat_classic() -> None:
         greedy_seat = seed % 2
         policies: list[Policy] = [random_policy, random_policy]
         policies[greedy_seat] = greedy_policy
-        result = play(describe("classic", 2, seed), policies, log=False).result()
+        result = play(describe("classic", 2), seed, policies, log=False).result()
         assert result is not None
         mine, theirs = result[greedy_seat], result[1 - greedy_seat]
         wins += mine.rank < theirs.rank
@@ -408,4 +410,29 @@ def test_greedy_beats_random_in_two_seat_classic() -> None:
 
 def test_play_needs_one_policy_per_seat() -> None:
     with pytest.raises(ValueError, match="one policy per seat"):
-        play(describe("classic", 3, 1), [random_policy] * 2)
+        play(describe("classic", 3), 1, [random_policy] * 2)
+
+
+@pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))
+def test_each_rule_system_asks_its_own_decision_kinds(rules: str) -> None:
+    """decision() is a kind of the system's own enum, the observation shows its value,
+    and every system's kinds include chance and the end of the game."""
+    system = rule_system(rules)
+    kinds = system.decisions
+    assert issubclass(kinds, Decision) and kinds is not Decision
+    assert {"chance", "none"} <= {kind.value for kind in kinds}
+    seen = set()
+    for seed in range(3):
+        state = new_game(describe(rules, max(system.seats)), seed)
+        rng = random.Random(seed)
+        while True:
+            decision = state.decision()
+            assert isinstance(decision, kinds)
+            assert state.observe(0)["decision"] == decision.value
+            seen.add(decision)
+            if state.is_terminal():
+                break
+            for seat in state.to_move():
+                state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+    others = {kind for other in RULE_SYSTEMS.values() for kind in other.decisions} - set(kinds)
+    assert not seen & others

@@ -4,9 +4,10 @@ rules (seed 002), one test each, named after the example.
 Seed 002 repeats the examples of seed 001 word for word; those tests carry the
 001 name and say so. Payout orders come from the pure ranking functions; the
 flow of the game (placing all dice of a face, the neutral dice, forced turns,
-kickers, the slot machine) is checked on real games found by bounded searches
-over seeds (see ``conftest.py``), whose logs are also checked event by event by
-the independent rulebook model.
+kickers, the slot machine) is checked on positions set up as the example has
+them (``dice_position``) and on real games found by bounded searches over seeds
+(see ``conftest.py``), whose logs are also checked event by event by the
+independent rulebook model.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from vegas_engine import Decision, State, describe, new_game, observe
+from vegas_engine import DiceDecision, State, describe, new_game, observe
 from vegas_engine.rules.dice import rank_casino, rank_slot
 from vegas_engine.state import rank_seats
 
@@ -25,11 +26,12 @@ from .conftest import (
     BOULEVARD_MINIMUM,
     CARLA,
     CLASSIC_MINIMUM,
+    CLASSIC_NOTES,
     DENNY,
-    Policy,
     RulebookModel,
     Step,
     all_cards,
+    dice_position,
     find_step,
     play_out,
     scan,
@@ -64,19 +66,6 @@ def roll_of(state: State) -> dict[str, list[int]]:
     return dice
 
 
-def awaiting_roll(step: Step, seat: int, dice: dict[str, list[int]]) -> bool:
-    """The live state waits for ``seat`` to place the roll ``dice``."""
-    last = step.events[-1] if step.events else None
-    return (
-        last is not None
-        and last["type"] == "roll"
-        and last["seat"] == seat
-        and last["dice"] == dice
-        and not step.state.is_terminal()
-        and step.state.decision() is Decision.PLACE
-    )
-
-
 def apply_on_clone(state: State, action: str) -> tuple[State, list[dict[str, Any]]]:
     other = state.clone()
     events = other.events()
@@ -97,7 +86,7 @@ def casino_dice(state: State, casino: int) -> dict[str, int]:
 def test_001_setup_54_notes_and_at_least_50k_per_casino() -> None:
     """Setup: 54 shuffled notes; each casino gets notes until it holds $50,000 or more."""
     for seed in range(5):
-        state = new_game(describe("classic", 4, seed))
+        state = new_game(describe("classic", 4), seed)
         events = state.events()
         assert events is not None
         stocks = [e for e in events if e["type"] == "stock"]
@@ -121,15 +110,9 @@ def test_001_benno_rolls_four_3s_and_a_5_and_must_place_all_four_3s() -> None:
     """Benno rolls four 3s and a 5, places all four 3s (never one, two or three of
     them), and on his next turn simply rolls and places his last die.
     Seed 002 repeats this example."""
-    step = find_step(
-        "classic",
-        4,
-        None,
-        lambda s: awaiting_roll(s, BENNO, {"die": [3, 3, 3, 3, 5]}),
-        seeds=[63, *range(3000)],
-        policy=_steer(BENNO, 5, keep_white=False),
+    state = dice_position(
+        "classic", 4, mover=BENNO, roll={"die": [3, 3, 3, 3, 5]}, hands={CARLA: {"die": 2}}
     )
-    state = step.state
     assert state.to_move() == (BENNO,)
     assert state.legal_actions() == ("place 3", "place 5")
     before = casino_dice(state, 3).get(str(BENNO), 0)
@@ -211,30 +194,49 @@ def test_001_payout_example_1_anna_80k_denny_30k_and_10k_to_the_pile_bottom() ->
     assert won == {ANNA: 80_000, DENNY: 30_000}
     assert returned == [10_000]
 
-    # The same shape in a real game: two winners around a cancelled pair, one note back.
-    def shape(model: RulebookModel, event: dict[str, Any]) -> bool:
-        return (
-            event["type"] == "payout"
-            and len(event["notes"]) == 3
-            and len(event["awards"]) == 2
-            and bool(event["cancelled"])
-        )
+    # The example in a game, at casino 2: Denny's last die goes to casino 6 and ends the round.
+    payout = example_payout(2, {"0": 5, "1": 3, "2": 3, "3": 1}, [80_000, 30_000, 10_000])
+    assert payout["awards"] == [
+        {"owner": ANNA, "note": 80_000},
+        {"owner": DENNY, "note": 30_000},
+    ]
+    assert payout["cancelled"] == [[BENNO, CARLA]]
+    assert payout["returned"] == [10_000] and payout["returned_to"] == "pile"
 
-    found = scan("classic", 4, None, shape, seeds=range(300))
-    payout = found.event
-    counts = [payout["counts"].get(str(seat), 0) for seat in range(4)] + [0]
-    expected_won, expected_back = pay(counts, payout["notes"])
-    assert {a["owner"]: a["note"] for a in payout["awards"]} == expected_won
-    assert payout["returned"] == expected_back == [min(payout["notes"])]
-    assert payout["returned_to"] == "pile"
-    found.model.follow(found.events[found.index :])
+    # "To the bottom": the notes under the pile come out once the unseen ones run out.
+    assert_drawn_from_the_bottom()
 
-    # "To the bottom": once the unseen notes run out, the returned notes come back
-    # out in the order they went under (6 seats, no $100,000 notes: the pile runs low).
-    def redrawn(model: RulebookModel, event: dict[str, Any]) -> bool:
-        return "unwon" in model.pile.redrawn
 
-    scan("boulevard", 6, {"big_notes": False}, redrawn, seeds=[1, *range(100)])
+def example_payout(casino: int, dice: dict[str, int], notes: list[int]) -> dict[str, Any]:
+    """The payout at ``casino`` holding ``dice`` and ``notes`` when Denny's last die
+    (a 6, to casino 6) ends a classic round."""
+    state = dice_position(
+        "classic", 4, mover=DENNY, roll={"die": [6]}, dice={casino: dice}, notes={casino: notes}
+    )
+    events = state.events() or []
+    payout: dict[str, Any] = next(
+        e for e in events if e["type"] == "payout" and e["casino"] == casino
+    )
+    return payout
+
+
+def assert_drawn_from_the_bottom() -> None:
+    """One unseen note left, three under the pile: the next round draws the unseen
+    one first, then the three in the order they went under."""
+    notes = [value for value, count in CLASSIC_NOTES.items() for _ in range(count)]
+    for kept in (90_000, 10_000, 20_000, 30_000):
+        notes.remove(kept)
+    state = dice_position(
+        "classic",
+        2,
+        mover=ANNA,
+        roll={"die": [1]},
+        notes={casino: [] for casino in range(1, 7)},
+        won=[notes, []],
+        under_pile=[10_000, 20_000, 30_000],
+    )
+    stocked = [e["notes"] for e in state.events() or [] if e["type"] == "stock"]
+    assert stocked == [[90_000], [10_000, 20_000, 30_000], [], [], [], []]
 
 
 def test_001_payout_example_2_benno_takes_one_40k_the_other_goes_back() -> None:
@@ -243,16 +245,20 @@ def test_001_payout_example_2_benno_takes_one_40k_the_other_goes_back() -> None:
     assert won == {BENNO: 40_000}
     assert returned == [40_000]
 
-    def shape(model: RulebookModel, event: dict[str, Any]) -> bool:
-        return (
-            event["type"] == "payout"
-            and event["notes"] == [40_000, 40_000]
-            and len(event["awards"]) == 1
-        )
-
-    found = scan("classic", 4, None, shape, seeds=[40, *range(600)])
-    assert found.event["returned"] == [40_000]
-    found.model.follow(found.events[found.index :])
+    # The example at casino 4; Denny's last die goes to casino 6 and ends the round.
+    state = dice_position(
+        "classic",
+        4,
+        mover=DENNY,
+        roll={"die": [6]},
+        dice={4: {"0": 1, "1": 2, "2": 1}},
+        notes={4: [40_000, 40_000]},
+    )
+    payout = next(e for e in state.events() or [] if e["type"] == "payout" and e["casino"] == 4)
+    assert payout["awards"] == [{"owner": BENNO, "note": 40_000}]
+    assert payout["cancelled"] == [[ANNA, CARLA]]
+    assert payout["returned"] == [40_000] and payout["returned_to"] == "pile"
+    assert state.position()["won"][BENNO] == [40_000]
 
 
 def test_001_payout_example_3_carla_70k_benno_20k_denny_nothing() -> None:
@@ -262,25 +268,12 @@ def test_001_payout_example_3_carla_70k_benno_20k_denny_nothing() -> None:
     assert DENNY not in won
     assert returned == []
 
-    def shape(model: RulebookModel, event: dict[str, Any]) -> bool:
-        return (
-            event["type"] == "payout"
-            and len(event["notes"]) == 2
-            and len(event["awards"]) == 2
-            and len(event["counts"]) == 3
-            and not event["cancelled"]
-        )
-
-    found = scan("classic", 4, None, shape, seeds=range(300))
-    payout = found.event
-    winners = [str(a["owner"]) for a in payout["awards"]]
-    (third,) = set(payout["counts"]) - set(winners)
-    assert payout["counts"][third] < payout["counts"][winners[1]] < payout["counts"][winners[0]]
-    assert payout["returned"] == []
-    before = sum(found.model.won[int(third)])
-    found.model.feed(payout)
-    assert sum(found.model.won[int(third)]) == before
-    found.model.follow(found.events[found.index + 1 :])
+    payout = example_payout(5, {"1": 2, "2": 3, "3": 1}, [70_000, 20_000])
+    assert payout["awards"] == [
+        {"owner": CARLA, "note": 70_000},
+        {"owner": BENNO, "note": 20_000},
+    ]
+    assert payout["cancelled"] == [] and payout["returned"] == []
 
 
 def test_001_next_round_resupplies_and_passes_the_start_player_left() -> None:
@@ -323,7 +316,7 @@ def test_001_neutral_variant_white_dice_per_player_and_three_player_pre_roll() -
     """Variant: 4 white dice each with 2 players, 2 each with 3-4; with 3 players the
     start player rolls the 2 leftover white dice at the start of each round."""
     for seats, white in ((2, 4), (3, 2), (4, 2)):
-        state = new_game(describe("classic", seats, 11, {"neutral_dice": True}))
+        state = new_game(describe("classic", seats, {"neutral_dice": True}), 11)
         events = state.events()
         assert events is not None
         view = observe(state, 0)
@@ -345,43 +338,17 @@ def test_001_neutral_variant_white_dice_per_player_and_three_player_pre_roll() -
         RulebookModel("classic", seats, {"neutral_dice": True}).follow(game.events() or [])
 
 
-def _steer(persona: int, target: int, keep_white: bool) -> Policy:
-    """Random play, except that ``persona`` heads for a hand of ``target`` own dice
-    (keeping white dice if asked), so the example's roll comes up sooner."""
-
-    def policy(state: State, seat: int, rng: random.Random) -> str:
-        legal = state.legal_actions(seat)
-        if seat != persona or state.decision() is not Decision.PLACE:
-            return rng.choice(legal)
-        roll = roll_of(state)
-        own, white = roll.get("die", []), roll.get("neutral", [])
-        scored = []
-        for action in legal:
-            face = int(action.split()[1])
-            if keep_white and face in white:
-                continue
-            left = len(own) - own.count(face)
-            scored.append((left - target if left >= target else 99, action))
-        if not scored:
-            return rng.choice(legal)
-        best = min(score for score, _ in scored)
-        return rng.choice([action for score, action in scored if score == best])
-
-    return policy
-
-
 def test_001_neutral_roll_example_carla_may_place_the_three_1s_her_5_or_the_white_6() -> None:
     """Carla rolls two 1s and a 5 of her colour, a white 1 and a white 6: she may
     place all three 1s, her own 5, or the white 6. Seed 002 repeats this example."""
-    step = find_step(
+    state = dice_position(
         "classic",
         4,
         {"neutral_dice": True},
-        lambda s: awaiting_roll(s, CARLA, {"die": [1, 1, 5], "neutral": [1, 6]}),
-        seeds=[117, *range(3000)],
-        policy=_steer(CARLA, 3, keep_white=True),
+        mover=CARLA,
+        roll={"die": [1, 1, 5], "neutral": [1, 6]},
+        dice={1: {"0": 1, "neutral": 1}, 6: {"3": 2}},
     )
-    state = step.state
     assert state.to_move() == (CARLA,)
     assert state.legal_actions() == ("place 1", "place 5", "place 6")
 
@@ -429,11 +396,25 @@ def test_001_neutral_example_1_white_wins_80k_to_the_pile_bottom_benno_30k() -> 
     assert sum(found.model.won[BENNO]) == before + benno_note
     found.model.follow(found.events[found.index + 1 :])
 
-    # White's note really goes under the pile: it is drawn again after the unseen cards.
-    def white_note_redrawn(model: RulebookModel, event: dict[str, Any]) -> bool:
-        return "neutral" in model.pile.redrawn
-
-    scan("boulevard", 6, {"big_notes": False}, white_note_redrawn, seeds=[1, *range(200)])
+    # White's note really goes under the pile, to be drawn once the unseen notes run out.
+    state = dice_position(
+        "classic",
+        4,
+        {"neutral_dice": True},
+        mover=DENNY,
+        roll={"die": [6]},
+        dice={2: {"1": 2, "neutral": 3}},
+        notes={2: [80_000, 30_000]},
+    )
+    payout = next(e for e in state.events() or [] if e["type"] == "payout" and e["casino"] == 2)
+    assert payout["awards"] == [
+        {"owner": "neutral", "note": 80_000},
+        {"owner": BENNO, "note": 30_000},
+    ]
+    # Under the pile, in the order of the payouts (the other casinos' unwon notes too).
+    payouts = [e for e in state.events() or [] if e["type"] == "payout"]
+    under = [note for event in payouts for note in event["returned"]]
+    assert 80_000 in under and state.position()["under_pile"] == under
 
 
 def test_001_neutral_example_2_carla_70k_white_40k_anna_nothing() -> None:
@@ -452,18 +433,21 @@ def test_001_neutral_example_2_carla_70k_white_40k_anna_nothing() -> None:
             and not any(ANNA in group for group in event["cancelled"])
         )
 
-    found = scan(
+    # The example at casino 3: Anna 1 die, Carla 3, white 2; Denny's last die ends the round.
+    state = dice_position(
         "classic",
         4,
         {"neutral_dice": True},
-        carla_then_white_anna_left,
-        seeds=range(1000),
+        mover=DENNY,
+        roll={"die": [6]},
+        dice={3: {"0": 1, "2": 3, "neutral": 2}},
+        notes={3: [70_000, 40_000]},
     )
-    payout = found.event
-    assert payout["counts"][str(ANNA)] < payout["counts"]["neutral"] < payout["counts"]["2"]
-    assert payout["awards"][1]["note"] in payout["returned"]
-    assert len(payout["notes"]) == 2
-    found.model.follow(found.events[found.index :])
+    payout = next(e for e in state.events() or [] if e["type"] == "payout" and e["casino"] == 3)
+    assert carla_then_white_anna_left(RulebookModel("classic", 4), payout)
+    assert payout["counts"] == {"0": 1, "2": 3, "neutral": 2}
+    assert payout["returned"] == [40_000]
+    assert state.position()["won"][ANNA] == []
 
 
 # ---------------------------------------------------------------- seed 002
@@ -473,7 +457,7 @@ def test_002_neutral_dice_two_each_with_three_to_six_players() -> None:
     """Boulevard neutral dice: 4 each with 2 players, 2 each with 3 to 6 players;
     with 3 players 2 more are rolled by the start player."""
     for seats in range(2, 7):
-        state = new_game(describe("boulevard", seats, 5))
+        state = new_game(describe("boulevard", seats), 5)
         events = state.events()
         assert events is not None
         placed = {e["seat"] for e in events if e["type"] == "place"}
@@ -504,12 +488,12 @@ def test_002_five_100k_notes_are_shuffled_in() -> None:
     """Five $100,000 notes join the pile (and only with the big_notes module)."""
     seen_big = 0
     for seed in range(20):
-        state = new_game(describe("boulevard", 4, seed))
+        state = new_game(describe("boulevard", 4), seed)
         view = observe(state, 0)
         on_casinos = [note for c in view["casinos"] for note in c["notes"]]
         assert view["pile_size"] + len(on_casinos) == 54 + 5 + 6
         seen_big += on_casinos.count(100_000)
-        plain = observe(new_game(describe("boulevard", 4, seed, {"big_notes": False})), 0)
+        plain = observe(new_game(describe("boulevard", 4, {"big_notes": False}), seed), 0)
         assert 100_000 not in [note for c in plain["casinos"] for note in c["notes"]]
         assert plain["pile_size"] + sum(len(c["notes"]) for c in plain["casinos"]) == 54 + 6
     assert seen_big > 0
@@ -519,7 +503,7 @@ def test_002_five_100k_notes_are_shuffled_in() -> None:
 
 def test_002_biggie_replaces_a_die_and_counts_two_at_scoring() -> None:
     """Each player swaps one die for a Biggie (still 8 dice); it counts as two dice."""
-    state = new_game(describe("boulevard", 4, 2))
+    state = new_game(describe("boulevard", 4), 2)
     view = observe(state, 0)
     assert view["hands"][3] == {"die": 5, "biggie": 1, "kicker": 2, "neutral": 2}
     assert sum(view["hands"][3][k] for k in ("die", "biggie", "kicker")) == 8
@@ -548,7 +532,7 @@ def test_002_biggie_replaces_a_die_and_counts_two_at_scoring() -> None:
 def test_002_kickers_two_each_below_six_players_one_with_six() -> None:
     """Each player trades one die for a kicker, two dice for two kickers below 6 players."""
     for seats in range(2, 7):
-        state = new_game(describe("boulevard", seats, 1, {"biggies": False}))
+        state = new_game(describe("boulevard", seats, {"biggies": False}), 1)
         events = state.events()
         assert events is not None
         placed = {e["seat"] for e in events if e["type"] == "place"}
@@ -561,7 +545,7 @@ def test_002_kickers_two_each_below_six_players_one_with_six() -> None:
 
 def _kick_decision_on_a_casino(step: Step) -> bool:
     state = step.state
-    if state.is_terminal() or state.decision() is not Decision.KICK:
+    if state.is_terminal() or state.decision() is not DiceDecision.KICK:
         return False
     kick = observe(state, 0)["kick"]
     legal = state.legal_actions()
@@ -703,7 +687,7 @@ def _slot_lover(state: State, seat: int, rng: random.Random) -> str:
 def _face_on_slot_then_rolled(owner: int, face: int, roller_is_owner: bool) -> Any:
     def predicate(step: Step) -> bool:
         state = step.state
-        if state.is_terminal() or state.decision() is not Decision.PLACE:
+        if state.is_terminal() or state.decision() is not DiceDecision.PLACE:
             return False
         seat = state.to_move()[0]
         if (seat == owner) != roller_is_owner:
@@ -852,7 +836,7 @@ def test_002_clarification_kicker_on_the_slot_machine_kicks_only_this_turns_dice
 
     def slot_kick_with_older_dice(step: Step) -> bool:
         state = step.state
-        if state.is_terminal() or state.decision() is not Decision.KICK:
+        if state.is_terminal() or state.decision() is not DiceDecision.KICK:
             return False
         view = observe(state, 0)
         if view["kick"]["casino"] != 7:

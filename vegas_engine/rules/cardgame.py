@@ -15,13 +15,24 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from ..chance import ChanceMode, ExplicitChance
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
+from ..errors import InvalidPositionError
+from ..position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
+from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS, ChipRules
 from .dice import CASINOS, payout_event, rank_casino
 
@@ -38,6 +49,23 @@ def card_dice(card: Card) -> int:
 
 def card_text(card: Card) -> str:
     return f"{card >> 1}D" if card & 1 else str(card >> 1)
+
+
+class CardDecision(Decision):
+    """What a seat decides in `cardgame`."""
+
+    SELECT = "select"
+    """Choose cards from the hand to play; all seats at once and hidden (or in turn, option
+    ``sequential``)."""
+
+    CHIP = "chip"
+    """Take one chip card from a casino where the seat just placed two or more dice, or none."""
+
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +128,9 @@ def _selections(rules: CardRules, hand: tuple[Card, ...]) -> dict[Action, tuple[
 
 RULES = CardRules()
 
+# Hot paths test against these: a module global is ten times cheaper than `CardDecision.NONE`.
+_NONE, _CHANCE = CardDecision.NONE, CardDecision.CHANCE
+
 
 class CardGame(State):
     """A game of `cardgame`."""
@@ -132,16 +163,20 @@ class CardGame(State):
         "_turn",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, log: bool, rules: CardRules = RULES) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, log: bool, rules: CardRules = RULES
+    ) -> None:
         n = description.seats
         self.description = description
+        self.seed = seed
         self._rules = rules
         self._n = n
         self._sequential = bool(description.options["sequential"])
         self._chips: ChipRules | None = CHIPS if description.options["chips"] else None
-        self._rng = random.Random(description.seed)
+        self._rng = random.Random(seed)
         self._rng_shared = False
         pile = rules.note_pile()
         self._rng.shuffle(pile)
@@ -166,24 +201,24 @@ class CardGame(State):
         self._resolving: list[int] = []  # seats whose played turn is being finished
         self._legal: dict[int, dict[Action, tuple[Card, ...]]] = {}
         self._current = 0
-        self._decision = Decision.SELECT
+        self._decision = CardDecision.SELECT
         self._round = 0
         self._start = 0
         self._turn = 0
         self._log: list[JsonDict] | None = [] if log else None
-        self._start_round()
-        self._settle()
+        self._begin()
 
     # ----------------------------------------------------------------- API
 
     def to_move(self) -> tuple[int, ...]:
-        if self._decision is Decision.NONE:
+        decision = self._decision
+        if decision is _NONE or decision is _CHANCE:
             return ()
-        if self._decision is Decision.CHIP or self._sequential:
+        if self._decision is CardDecision.CHIP or self._sequential:
             return (self._current,)
         return tuple(seat for seat in self._queue if seat not in self._pending)
 
-    def decision(self) -> Decision:
+    def decision(self) -> CardDecision:
         return self._decision
 
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
@@ -197,7 +232,7 @@ class CardGame(State):
         self._settle()
 
     def result(self) -> list[SeatResult] | None:
-        return None if self._decision is not Decision.NONE else self._standings()
+        return None if self._decision is not CardDecision.NONE else self._standings()
 
     def events(self) -> list[JsonDict] | None:
         return self._log
@@ -205,6 +240,7 @@ class CardGame(State):
     def clone(self) -> CardGame:
         other = CardGame.__new__(CardGame)
         other.description = self.description
+        other.seed = self.seed
         other._rules = self._rules
         other._n = self._n
         other._sequential = self._sequential
@@ -236,9 +272,19 @@ class CardGame(State):
 
     # ------------------------------------------------------------ the flow
 
+    def _begin(self) -> None:
+        self._start_round()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = CardDecision.CHANCE
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
+
     def _settle(self) -> None:
         """Apply every decision that has exactly one legal action."""
-        while self._decision is not Decision.NONE:
+        while self._decision is not CardDecision.NONE:
             forced = [seat for seat in self.to_move() if len(self._legal[seat]) == 1]
             if not forced:
                 return
@@ -248,7 +294,7 @@ class CardGame(State):
     def _do(self, seat: int, action: Action, forced: bool) -> None:
         if self._log is not None:
             self._log.append({"type": "decision", "seat": seat, "action": action, "forced": forced})
-        if self._decision is Decision.CHIP:
+        if self._decision is CardDecision.CHIP:
             self._take_chip(seat, action)
         elif self._sequential:
             self._queue.remove(seat)
@@ -274,24 +320,38 @@ class CardGame(State):
             log.append(
                 {"type": "round_start", "round": self._round + 1, "start_player": self._start}
             )
+        pile = self._pile
         for casino in range(CASINOS):
             notes = self._notes[casino]
             for _ in range(rules.notes_per_casino):
-                if self._pile:
-                    notes.append(self._pile.popleft())
+                if pile:
+                    if self._explicit:  # every note in the pile is unseen
+                        self._chance_card("note", pile, 0, range(len(pile)), str, int)
+                    notes.append(pile.popleft())
             if log is not None:
                 log.append({"type": "stock", "casino": casino + 1, "notes": notes[:]})
-        if self._chips is not None:
+        chips = self._chips
+        if chips is not None:
+            chip_deck = self._chip_deck
             for casino in range(CASINOS):
-                if self._chip_deck:
-                    colour = self._chip_deck.pop()
+                if chip_deck:
+                    if self._explicit:
+                        self._chance_card(
+                            "chip",
+                            chip_deck,
+                            -1,
+                            range(len(chip_deck)),
+                            chips.colours.__getitem__,
+                            chips.colour,
+                        )
+                    colour = chip_deck.pop()
                     self._chips_at[casino].append(colour)
                     if log is not None:
                         log.append(
                             {
                                 "type": "chip_stock",
                                 "casino": casino + 1,
-                                "chip": self._chips.colours[colour],
+                                "chip": chips.colours[colour],
                             }
                         )
         for seat in range(n):
@@ -310,7 +370,13 @@ class CardGame(State):
     def _draw(self, seat: int) -> None:
         draw = self._draws[seat]
         count = min(self._rules.hand_size, len(draw))
-        drawn = [draw.pop() for _ in range(count)]
+        if self._explicit:  # the seat's whole draw pile is unseen: chance picks each card
+            drawn = []
+            for _ in range(count):
+                self._chance_card("card", draw, -1, range(len(draw)), card_text, card_of)
+                drawn.append(draw.pop())
+        else:
+            drawn = [draw.pop() for _ in range(count)]
         self._hands[seat] = sorted(drawn)
         if self._log is not None:
             self._log.append({"type": "draw", "seat": seat, "cards": _texts(self._hands[seat])})
@@ -323,7 +389,7 @@ class CardGame(State):
             self._end_round()
             return
         self._legal = {seat: self._rules.selections(self._hands[seat]) for seat in self._queue}
-        self._decision = Decision.SELECT
+        self._decision = CardDecision.SELECT
         self._current = self._queue[0]
 
     def _play(self, seat: int, cards: tuple[Card, ...]) -> None:
@@ -347,7 +413,7 @@ class CardGame(State):
         while self._chip_offers:
             seat, casino = self._chip_offers[0]
             if chips is not None and self._chips_at[casino]:
-                self._decision = Decision.CHIP
+                self._decision = CardDecision.CHIP
                 self._current = seat
                 self._legal = {
                     seat: {action: () for action in chips.actions(self._chips_at[casino])}
@@ -372,7 +438,7 @@ class CardGame(State):
                 self._draw(seat)
         self._resolving = []
         if self._sequential and self._queue:
-            self._decision = Decision.SELECT
+            self._decision = CardDecision.SELECT
             self._current = self._queue[0]
             self._legal = {self._current: rules.selections(self._hands[self._current])}
             return
@@ -404,7 +470,7 @@ class CardGame(State):
     def _end_round(self) -> None:
         n = self._n
         log = self._log
-        self._decision = Decision.NONE
+        self._decision = CardDecision.NONE
         self._legal = {}
         for casino in range(CASINOS):
             notes = sorted(self._notes[casino], reverse=True)
@@ -461,7 +527,7 @@ class CardGame(State):
         n = self._n
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-        over = self._decision is Decision.NONE
+        over = self._decision is CardDecision.NONE
         chips = self._chips
         return {
             "rules": self.description.rules,
@@ -476,7 +542,7 @@ class CardGame(State):
             "to_move": list(self.to_move()),
             "decision": self._decision.value,
             "current_player": self._current
-            if self._decision is Decision.CHIP or (self._sequential and not over)
+            if self._decision is CardDecision.CHIP or (self._sequential and not over)
             else None,
             "hand": _texts(self._hands[seat]),
             "hand_sizes": [len(hand) for hand in self._hands],
@@ -516,58 +582,161 @@ class CardGame(State):
                 "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
                 "held": [chips.named(held) for held in self._chips_held],
                 "deck_size": len(self._chip_deck),
-                "casino": self._chip_offers[0][1] + 1 if self._decision is Decision.CHIP else None,
+                "casino": self._chip_offers[0][1] + 1
+                if self._decision is CardDecision.CHIP
+                else None,
             },
             "legal_actions": list(self.legal_actions(seat)),
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
 
-    # ----------------------------------------------------------- valuation
+    # ----------------------------------------------------------- positions
 
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Money ``seat`` gains if the round were scored right after its ``action``.
+    def position(self) -> JsonDict:
+        """Every seat's hand, discards and secret choice, the board, the notes back in
+        the box, and the turn's flow: seats still to choose (``queue``), chip cards
+        still to offer (``chip_offers``, [seat, casino]) and seats whose turn ends
+        after them (``resolving``).
 
-        Other seats' hidden choices this turn are not known, so they are not counted.
+        The note pile, the chip deck and the draw piles are what no one has seen
+        (the game's cards less every card seen), so they are not listed.
         """
-        if action not in self._legal.get(seat, ()):
-            return 0.0
-        if self._decision is Decision.CHIP:
-            chips = self._chips
-            assert chips is not None
-            colour = chips.colour_of(action)
-            held = self._chips_held[seat]
-            return (
-                0.0 if colour is None else float(chips.money([*held, colour]) - chips.money(held))
-            )
-        gain = 0.0
-        for casino in {card_face(card) - 1 for card in self._legal[seat][action]}:
-            counts = [sum(card_dice(c) for c in cards) for cards in self._placed[casino]]
-            before = self._award(seat, casino, counts)
-            for card in self._legal[seat][action]:
-                if card_face(card) - 1 == casino:
-                    counts[seat] += card_dice(card)
-            gain += self._award(seat, casino, counts) - before
-        return gain
+        if self._decision is _CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        over = self._decision is _NONE
+        chips = self._chips
+        return {
+            "round": min(self._round + 1, self._rules.rounds),
+            "turn": self._turn,
+            "start_player": self._start,
+            "decision": self._decision.value,
+            "current_player": self._current
+            if self._decision is CardDecision.CHIP or (self._sequential and not over)
+            else None,
+            "hands": [_texts(hand) for hand in self._hands],
+            "discards": [_texts(sorted(cards)) for cards in self._discards],
+            "finished": self._finished[:],
+            "casinos": [
+                {
+                    "casino": casino + 1,
+                    "notes": sorted(self._notes[casino], reverse=True),
+                    "cards": {
+                        str(s): _texts(sorted(cards))
+                        for s, cards in enumerate(self._placed[casino])
+                        if cards
+                    },
+                }
+                for casino in range(CASINOS)
+            ],
+            "won": [notes[:] for notes in self._won],
+            "box": self._boxed(),
+            "chosen": {str(seat): action for seat, action in sorted(self._pending.items())},
+            "queue": self._queue[:],
+            "chip_offers": [[seat, casino + 1] for seat, casino in self._chip_offers],
+            "resolving": self._resolving[:],
+            "chips": None
+            if chips is None
+            else {
+                "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
+                "held": [chips.named(held) for held in self._chips_held],
+            },
+        }
 
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        return action.count(" ") if action.startswith("play ") else 0
-
-    def _award(self, seat: int, casino: int, counts: list[int]) -> float:
-        ranked, _ = rank_casino(counts)
-        notes = sorted(self._notes[casino], reverse=True)
-        place = ranked.index(seat) if seat in ranked else len(notes)
-        return float(notes[place]) if place < len(notes) else 0.0
+    def _boxed(self) -> list[int]:
+        """The notes back in the box (unwon), ascending: what is neither won, stocked nor piled."""
+        out = [note for notes in self._won + self._notes for note in notes] + list(self._pile)
+        return sorted((Counter(self._rules.note_pile()) - Counter(out)).elements())
 
     @classmethod
-    def from_observation(cls, description: GameDescription, seen: JsonDict) -> CardGame:
+    def from_position(
+        cls, description: GameDescription, seed: int, position: JsonDict, log: bool
+    ) -> CardGame:
+        """The state ``position`` describes; piles and decks shuffled with ``seed``."""
+        check_fields(position, CardGame(description, 0, False).position())
+        return finish(restore(lambda: cls._restore(description, seed, position)), position, log)
+
+    @classmethod
+    def _restore(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
+        state = cls.__new__(cls)
+        rules = RULES
+        n = description.seats
+        state.description = description
+        state.seed = seed
+        state._pending_chance = None
+        state._rules = rules
+        state._n = n
+        state._sequential = bool(description.options["sequential"])
+        chips = state._chips = CHIPS if description.options["chips"] else None
+        rng = state._rng = random.Random(seed)
+        state._rng_shared = False
+        state._log = None
+        state._decision = decision_of(CardDecision, seen["decision"])
+        state._round = seen["round"] - 1 if state._decision is not _NONE else rules.rounds
+        state._turn = seen["turn"]
+        state._start = seen["start_player"]
+        state._finished = [bool(done) for done in _by_seat(seen, "finished", n)]
+        state._won = [list(notes) for notes in _by_seat(seen, "won", n)]
+        state._notes = [list(casino["notes"]) for casino in seen["casinos"]]
+        state._placed = [
+            [_cards(casino["cards"].get(str(s), [])) for s in range(n)]
+            for casino in seen["casinos"]
+        ]
+        if len(state._notes) != CASINOS:
+            raise InvalidPositionError("casinos", f"{CASINOS} casinos, got {len(state._notes)}")
+        seen_notes = [note for notes in state._won + state._notes for note in notes]
+        seen_notes += [int(note) for note in seen["box"]]
+        check_cards("notes", seen_notes, rules.note_pile())
+        pile = list((Counter(rules.note_pile()) - Counter(seen_notes)).elements())
+        rng.shuffle(pile)
+        state._pile = deque(pile)
+        state._chips_at = [[] for _ in range(CASINOS)]
+        state._chips_held = [[] for _ in range(n)]
+        state._chip_deck = []
+        if chips is not None:
+            state._chips_at, state._chips_held, state._chip_deck = chips.restore(seen["chips"], rng)
+        state._hands = [_cards(hand) for hand in _by_seat(seen, "hands", n)]
+        state._discards = [_cards(cards) for cards in _by_seat(seen, "discards", n)]
+        state._draws = []
+        for s in range(n):
+            held = state._hands[s] + state._discards[s]
+            held += [card for casino in state._placed for card in casino[s]]
+            check_cards(f"seat {s}'s cards", held, rules.deck())
+            draw = list((Counter(rules.deck()) - Counter(held)).elements())
+            rng.shuffle(draw)
+            state._draws.append(draw)
+        state._pending = {int(s): action for s, action in seen["chosen"].items()}
+        state._queue = [int(s) for s in seen["queue"]]
+        state._chip_offers = [(int(s), int(casino) - 1) for s, casino in seen["chip_offers"]]
+        state._resolving = [int(s) for s in seen["resolving"]]
+        state._legal = {}
+        state._current = 0
+        if state._decision is CardDecision.CHIP:
+            if chips is None or not state._chip_offers:
+                raise InvalidPositionError("chip_offers", "a chip decision needs a chip offer")
+            state._current, casino = state._chip_offers[0]
+            actions = chips.actions(state._chips_at[casino])
+            state._legal = {state._current: {action: () for action in actions}}
+        elif state._decision is CardDecision.SELECT:
+            if not state._queue:
+                raise InvalidPositionError("queue", "nobody left to choose cards")
+            state._current = state._queue[0]
+            state._legal = {s: rules.selections(state._hands[s]) for s in state._queue}
+            for s, action in state._pending.items():
+                if action not in state._legal.get(s, {}):
+                    raise InvalidPositionError(f"chosen.{s}", f"{action!r} is not legal")
+        return state
+
+    @classmethod
+    def from_observation(cls, description: GameDescription, seed: int, seen: JsonDict) -> CardGame:
         """A state the observing seat cannot tell apart from the real one.
 
         Hidden: other seats' hands and discards, every draw pile's order, the
         other seats' choices made this turn, the note pile's and the chip
-        deck's order. They are sampled with the description's seed.
+        deck's order. They are sampled with ``seed``.
         """
         state = cls.__new__(cls)
         state.description = description
+        state.seed = seed
         rules = RULES
         n = description.seats
         me = seen["seat"]
@@ -575,13 +744,13 @@ class CardGame(State):
         state._n = n
         state._sequential = bool(description.options["sequential"])
         state._chips = CHIPS if description.options["chips"] else None
-        rng = state._rng = random.Random(description.seed)
+        rng = state._rng = random.Random(seed)
         state._rng_shared = False
         state._log = None
         state._round = seen["round"] - 1
         state._turn = seen["turn"]
         state._start = seen["start_player"]
-        state._decision = Decision(seen["decision"])
+        state._decision = CardDecision(seen["decision"])
         state._current = seen["current_player"] if seen["current_player"] is not None else 0
         state._finished = list(seen["finished"])
         state._won = [list(notes) for notes in seen["won"]]
@@ -627,11 +796,11 @@ class CardGame(State):
         state._queue = []
         state._pending = {}
         state._legal = {}
-        if state._decision is Decision.CHIP:
+        if state._decision is CardDecision.CHIP:
             assert chips is not None
             casino = state._chip_offers[0][1]
             state._legal = {state._current: {a: () for a in chips.actions(state._chips_at[casino])}}
-        elif state._decision is Decision.SELECT:
+        elif state._decision is CardDecision.SELECT:
             order = [(state._start + step) % n for step in range(n)]
             if state._sequential:
                 state._queue = order[order.index(state._current) :]
@@ -646,12 +815,56 @@ class CardGame(State):
         return state
 
 
+#: A position's fields (see CardGame.position).
+POSITION_KEYS = (
+    "round",
+    "turn",
+    "start_player",
+    "decision",
+    "current_player",
+    "hands",
+    "discards",
+    "finished",
+    "casinos",
+    "won",
+    "box",
+    "chosen",
+    "queue",
+    "chip_offers",
+    "resolving",
+    "chips",
+)
+
+
+def _by_seat(seen: JsonDict, field: str, seats: int) -> list[Any]:
+    """A position's per-seat list, checked to have one entry per seat."""
+    values = seen[field]
+    if not isinstance(values, list) or len(values) != seats:
+        raise InvalidPositionError(field, f"one entry per seat ({seats})")
+    return values
+
+
 def _texts(cards: Sequence[Card]) -> list[str]:
     return [card_text(card) for card in cards]
 
 
+def card_of(text: str) -> Card:
+    """The card a text names: ``"3"`` or ``"3D"``."""
+    return int(text[0]) * 2 + (1 if text.endswith("D") else 0)
+
+
 def _cards(texts: Sequence[str]) -> list[Card]:
-    return sorted(int(text[0]) * 2 + (1 if text.endswith("D") else 0) for text in texts)
+    return sorted(card_of(text) for text in texts)
+
+
+class ExplicitCardGame(ExplicitChance, CardGame):
+    """A card game that stops at every chance node (``new_game(..., chance="explicit")``)."""
+
+    __slots__ = ()
+
+
+def _game(chance: ChanceMode) -> type[CardGame]:
+    return ExplicitCardGame if chance is ChanceMode.EXPLICIT else CardGame
 
 
 CARDGAME = RuleSystem(
@@ -675,6 +888,10 @@ CARDGAME = RuleSystem(
             "scores $10k/30k/60k/100k/150k for 1-5 cards at the end.",
         ),
     ),
-    new_state=lambda description, log: CardGame(description, log),
+    decisions=CardDecision,
+    new_state=lambda description, seed, log, chance: _game(chance)(description, seed, log),
     from_observation=CardGame.from_observation,
+    from_position=lambda description, seed, position, log, chance: _game(chance).from_position(
+        description, seed, position, log
+    ),
 )

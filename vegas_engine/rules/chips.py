@@ -34,6 +34,10 @@ class ChipRules:
         present = sorted(set(at_casino))
         return (*(f"chip {self.colours[colour]}" for colour in present), "chip none")
 
+    def colour(self, name: str) -> int:
+        """The colour index of a colour's name."""
+        return self.colours.index(name)
+
     def colour_of(self, action: Action) -> int | None:
         """The colour index an action takes, or None for ``chip none``."""
         name = action.removeprefix("chip ")

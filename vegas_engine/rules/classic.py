@@ -7,9 +7,17 @@ rulebooks print lives here, not in the game code.
 from __future__ import annotations
 
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
+from ..system import OptionSpec, RuleSystem
 from .chips import CHIPS
-from .dice import RAINBOW, DiceGame, DiceRules, DiceSetup
+from .dice import (
+    RAINBOW,
+    DiceDecision,
+    DiceGame,
+    DiceRules,
+    DiceSetup,
+    dice_position,
+    new_dice_game,
+)
 
 # Value (dollars) -> number of notes.
 CLASSIC_NOTES: dict[int, int] = {
@@ -95,9 +103,15 @@ CLASSIC = RuleSystem(
         OptionSpec("neutral_dice", False, NEUTRAL_DICE_DOC, seats=(2, 3, 4)),
         OptionSpec("chips", False, CHIPS_DOC),
     ),
-    new_state=lambda description, log: DiceGame(description, _classic_setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _classic_setup(description), seen
+    decisions=DiceDecision,
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _classic_setup(description), log, chance
+    ),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _classic_setup(description), seen
+    ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _classic_setup(description), position, log, chance
     ),
 )
 
@@ -130,9 +144,15 @@ BOULEVARD = RuleSystem(
             "the highest die.",
         ),
     ),
-    new_state=lambda description, log: DiceGame(description, _boulevard_setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _boulevard_setup(description), seen
+    decisions=DiceDecision,
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _boulevard_setup(description), log, chance
+    ),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _boulevard_setup(description), seen
+    ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _boulevard_setup(description), position, log, chance
     ),
 )
 

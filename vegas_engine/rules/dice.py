@@ -16,16 +16,27 @@ are built only when the state logs.
 from __future__ import annotations
 
 import enum
+import functools
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..chance import ChanceMode, ExplicitChance, dice_outcomes, dice_text, faces_of
 from ..description import GameDescription
+from ..errors import InvalidPositionError
+from ..position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from .chips import ChipRules
-from .rolls import RollTape
+from .rolls import NO_TAPE, RollTape
 
 #: The rainbow card, kept among the notes as value 0.
 RAINBOW = 0
@@ -67,8 +78,29 @@ NO_ROLL: tuple[bytes, ...] = (b"", b"", b"", b"")
 KICK_DIE_ACTIONS = tuple(f"kick {seat} die" for seat in range(MAX_SEATS))
 KICK_BIGGIE_ACTIONS = tuple(f"kick {seat} biggie" for seat in range(MAX_SEATS))
 KICK_NEUTRAL = "kick neutral die"
-# For the hot paths: a module global is ten times cheaper than `Decision.PLACE` in 3.11.
-_PLACE, _KICK = Decision.PLACE, Decision.KICK
+
+
+class DiceDecision(Decision):
+    """What a seat decides in a dice game (`classic`, `boulevard`, `sixdice`)."""
+
+    PLACE = "place"
+    """Choose one rolled face; all dice showing it go to that casino (or the slot machine)."""
+
+    KICK = "kick"
+    """Choose which die a kicker just placed removes from its casino."""
+
+    CHIP = "chip"
+    """Take one chip card from the casino where the seat just placed two or more dice, or none."""
+
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
+
+
+# For the hot paths: a module global is ten times cheaper than `DiceDecision.PLACE` in 3.11.
+_PLACE, _KICK = DiceDecision.PLACE, DiceDecision.KICK
 
 
 class UnwonNotes(enum.Enum):
@@ -181,7 +213,9 @@ def owner_name(owner: int, seats: int) -> int | str:
 
 
 class DiceGame(OneSeatState):
-    """A game of a dice rule system (`classic`, `boulevard`)."""
+    """A game of a dice rule system (`classic`, `boulevard`, `sixdice`)."""
+
+    _decision: DiceDecision
 
     __slots__ = (
         "_biggies",
@@ -206,6 +240,7 @@ class DiceGame(OneSeatState):
         "_neutral_out",
         "_notes",
         "_pile",
+        "_returned",
         "_rolls",
         "_round",
         "_setup",
@@ -215,18 +250,24 @@ class DiceGame(OneSeatState):
         "_tape",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, setup: DiceSetup, log: bool) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, setup: DiceSetup, log: bool
+    ) -> None:
         n = setup.seats
         self.description = description
+        self.seed = seed
         self._setup = setup
         self._n = n
-        self._rng = random.Random(description.seed)
+        self._rng = random.Random(seed)
         self._rng_shared = False
         pile = list(setup.notes)
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
+        # Notes put under the pile so far: known, drawn after the unseen ones (see _unseen).
+        self._returned = 0
         # Chip cards as colour indices; shuffled only when in play, so games
         # without chips draw exactly the same dice.
         self._chip_deck: list[int] = []
@@ -254,26 +295,28 @@ class DiceGame(OneSeatState):
         self._start = 0
         self._current = 0
         self._last_roller = 0
-        self._decision = Decision.PLACE
+        self._decision = DiceDecision.PLACE
         self._legal: tuple[Action, ...] = ()
         self._kicks_left = 0
         self._kick_casino = 0
         self._log: list[JsonDict] | None = [] if log else None
         self._rolls = [0] * n  # each seat's rolls this round: the row of its tape
-        self._start_round()
-        self._settle()
+        self._tape = NO_TAPE
+        self._begin()
 
     # ----------------------------------------------------------------- API
 
     def clone(self) -> DiceGame:
         other = DiceGame.__new__(DiceGame)
         other.description = self.description
+        other.seed = self.seed
         other._setup = self._setup
         other._n = self._n
         self._share_random(other)
         other._tape = self._tape
         other._rolls = self._rolls[:]
         other._pile = self._pile.copy()
+        other._returned = self._returned
         other._chip_deck = self._chip_deck[:]
         other._chips_at = [chips[:] for chips in self._chips_at]
         other._chips_held = [chips[:] for chips in self._chips_held]
@@ -302,6 +345,17 @@ class DiceGame(OneSeatState):
         return other
 
     # ------------------------------------------------------------ the flow
+
+    def _begin(self) -> None:
+        self._start_round()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = DiceDecision.CHANCE
+        self._legal = ()
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
@@ -340,7 +394,14 @@ class DiceGame(OneSeatState):
         self._neutral_out = 0
         if setup.neutral_preplaced:
             rand = self._random().random
-            faces = [int(rand() * 6) + 1 for _ in range(setup.neutral_preplaced)]
+            count = setup.neutral_preplaced
+            faces = [int(rand() * 6) + 1 for _ in range(count)]
+            if self._explicit:
+                faces = faces_of(
+                    self._chance(
+                        lambda: dice_outcomes("neutral", count), dice_text("neutral", sorted(faces))
+                    )
+                )
             for face in faces:
                 self._counts[face - 1][n] += 1
             if log is not None:
@@ -358,7 +419,10 @@ class DiceGame(OneSeatState):
         setup = self._setup
         pile = self._pile
         notes = self._notes[casino]
-        if setup.minimum is not None:
+        # The tape's loops inline the draw: stocking runs every round of every playout.
+        if self._explicit:
+            self._stock_explicit(notes)
+        elif setup.minimum is not None:
             total = 0
             while total < setup.minimum and pile:
                 note = pile.popleft()
@@ -372,11 +436,41 @@ class DiceGame(OneSeatState):
         if self._log is not None:
             self._log.append({"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)})
 
+    def _stock_explicit(self, notes: list[int]) -> None:
+        setup = self._setup
+        if setup.minimum is not None:
+            total = 0
+            while total < setup.minimum and self._pile:
+                note = self._draw_note()
+                notes.append(note)
+                total += setup.rainbow_stock_value if note == RAINBOW else note
+        else:
+            assert setup.notes_per_casino is not None
+            for _ in range(setup.notes_per_casino):
+                if self._pile:
+                    notes.append(self._draw_note())
+
+    def _unseen(self) -> int:
+        """How many notes on top of the pile nobody has seen (the rest went under it)."""
+        return max(0, len(self._pile) - self._returned)
+
+    def _draw_note(self) -> int:
+        """The top note of a pile that is not empty; an unseen one is chance's (explicit)."""
+        pile = self._pile
+        if self._explicit and self._unseen():
+            self._chance_card("note", pile, 0, range(self._unseen()), _note_text, _note_value)
+        return pile.popleft()
+
     def _deal_chips(self, chips: ChipRules) -> None:
         for casino in range(CASINOS):
             if not self._chip_deck:
                 return
-            colour = self._chip_deck.pop()
+            deck = self._chip_deck
+            if self._explicit:
+                self._chance_card(
+                    "chip", deck, -1, range(len(deck)), chips.colours.__getitem__, chips.colour
+                )
+            colour = deck.pop()
             self._chips_at[casino].append(colour)
             if self._log is not None:
                 self._log.append(
@@ -402,6 +496,8 @@ class DiceGame(OneSeatState):
         self._rolls[seat] = row + 1
         regular, biggies, kickers, neutral = hands[seat]
         faces = self._tape.roll(seat, row, regular + biggies + kickers + neutral)
+        if self._explicit:
+            faces = self._chance_roll(faces, hands[seat])
         # The tape row holds the regular dice first, then Biggie, kickers, neutral dice.
         if biggies or kickers or neutral:
             biggie = regular + biggies
@@ -420,6 +516,19 @@ class DiceGame(OneSeatState):
             self._legal = PLACES_BY_FACES[frozenset(faces)]
         if self._log is not None:
             self._log.append({"type": "roll", "seat": seat, "dice": self._roll_json()})
+
+    def _chance_roll(self, faces: bytes, hand: list[int]) -> bytes:
+        """The faces chance gives a roll of ``hand``: one chance node per kind of die."""
+        rolled = b""
+        for kind, count in enumerate(hand):
+            if count:
+                name = KIND_NAMES[kind]
+                tape = sorted(faces[len(rolled) : len(rolled) + count].translate(FACE_NUMBERS))
+                outcome = self._chance(
+                    functools.partial(dice_outcomes, name, count), dice_text(name, tape)
+                )
+                rolled += bytes(face - 1 for face in faces_of(outcome))
+        return rolled
 
     def _offer_places(self, faces: bytes) -> None:
         """Offer the ``faces`` rolled (tape bytes 0-5), and the slot machine."""
@@ -505,7 +614,7 @@ class DiceGame(OneSeatState):
         while self._kicks_left:
             legal = self._kick_options()
             if legal:
-                self._decision = Decision.KICK
+                self._decision = DiceDecision.KICK
                 self._legal = legal
                 return
             self._kicks_left -= 1
@@ -525,7 +634,7 @@ class DiceGame(OneSeatState):
         chips = self._setup.chips
         casino = self._chip_casino
         if chips is not None and casino >= 0 and self._chips_at[casino]:
-            self._decision = Decision.CHIP
+            self._decision = DiceDecision.CHIP
             self._legal = chips.actions(self._chips_at[casino])
             return
         self._next_turn((self._current + 1) % self._n)
@@ -609,7 +718,7 @@ class DiceGame(OneSeatState):
 
     def _end_round(self) -> None:
         log = self._log
-        self._decision = Decision.NONE
+        self._decision = DiceDecision.NONE
         self._legal = ()
         self._replace_rainbows()
         for casino in range(self._casino_count):
@@ -651,7 +760,7 @@ class DiceGame(OneSeatState):
                     index += 1
                     continue
                 self._discarded.append(RAINBOW)
-                drawn = pile.popleft() if pile else None
+                drawn = self._draw_note() if pile else None
                 if drawn is None:
                     del notes[index]
                 else:
@@ -682,6 +791,7 @@ class DiceGame(OneSeatState):
         returned += notes[len(ranked) :]
         if self._setup.unwon_to is UnwonNotes.PILE:
             self._pile.extend(returned)
+            self._returned += len(returned)
         else:
             self._discarded.extend(returned)
         if self._log is not None:
@@ -714,7 +824,7 @@ class DiceGame(OneSeatState):
         n = self._n
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-        over = self._decision is Decision.NONE
+        over = self._decision is DiceDecision.NONE
         casinos: list[JsonDict] = []
         for casino in range(self._casino_count):
             counts = self._counts[casino]
@@ -750,7 +860,7 @@ class DiceGame(OneSeatState):
             "current_player": None if over else self._current,
             "roll": None if over else {"seat": self._current, "dice": self._roll_json()},
             "kick": {"casino": self._kick_casino + 1, "kicks_left": self._kicks_left}
-            if self._decision is Decision.KICK
+            if self._decision is DiceDecision.KICK
             else None,
             "hands": [{KIND_NAMES[kind]: hand[kind] for kind in range(4)} for hand in self._hands],
             "kickers_used": self._kickers_used[:],
@@ -775,26 +885,75 @@ class DiceGame(OneSeatState):
             "at_casinos": [[chips.colours[c] for c in at] for at in self._chips_at],
             "held": [chips.named(held) for held in self._chips_held],
             "deck_size": len(self._chip_deck),
-            "casino": self._chip_casino + 1 if self._decision is Decision.CHIP else None,
+            "casino": self._chip_casino + 1 if self._decision is DiceDecision.CHIP else None,
         }
+
+    # ----------------------------------------------------------- positions
+
+    def position(self) -> JsonDict:
+        """The observation's board (everything in a dice game is public), and the notes
+        put under the pile, in order (vegas_engine.position)."""
+        if self._decision is DiceDecision.CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        seen = self.observe(0)
+        board = {key: seen[key] for key in POSITION_KEYS if key in seen}
+        chips = board["chips"]
+        if chips is not None:
+            del chips["deck_size"]
+        board["under_pile"] = [_note_json(note) for note in self._pile][self._unseen() :]
+        return board
 
     @classmethod
     def from_observation(
-        cls, description: GameDescription, setup: DiceSetup, observation: JsonDict
+        cls, description: GameDescription, seed: int, setup: DiceSetup, observation: JsonDict
     ) -> DiceGame:
         """A state the observing seat cannot tell apart from the real one.
 
         Everything in a dice game is public but the order of the pile: it is
-        rebuilt from the notes not seen elsewhere and shuffled with the
-        description's seed. Future rolls come from that seed too. The state
-        keeps no log.
+        rebuilt from the notes not seen elsewhere and shuffled with ``seed``.
+        Future rolls come from that seed too. The state keeps no log.
         """
+        return cls._restore(description, seed, setup, observation, ())
+
+    @classmethod
+    def from_position(
+        cls,
+        description: GameDescription,
+        seed: int,
+        setup: DiceSetup,
+        position: JsonDict,
+        log: bool,
+    ) -> DiceGame:
+        """The state ``position`` describes; the unseen notes shuffled with ``seed``."""
+        check_fields(position, DiceGame(description, 0, setup, False).position())
+        state = restore(
+            lambda: cls._restore(
+                description,
+                seed,
+                setup,
+                position,
+                [_note_value(note) for note in position["under_pile"]],
+            )
+        )
+        return finish(state, position, log)
+
+    @classmethod
+    def _restore(
+        cls,
+        description: GameDescription,
+        seed: int,
+        setup: DiceSetup,
+        observation: JsonDict,
+        under: Sequence[int],
+    ) -> DiceGame:
         n = setup.seats
         state = cls.__new__(cls)
+        state._pending_chance = None
         state.description = description
+        state.seed = seed
         state._setup = setup
         state._n = n
-        state._rng = random.Random(description.seed)
+        state._rng = random.Random(seed)
         state._rng_shared = False
         state._won = [list(notes) for notes in observation["won"]]
         state._discarded = [_note_value(note) for note in observation["discarded"]]
@@ -819,12 +978,13 @@ class DiceGame(OneSeatState):
             else []
         )
         state._slot_from = this_turn.index(True) if True in this_turn else len(state._slot)
-        unseen = list(setup.notes)
         seen = [note for notes in state._won + state._notes for note in notes]
-        for note in seen + state._discarded:
-            unseen.remove(note)
+        seen += state._discarded + list(under)
+        check_cards("notes", seen, setup.notes)
+        unseen = list((Counter(setup.notes) - Counter(seen)).elements())
         state._rng.shuffle(unseen)
-        state._pile = deque(unseen)
+        state._pile = deque(unseen + list(under))
+        state._returned = len(under)
         state._new_tape()
         state._chips_at = [[] for _ in range(CASINOS)]
         state._chips_held = [[] for _ in range(n)]
@@ -848,99 +1008,78 @@ class DiceGame(OneSeatState):
         state._dice = NO_ROLL
         state._kicks_left = 0
         state._kick_casino = 0
-        state._decision = Decision(observation["decision"])
+        state._decision = decision_of(DiceDecision, observation["decision"])
         state._current = observation["current_player"] or 0
         state._legal = ()
-        if state._decision is Decision.NONE:
+        if not 0 <= state._current < n:
+            raise InvalidPositionError("current_player", f"no seat {state._current}")
+        if state._decision is DiceDecision.NONE:
             state._round = setup.rounds
             return state
         rolled = observation["roll"]["dice"]
         state._dice = tuple(bytes(face - 1 for face in rolled.get(kind, ())) for kind in KIND_NAMES)
-        if state._decision is Decision.KICK:
+        if state._decision is DiceDecision.KICK:
             state._kicks_left = observation["kick"]["kicks_left"]
             state._kick_casino = observation["kick"]["casino"] - 1
             state._legal = state._kick_options()
-        elif state._decision is Decision.CHIP:
-            assert chips is not None
+        elif state._decision is DiceDecision.CHIP:
+            if chips is None or state._chip_casino < 0:
+                raise InvalidPositionError("chips", "a chip decision needs chip cards at a casino")
             state._legal = chips.actions(state._chips_at[state._chip_casino])
         else:
+            held = state._hands[state._current]
+            if [len(faces) for faces in state._dice] != held:
+                raise InvalidPositionError(
+                    "roll", f"seat {state._current} holds {held} dice of each kind, not the roll"
+                )
             state._offer_places(b"".join(state._dice))
         return state
 
-    # ----------------------------------------------------------- valuation
 
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Money the deciding seat gains if the round were scored right after ``action``.
+#: A position's fields: the observation's board (see DiceGame.position).
+POSITION_KEYS = (
+    "round",
+    "start_player",
+    "decision",
+    "current_player",
+    "roll",
+    "kick",
+    "hands",
+    "kickers_used",
+    "neutral_out",
+    "casinos",
+    "last_roller",
+    "won",
+    "discarded",
+    "chips",
+)
 
-        Rainbow cards count as the mean note left in the pile: their expected
-        replacement. Used by the greedy policy; it changes nothing.
-        """
-        if seat != self._current or action not in self._legal:
-            return 0.0
-        if self._decision is Decision.CHIP:
-            chips = self._setup.chips
-            assert chips is not None
-            colour = chips.colour_of(action)
-            held = self._chips_held[seat]
-            return (
-                0.0 if colour is None else float(chips.money([*held, colour]) - chips.money(held))
-            )
-        if self._decision is Decision.PLACE:
-            casino, face = PLACE_TARGETS[action]
-            dice, biggies, _, neutral = self._shown(face)
-            counts = self._counts[casino][:]
-            counts[seat] += dice + 2 * biggies
-            counts[self._n] += neutral
-            slot = self._slot
-            if casino == SLOT:
-                slot = (
-                    slot
-                    + [(seat, face, 1)] * dice
-                    + [(seat, face, 2)] * biggies
-                    + [(self._n, face, 1)] * neutral
-                )
-        else:
-            owner, kind = KICK_TARGETS[action]
-            owner = self._n if owner == NEUTRAL_OWNER else owner
-            casino = self._kick_casino
-            counts = self._counts[casino][:]
-            counts[owner] -= 2 if kind == BIGGIE else 1
-            slot = self._slot
-            if casino == SLOT:
-                slot = slot[:]
-                weight = 2 if kind == BIGGIE else 1
-                for index in range(len(slot) - 1, self._slot_from - 1, -1):
-                    if slot[index][0] == owner and slot[index][2] == weight:
-                        del slot[index]
-                        break
-        before = self._award_value(seat, casino, self._counts[casino], self._slot)
-        return self._award_value(seat, casino, counts, slot) - before
 
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        """How many dice ``action`` takes out of the deciding seat's hand."""
-        if action not in PLACE_TARGETS:
-            return 0
-        return sum(self._shown(PLACE_TARGETS[action][1]))
+class ExplicitDiceGame(ExplicitChance, DiceGame):
+    """A dice game that stops at every chance node (``new_game(..., chance="explicit")``)."""
 
-    def _award_value(
-        self, seat: int, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
-    ) -> float:
-        ranked, _ = rank_slot(slot) if casino == SLOT else rank_casino(counts)
-        if seat not in ranked:
-            return 0.0
-        place = ranked.index(seat)
-        notes = self._notes[casino]
-        if place >= len(notes):
-            return 0.0
-        if RAINBOW not in notes:
-            return float(sorted(notes, reverse=True)[place])
-        # A rainbow card is worth its expected replacement: the mean note left in the pile.
-        pile = [note for note in self._pile if note != RAINBOW]
-        rainbow = sum(pile) / len(pile) if pile else 0.0
-        values = sorted(
-            (rainbow if note == RAINBOW else float(note) for note in notes), reverse=True
-        )
-        return values[place]
+    __slots__ = ()
+
+
+def new_dice_game(
+    description: GameDescription, seed: int, setup: DiceSetup, log: bool, chance: ChanceMode
+) -> DiceGame:
+    """A dice game whose chance the tape resolves, or the caller (explicit)."""
+    game = ExplicitDiceGame if chance is ChanceMode.EXPLICIT else DiceGame
+    return game(description, seed, setup, log)
+
+
+def dice_position(
+    description: GameDescription,
+    seed: int,
+    setup: DiceSetup,
+    position: JsonDict,
+    log: bool,
+    chance: ChanceMode,
+) -> DiceGame:
+    """The dice game ``position`` describes (see DiceGame.position)."""
+    game = ExplicitDiceGame if chance is ChanceMode.EXPLICIT else DiceGame
+    return game.from_position(description, seed, setup, position, log)
 
 
 def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:
@@ -1038,6 +1177,10 @@ def _notes_json(notes: list[int]) -> list[int | str]:
     if RAINBOW in notes:
         return [_note_json(note) for note in notes]
     return list(notes)
+
+
+def _note_text(note: int) -> str:
+    return str(_note_json(note))
 
 
 def _note_value(note: int | str) -> int:

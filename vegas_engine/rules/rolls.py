@@ -52,3 +52,7 @@ class RollTape:
             start = (stream * self._rows + row) * self._width
             return self._faces[start : start + count]
         return _faces(random.Random(f"{self._key}:{stream}:{row}"), count)
+
+
+#: The tape of a state that has not started a round yet.
+NO_TAPE = RollTape(random.Random(0), 0, 0, 0)

@@ -8,8 +8,17 @@ next round.
 from __future__ import annotations
 
 from ..description import GameDescription
-from ..registry import OptionSpec, RuleSystem
-from .dice import DiceGame, DiceRules, DiceSetup, NextStart, UnwonNotes
+from ..system import OptionSpec, RuleSystem
+from .dice import (
+    DiceDecision,
+    DiceGame,
+    DiceRules,
+    DiceSetup,
+    NextStart,
+    UnwonNotes,
+    dice_position,
+    new_dice_game,
+)
 
 SIXDICE_RULES = DiceRules(
     notes={
@@ -65,8 +74,14 @@ SIXDICE = RuleSystem(
             seats=(5, 6),
         ),
     ),
-    new_state=lambda description, log: DiceGame(description, _setup(description), log),
-    from_observation=lambda description, seen: DiceGame.from_observation(
-        description, _setup(description), seen
+    decisions=DiceDecision,
+    new_state=lambda description, seed, log, chance: new_dice_game(
+        description, seed, _setup(description), log, chance
+    ),
+    from_observation=lambda description, seed, seen: DiceGame.from_observation(
+        description, seed, _setup(description), seen
+    ),
+    from_position=lambda description, seed, position, log, chance: dice_position(
+        description, seed, _setup(description), position, log, chance
     ),
 )

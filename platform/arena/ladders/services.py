@@ -60,7 +60,7 @@ def ladder_validate_game(
 ) -> dict[str, bool | int]:
     """Check a ladder's game with the engine; returns every option, defaults filled in."""
     try:
-        description = vegas_engine.describe(rules, seats, 0, options or {})
+        description = vegas_engine.describe(rules, seats, options)
     except vegas_engine.InvalidDescriptionError as error:
         raise LadderConfigError(f"the engine cannot play this ladder's game: {error}") from None
     return dict(description.options)

@@ -168,7 +168,7 @@ class MatchTable:
         assert self._table is not None, "use the table as a context manager"
         if match.game != self.game:
             raise ValueError(f"{match} plays another game than this table's")
-        description = match.game.setup().describe(match.seed)
+        description = match.game.setup().describe()
         seating = self._seating(match)
         self._live = LivePublisher(
             feed=match_feed(match.pk),
@@ -177,7 +177,7 @@ class MatchTable:
         )
         began = time.perf_counter()
         try:
-            record = self._table.play(description, seating)
+            record = self._table.play(description, match.seed, seating)
         except (sandbox.SandboxError, OSError) as error:
             raise InfrastructureError(f"the referee failed: {error}") from error
         finally:

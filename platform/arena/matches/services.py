@@ -97,7 +97,8 @@ def _checked_seed(
     if seed is None:
         seed = secrets.randbelow(MAX_SEED + 1)
     try:
-        vegas_engine.describe(game.rules, game.seats, seed, game.options)
+        vegas_engine.describe(game.rules, game.seats, game.options)
+        vegas_engine.check_seed(seed)
     except vegas_engine.InvalidDescriptionError as error:
         raise MatchSetupError(f"the engine cannot play this match: {error}") from None
     return seed

@@ -42,7 +42,7 @@ def play_table(table: Table) -> PlayedTable:
     versions = [row.bot_version for row in rows if row.bot_version is not None]
     require_isolation(versions)
     game = table.game
-    description = game.setup().describe(table.seed)
+    description = game.setup().describe()
     launcher = RecordingLauncher()
     # Every step is published at once: the person's board shows the bots' moves as
     # soon as they are made, and always before the person is asked.
@@ -65,7 +65,7 @@ def play_table(table: Table) -> PlayedTable:
                 player_limits={table.seat: person.limits},
                 on_progress=live,
             ) as match:
-                record = match.play(description, list(range(len(specs))))
+                record = match.play(description, table.seed, list(range(len(specs))))
         except (sandbox.SandboxError, OSError) as error:
             raise InfrastructureError(f"the referee failed: {error}") from error
     launcher.check()

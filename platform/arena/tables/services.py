@@ -109,7 +109,7 @@ def _playing_version(player: User, bot: Bot, rules: str) -> BotVersion:
 
 def _checked_options(rules: str, seats: int, options: Mapping[str, OptionValue]) -> None:
     try:
-        vegas_engine.describe(rules, seats, 0, dict(options))
+        vegas_engine.describe(rules, seats, dict(options))
     except vegas_engine.InvalidDescriptionError as error:
         raise TableError(f"the engine cannot play this game: {error}") from None
 

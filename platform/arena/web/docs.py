@@ -101,6 +101,13 @@ PAGES: tuple[DocPage, ...] = (
         REFERENCE,
     ),
     DocPage(
+        "engine",
+        "engine.md",
+        "The engine's API",
+        "Games in Python: descriptions and seeds, chance nodes, positions.",
+        REFERENCE,
+    ),
+    DocPage(
         "sandbox",
         "sandbox.md",
         "The sandbox",

@@ -485,7 +485,7 @@ def live_document(
 ) -> dict[str, Any]:
     """The viewer's document of a game still being played: its events so far (from 0), and
     where to ask for the next (``url?since=N``) while its status is one of ``playing``."""
-    header = game.setup().describe(0).public_json()  # the options resolved, as a log has them
+    header = game.setup().describe().to_json()  # the options resolved, as a log has them
     document = board_document({**header, "events": [] if live is None else live.events}, players)
     document["live"] = {
         "url": url,

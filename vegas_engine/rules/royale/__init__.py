@@ -27,8 +27,8 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
 
 from __future__ import annotations
 
-from ...registry import OptionSpec, RuleSystem
-from .game import ROYALE_EVENTS, RoyaleGame
+from ...system import OptionSpec, RuleSystem
+from .game import ROYALE_EVENTS, RoyaleDecision, RoyaleGame, new_royale_game, royale_position
 from .tiles import ROYALE_RULES, RoyaleRules, Tile, TileRules
 
 ROYALE = RuleSystem(
@@ -52,9 +52,15 @@ ROYALE = RuleSystem(
             choices=tuple(range(ROYALE_RULES.max_tiles + 1)),
         ),
     ),
-    new_state=lambda description, log: RoyaleGame(description, ROYALE_RULES, log),
-    from_observation=lambda description, seen: RoyaleGame.from_observation(
-        description, ROYALE_RULES, seen
+    decisions=RoyaleDecision,
+    new_state=lambda description, seed, log, chance: new_royale_game(
+        description, seed, ROYALE_RULES, log, chance
+    ),
+    from_observation=lambda description, seed, seen: RoyaleGame.from_observation(
+        description, seed, ROYALE_RULES, seen
+    ),
+    from_position=lambda description, seed, position, log, chance: royale_position(
+        description, seed, ROYALE_RULES, position, log, chance
     ),
 )
 
@@ -62,6 +68,7 @@ __all__ = [
     "ROYALE",
     "ROYALE_EVENTS",
     "ROYALE_RULES",
+    "RoyaleDecision",
     "RoyaleGame",
     "RoyaleRules",
     "Tile",

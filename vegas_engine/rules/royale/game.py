@@ -48,15 +48,34 @@ Events (besides ``round_start``, ``stock``, ``neutral_roll``, ``roll``,
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
+from ...chance import (
+    ChanceMode,
+    ExplicitChance,
+    dice_outcomes,
+    dice_text,
+    faces_of,
+    ordered_dice_outcomes,
+)
 from ...description import GameDescription
+from ...errors import InvalidPositionError
+from ...position import (
+    CHANCE_POSITION,
+    check_cards,
+    check_fields,
+    decision_of,
+    finish,
+    restore,
+)
 from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino, roll_json
-from ..rolls import RollTape
+from ..rolls import NO_TAPE, RollTape
 from .tiles import (
     ACTIVATE,
     GOLD,
@@ -77,7 +96,72 @@ from .tiles import (
     split_action,
 )
 
-D = Decision  # royale's decisions are members of the shared enum
+
+class RoyaleDecision(Decision):
+    """What a seat decides in `royale` (the module docstring lists each one's actions)."""
+
+    PLACE = "place"
+    """Place all dice of one rolled face on its casino, or pay a chip to place nothing."""
+
+    POWER = "power"
+    """Power Play: the token holder rolls as usual, or turns one remaining die and places it."""
+
+    HIDE = "hide"
+    """Lucky Punch: hide 1, 2 or 3 tokens; only the hider sees the count until the guess."""
+
+    GUESS = "guess"
+    """Lucky Punch: the hider's left neighbour guesses how many tokens are hidden."""
+
+    GAMBLE = "gamble"
+    """Fifty Fifty: stop and take the reward, or call higher or lower and roll again."""
+
+    CLOSE = "close"
+    """No Entry!: close another casino with the token, or keep it where it is."""
+
+    BAR = "bar"
+    """Knockout?: an opponent puts one of its remaining dice into the bar."""
+
+    BLOCK = "block"
+    """Block It!: take one group of grey dice and choose the casino it goes to."""
+
+    HANDICAP = "handicap"
+    """Handicap: move a grey die from a casino onto a reward space, or leave them."""
+
+    MOVE = "move"
+    """Turn a remaining die to any face and place it, or take a die back (Handicap, My Choice)."""
+
+    ADD = "add"
+    """Prime Time: the casino's winner adds none, one or both black dice to their casinos."""
+
+    SPLIT = "split"
+    """Black Box: the winner's left neighbour splits the tokens into two face-down piles."""
+
+    PILE = "pile"
+    """Black Box: the casino's winner takes one of the two face-down piles."""
+
+    BET = "bet"
+    """Double Down: move any of the seat's dice from this casino to the side bet."""
+
+    NICE = "nice"
+    """Nice Dice: put a die just rolled or placed here on the space of its face, or not."""
+
+    CHOOSE = "choose"
+    """My Choice: pick the face of one of the two black dice."""
+
+    ACTIVATE = "activate"
+    """My Choice face 4: activate another casino's tile."""
+
+    GOLD = "gold"
+    """My Choice face 6: put a remaining die on the golden $60,000 space."""
+
+    CHANCE = "chance"
+    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
+
+    NONE = "none"
+    """Nobody decides: the game is over."""
+
+
+D = RoyaleDecision
 
 #: Event types this rule system adds to the shared ones, with their fields.
 ROYALE_EVENTS: Mapping[str, tuple[str, ...]] = {
@@ -226,6 +310,8 @@ def _owner_value(name: int | str, seats: int) -> int:
 class RoyaleGame(OneSeatState):
     """A game of `royale`."""
 
+    _decision: RoyaleDecision
+
     __slots__ = (
         "_arena",
         "_bad_luck",
@@ -264,7 +350,6 @@ class RoyaleGame(OneSeatState):
         "_rolls",
         "_round",
         "_round_winners",
-        "_script",
         "_setup",
         "_side",
         "_stack",
@@ -275,30 +360,33 @@ class RoyaleGame(OneSeatState):
         "_under",
         "_won",
         "description",
+        "seed",
     )
 
-    def __init__(self, description: GameDescription, rules: RoyaleRules, log: bool) -> None:
+    def __init__(
+        self, description: GameDescription, seed: int, rules: RoyaleRules, log: bool
+    ) -> None:
         setup = RoyaleSetup.build(rules, description)
-        self._init_empty(description, setup)
-        self._rng = random.Random(description.seed)
+        self._init_empty(description, seed, setup)
+        self._rng = random.Random(seed)
         pile = list(setup.cards)
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
         self._log: list[JsonDict] | None = [] if log else None
-        self._start_round()
-        self._run()
-        self._settle()
+        self._begin()
 
-    def _init_empty(self, description: GameDescription, setup: RoyaleSetup) -> None:
+    def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
         n = setup.seats
         rules = setup.rules
         self.description = description
+        self.seed = seed
         self._setup = setup
         self._n = n
         self._rng_shared = False
+        self._pending_chance = None
         # Rolls made this round per stream: seats' rolls, then their black dice, then neutral dice.
         self._rolls = [0] * (2 * n + 1)
-        self._script: deque[int] = deque()  # faces 1-6 the next dice show (tests)
+        self._tape = NO_TAPE
         self._log = None
         self._pile = deque()
         self._under: list[int] = []
@@ -348,12 +436,12 @@ class RoyaleGame(OneSeatState):
     def clone(self) -> RoyaleGame:
         other = RoyaleGame.__new__(RoyaleGame)
         other.description = self.description
+        other.seed = self.seed
         other._setup = self._setup
         other._n = self._n
         self._share_random(other)
         other._tape = self._tape
         other._rolls = self._rolls[:]
-        other._script = self._script.copy()
         other._log = None if self._log is None else self._log[:]
         other._pile = self._pile.copy()
         other._under = self._under[:]
@@ -398,13 +486,6 @@ class RoyaleGame(OneSeatState):
         other._bad_luck = self._bad_luck[:]
         return other
 
-    def script_dice(self, faces: Iterable[int]) -> None:
-        """Test helper: the next dice rolled (seats' dice in hand order: regular
-        dice then the Biggie; neutral dice; black dice) show ``faces`` in order;
-        then the round's tape goes on. Shuffles and tile draws are unaffected.
-        """
-        self._script.extend(faces)
-
     def _new_tape(self) -> None:
         rules = self._setup.rules
         width = rules.dice_per_seat + rules.biggies_per_seat
@@ -413,17 +494,24 @@ class RoyaleGame(OneSeatState):
         self._rolls = [0] * (2 * self._n + 1)
 
     def _dice(self, stream: int, count: int) -> Sequence[int]:
-        """Faces 0-5 of the next roll of ``stream`` (see ``_rolls``), scripted ones first."""
+        """Faces 0-5 of the next roll of ``stream`` (see ``_rolls``) on the round's tape."""
         row = self._rolls[stream]
         self._rolls[stream] = row + 1
-        faces = self._tape.roll(stream, row, count)
-        script = self._script
-        if script:
-            scripted = [script.popleft() - 1 for _ in range(min(count, len(script)))]
-            return scripted + list(faces[len(scripted) :])
-        return faces
+        return self._tape.roll(stream, row, count)
 
     # ------------------------------------------------------------ the flow
+
+    def _begin(self) -> None:
+        self._start_round()
+        self._run()
+        self._settle()
+
+    def _stop_for_chance(self) -> None:
+        self._decision = D.CHANCE
+        self._legal = ()
+
+    def _start_log(self, position: JsonDict | None) -> None:
+        self._log = None if position is None else [{"type": "position", "position": position}]
 
     def _do(self, action: Action, forced: bool) -> None:
         log = self._log
@@ -444,7 +532,7 @@ class RoyaleGame(OneSeatState):
             frame = stack.pop()
             _OPS[frame[0]](self, frame)
 
-    def _offer(self, ask: Decision, seat: int, ctx: tuple[int, ...]) -> None:
+    def _offer(self, ask: RoyaleDecision, seat: int, ctx: tuple[int, ...]) -> None:
         self._decision = ask
         self._current = seat
         self._ctx = ctx
@@ -471,8 +559,11 @@ class RoyaleGame(OneSeatState):
         self._tile_at = [-1] * 16
         if setup.tiles:
             drawn = rng.sample(range(PHYSICAL_TILES), setup.tiles)
-            for casino, physical in enumerate(drawn):
-                tile = physical * 2 + rng.randrange(2)
+            tiles = [physical * 2 + rng.randrange(2) for physical in drawn]
+            for casino in range(setup.tiles):
+                if self._explicit:
+                    self._chance_tile(tiles, casino)
+                tile = tiles[casino]
                 self._tiles[casino] = tile
                 self._tile_at[tile] = casino
         # Money cards: pairs by value.
@@ -483,9 +574,16 @@ class RoyaleGame(OneSeatState):
         if self._round == 0 and setup.tiles:
             # Main game: the cards of the later rounds are set aside, the rest is the bank.
             keep = (rules.rounds - 1) * CASINOS * rules.cards_per_casino
-            rest = list(self._pile)
-            self._pile = deque(rest[:keep])
-            self._bank_cards = sorted(rest[keep:])
+            pile = self._pile
+            if self._explicit:  # chance picks the bank's cards one by one from the unseen pile
+                while len(pile) > keep:
+                    self._chance_card("bank", pile, -1, range(len(pile)), str, int)
+                    self._bank_cards.append(pile.pop())
+                self._bank_cards.sort()
+            else:
+                rest = list(pile)
+                self._pile = deque(rest[:keep])
+                self._bank_cards = sorted(rest[keep:])
         if log is not None:
             for casino in range(CASINOS):
                 log.append({"type": "stock", "casino": casino + 1, "notes": self._cards[casino][:]})
@@ -519,7 +617,14 @@ class RoyaleGame(OneSeatState):
                     self._emit_move(grey, "grey", count, "tile", f"casino {casino + 1}")
         self._new_tape()
         if setup.neutral_dice:
-            faces = sorted(face + 1 for face in self._dice(2 * n, setup.neutral_dice))
+            count = setup.neutral_dice
+            faces = sorted(face + 1 for face in self._dice(2 * n, count))
+            if self._explicit:
+                faces = faces_of(
+                    self._chance(
+                        lambda: dice_outcomes("neutral", count), dice_text("neutral", faces)
+                    )
+                )
             for face in faces:
                 self._counts[face - 1][n] += 1
             if log is not None:
@@ -556,10 +661,31 @@ class RoyaleGame(OneSeatState):
         self._placed = [-1, 0, 0, 0]
         self._black = []
 
+    def _chance_tile(self, tiles: list[int], casino: int) -> None:
+        """Chance sets ``tiles[casino]`` among the tile sides no earlier casino holds.
+
+        The tape drew ``tiles`` (its own later draws keep their places unless
+        chance took their tile first: then they take the tile chance left).
+        """
+        taken = {tile // 2 for tile in tiles[:casino]}
+        free = [t for t in range(2 * PHYSICAL_TILES) if t // 2 not in taken]
+        outcome = self._chance(
+            lambda: {f"tile {TILE_CODES[t]}": Fraction(1, len(free)) for t in free},
+            f"tile {TILE_CODES[tiles[casino]]}",
+        )
+        tile = TILE_BY_CODE[outcome.split()[1]]
+        for later in range(casino + 1, len(tiles)):
+            if tiles[later] // 2 == tile // 2:
+                tiles[later] = tiles[casino]
+        tiles[casino] = tile
+
     def _draw(self) -> int | None:
         """The top card of the pile; cards put under it come after the pile."""
-        if self._pile:
-            return self._pile.popleft()
+        pile = self._pile
+        if pile:
+            if self._explicit:  # every card in the pile is unseen
+                self._chance_card("card", pile, 0, range(len(pile)), str, int)
+            return pile.popleft()
         if self._under:
             return self._under.pop(0)
         return None
@@ -588,6 +714,8 @@ class RoyaleGame(OneSeatState):
         arena = [0] * 14
         dice = hand[0]
         faces = self._dice(seat, dice + hand[1])
+        if self._explicit:
+            faces = self._chance_roll(faces, hand)
         for face in faces[:dice]:
             arena[face * 2 + 2] += 1
         for face in faces[dice:]:
@@ -966,9 +1094,28 @@ class RoyaleGame(OneSeatState):
         self._roll_black(seat, Tile.MY_CHOICE)
         self._offer(D.CHOOSE, seat, (casino,))
 
+    def _chance_roll(self, faces: Sequence[int], hand: list[int]) -> list[int]:
+        """The faces (0-5) chance gives a roll of ``hand``: one chance node per kind of die."""
+        rolled: list[int] = []
+        for kind, count in enumerate(hand):
+            if count:
+                name = KIND_NAMES[kind]
+                tape = sorted(face + 1 for face in faces[len(rolled) : len(rolled) + count])
+                outcome = self._chance(
+                    functools.partial(dice_outcomes, name, count), dice_text(name, tape)
+                )
+                rolled += [face - 1 for face in faces_of(outcome)]
+        return rolled
+
     def _roll_black(self, seat: int, tile: Tile) -> list[int]:
-        faces = self._dice(self._n + seat, self._setup.rules.tiles.black_dice)
-        dice = [face + 1 for face in faces]
+        count = self._setup.rules.tiles.black_dice
+        dice = [face + 1 for face in self._dice(self._n + seat, count)]
+        if self._explicit:  # in rolling order: the log shows them so
+            dice = faces_of(
+                self._chance(
+                    lambda: ordered_dice_outcomes("black", count), dice_text("black", dice)
+                )
+            )
         self._black = dice
         self._emit({"type": "black_dice", "seat": seat, "tile": TILE_CODES[tile], "dice": dice})
         return dice
@@ -1514,8 +1661,11 @@ class RoyaleGame(OneSeatState):
             "to_move": list(self.to_move()),
             "decision": self._decision.value,
             "current_player": None if over else self._current,
-            # A finished game keeps its last frame internally; it has no decision to explain.
-            "context": {} if over else _named(_context_fields(self._decision), self._ctx),
+            # A finished game keeps its last frame internally; it has no decision to explain,
+            # and neither has chance.
+            "context": {}
+            if over or self._decision is D.CHANCE
+            else _named(_context_fields(self._decision), self._ctx),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "pending": [
                 {"step": OP_NAMES[frame[0]], **_named(FRAME_FIELDS[frame[0]], frame[1:])}
@@ -1574,7 +1724,7 @@ class RoyaleGame(OneSeatState):
 
     @classmethod
     def from_observation(
-        cls, description: GameDescription, rules: RoyaleRules, observation: JsonDict
+        cls, description: GameDescription, seed: int, rules: RoyaleRules, observation: JsonDict
     ) -> RoyaleGame:
         """A state the observing seat cannot tell apart from the one it observed.
 
@@ -1582,18 +1732,18 @@ class RoyaleGame(OneSeatState):
         the cards seen nowhere else and shuffled), the Lucky Punch tokens
         hidden by another seat (drawn at random) and a Black Box split made by
         another seat (drawn among the splits of the announced pile sizes).
-        Future chance follows the description's seed. The state keeps no log.
+        Future chance follows ``seed``. The state keeps no log.
         """
         setup = RoyaleSetup.build(rules, description)
         n = setup.seats
         state = cls.__new__(cls)
-        state._init_empty(description, setup)
-        rng = random.Random(description.seed)
+        state._init_empty(description, seed, setup)
+        rng = random.Random(seed)
         state._rng = rng
         state._new_tape()
         state._round = observation["round"] - 1
         state._start = observation["start_player"]
-        state._decision = D(observation["decision"])
+        state._decision = decision_of(D, observation["decision"])
         state._current = observation["current_player"] or 0
         state._ctx = _unnamed(_context_fields(state._decision), observation["context"])
         state._stack = []
@@ -1630,6 +1780,7 @@ class RoyaleGame(OneSeatState):
         seen = state._bank_cards + state._under
         for cards in state._cards + state._won:
             seen += cards
+        check_cards("cards", seen, setup.cards)
         unseen = list(setup.cards)
         for card in seen:
             unseen.remove(card)
@@ -1681,62 +1832,87 @@ class RoyaleGame(OneSeatState):
             state._round = rules.rounds
         return state
 
+    # ----------------------------------------------------------- positions
+
+    def position(self) -> JsonDict:
+        """The observation's board, with what only one seat sees: the Lucky Punch
+        tokens hidden (``tiles.lucky_punch.tokens``) and a Black Box split
+        (``tiles.black_box.split``). The face-down pile is the cards seen nowhere
+        else, so it is not listed; ``under_pile`` is in order."""
+        if self._decision is D.CHANCE:
+            raise InvalidPositionError("decision", CHANCE_POSITION)
+        seen = self.observe(0)
+        board = {key: seen[key] for key in POSITION_KEYS}
+        tiles = board["tiles"]
+        if tiles["lucky_punch"] is not None:
+            tiles["lucky_punch"]["tokens"] = self._lp_tokens
+        if tiles["black_box"] is not None:
+            tiles["black_box"]["split"] = self._setup.split_actions[self._bb_split]
+        return board
+
     @classmethod
     def from_position(
         cls,
         description: GameDescription,
-        observation: JsonDict,
+        seed: int,
         rules: RoyaleRules,
-        *,
-        log: bool = True,
+        position: JsonDict,
+        log: bool,
     ) -> RoyaleGame:
-        """Test and analysis helper: the position an observation (possibly edited) describes.
+        """The state ``position`` describes; the face-down pile shuffled with ``seed``."""
+        check_fields(position, RoyaleGame(description, 0, rules, False).position())
+        state = restore(lambda: cls.from_observation(description, seed, rules, position))
+        return finish(state, position, log)
 
-        Built like :meth:`from_observation` (hidden parts it lacks are drawn
-        from the description's seed), but logging from this point on, and with
-        a forced decision already applied. Tests edit a fresh game's
-        observation (tiles, dice, hands, the current roll, tile state) to reach
-        any position, then :meth:`script_dice` to fix the coming dice.
-        """
-        state = cls.from_observation(description, rules, observation)
-        state._log = [] if log else None
-        state._settle()
-        return state
 
-    # ----------------------------------------------------------- valuation
+#: A position's fields (see RoyaleGame.position): the observation's, less the observer's.
+POSITION_KEYS = (
+    "round",
+    "start_player",
+    "decision",
+    "current_player",
+    "context",
+    "pending",
+    "roll",
+    "placed",
+    "black_dice",
+    "hands",
+    "chips",
+    "bank_credit",
+    "won",
+    "casinos",
+    "bank_cards",
+    "under_pile",
+    "round_winners",
+    "tiles",
+)
 
-    def expected_gain(self, action: Action, seat: int) -> float:
-        """Card value ``seat`` gains at the casino if payout came right after ``action``.
 
-        A chip pass costs the chip's value; tile decisions count 0.
-        """
-        if self._decision is not D.PLACE or seat != self._current:
-            return 0.0
-        if action == PASS:
-            return -float(self._setup.rules.chip_value)
-        face = PLACE_FACE.get(action)
-        if face is None:
-            return 0.0
-        casino = face - 1
-        counts = self._counts[casino][:]
-        counts[seat] += self._arena[face * 2] + 2 * self._arena[face * 2 + 1]
-        return self._card_value(seat, casino, counts) - self._card_value(
-            seat, casino, self._counts[casino]
-        )
+class ExplicitRoyaleGame(ExplicitChance, RoyaleGame):
+    """A royale game that stops at every chance node (``new_game(..., chance="explicit")``)."""
 
-    def dice_placed_by(self, action: Action, seat: int) -> int:
-        face = PLACE_FACE.get(action)
-        if face is None or self._decision is not D.PLACE or seat != self._current:
-            return 0
-        return self._arena[face * 2] + self._arena[face * 2 + 1]
+    __slots__ = ()
 
-    def _card_value(self, seat: int, casino: int, counts: list[int]) -> float:
-        ranked, _ = rank_casino(counts)
-        if seat not in ranked:
-            return 0.0
-        place = ranked.index(seat)
-        cards = sorted(self._cards[casino], reverse=True)
-        return float(cards[place]) if place < len(cards) else 0.0
+
+def new_royale_game(
+    description: GameDescription, seed: int, rules: RoyaleRules, log: bool, chance: ChanceMode
+) -> RoyaleGame:
+    """A royale game whose chance the tape resolves, or the caller (explicit)."""
+    game = ExplicitRoyaleGame if chance is ChanceMode.EXPLICIT else RoyaleGame
+    return game(description, seed, rules, log)
+
+
+def royale_position(
+    description: GameDescription,
+    seed: int,
+    rules: RoyaleRules,
+    position: JsonDict,
+    log: bool,
+    chance: ChanceMode,
+) -> RoyaleGame:
+    """The royale game ``position`` describes (see RoyaleGame.position)."""
+    game = ExplicitRoyaleGame if chance is ChanceMode.EXPLICIT else RoyaleGame
+    return game.from_position(description, seed, rules, position, log)
 
 
 def _roll_json(arena: list[int]) -> JsonDict:
@@ -1757,7 +1933,7 @@ _OPS: tuple[Op, ...] = (
     RoyaleGame._op_round_end,
 )
 
-_HANDLERS: dict[Decision, Handler] = {
+_HANDLERS: dict[RoyaleDecision, Handler] = {
     D.PLACE: RoyaleGame._place,
     D.POWER: RoyaleGame._power_turn,
     D.HIDE: RoyaleGame._hide,
@@ -1778,7 +1954,7 @@ _HANDLERS: dict[Decision, Handler] = {
     D.GOLD: RoyaleGame._gold_die,
 }
 
-_LEGAL: dict[Decision, Legal] = {
+_LEGAL: dict[RoyaleDecision, Legal] = {
     D.PLACE: RoyaleGame._legal_place,
     D.POWER: RoyaleGame._legal_power,
     D.HIDE: RoyaleGame._legal_hide,
@@ -1820,7 +1996,7 @@ _ACTIVATIONS: tuple[Activation, ...] = (
 )
 
 
-def _context_fields(ask: Decision) -> tuple[str, ...]:
+def _context_fields(ask: RoyaleDecision) -> tuple[str, ...]:
     """The named fields of a decision's context in observations."""
     if ask in (D.PLACE, D.POWER, D.NONE):
         return ()
