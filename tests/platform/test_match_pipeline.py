@@ -87,7 +87,14 @@ def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
 
 
 def classic_2() -> Ladder:
-    return ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    """Single games (a new 2-seat ladder plays duplicate deals unless told)."""
+    return ladder_create(
+        slug="classic-2",
+        name="Classic, 2 seats",
+        rules="classic",
+        seats=2,
+        duplicate_deals=False,
+    )
 
 
 def stored_log(match: Match) -> bytes:
@@ -396,6 +403,7 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
             timeout=60,
             what="the worker to validate shark",
         )
+        # load_house_bots' classic-2 plays duplicate deals: one deal of 2 games fills the queue.
         assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "2"
         matches = (
             "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
@@ -406,12 +414,15 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
                 (rows := query(matches)) and all(r[:2] == ("finished", 1) for r in rows) and rows
             ),
             timeout=90,
-            what="the embedded worker to play and rate 2 matches",
+            what="the embedded worker to play and rate the deal's 2 games",
         )
     finally:
         worker.stop()
     assert len(rows) == 2
-    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(4,)]
+    # The deal is rated once: one change per bot, on the deal's first game.
+    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(2,)]
+    [(deal,)] = query("SELECT DISTINCT deal_id FROM matches_match")
+    assert query("SELECT DISTINCT match_id FROM ladders_ratingchange") == [(deal,)]
     # Stored in the database (the default storage), not under the data dir.
     assert not (tmp_path / "media").exists()
     [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")

@@ -43,8 +43,13 @@ def candidate(version_id: int, rating: float = 1500, games: int = 0, queued: int
 
 
 def classic(seats: int) -> Ladder:
+    """Single games, 2 seats included: these tests count matches (deals: test_ladder_deals)."""
     return ladder_create(
-        slug=f"classic-{seats}", name=f"Classic {seats}", rules="classic", seats=seats
+        slug=f"classic-{seats}",
+        name=f"Classic {seats}",
+        rules="classic",
+        seats=seats,
+        duplicate_deals=False,
     )
 
 

@@ -20,7 +20,7 @@ from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create, match_create_deal
 
-from .deals import DealSeat, deal_ranks, deal_totals
+from .deals import DealSeat, deal_ranks, deal_totals, duplicate_deals_by_default
 from .elo import INITIAL_RATING, k_factor, rating_changes
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
@@ -77,12 +77,15 @@ def ladder_create(
     time_per_decision_ms: int = 1000,
     time_bank_ms: int = 10_000,
     memory_mb: int = 256,
-    duplicate_deals: bool = False,
+    duplicate_deals: bool | None = None,
 ) -> Ladder:
     """A new ladder, entered by every house bot at once so it plays from the start.
 
-    ``duplicate_deals``: each pick plays one seed once per seat rotation.
+    ``duplicate_deals``: each pick plays one seed once per seat rotation; left
+    out, :func:`~.deals.duplicate_deals_by_default` decides by the seats (yes on 2).
     """
+    if duplicate_deals is None:
+        duplicate_deals = duplicate_deals_by_default(seats)
     resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
     ladder_validate_limits(
         time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
