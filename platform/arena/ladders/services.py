@@ -21,7 +21,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create, match_create_deal
 
 from .deals import DealSeat, deal_ranks, deal_totals, duplicate_deals_by_default
-from .elo import INITIAL_RATING, k_factor, rating_changes
+from .elo import INITIAL_RATING, rating_changes, unit_k_factors
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
 from .models import MEMORY_MB, TIME_BANK_MS, TIME_PER_DECISION_MS, Ladder, Rating, RatingChange
@@ -240,11 +240,14 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     ratings = _locked_ratings(reference.ladder_id, versions)
     standings = _unit_standings(unit, participants)
     # A version at two seats gets the sum of both seats' changes, once.
+    ranked = [(standing.version_id, standing.rank) for standing in standings]
+    rated_matches = {version_id: rating.rated_matches for version_id, rating in ratings.items()}
     delta = rating_changes(
-        [(standing.version_id, standing.rank) for standing in standings],
+        ranked,
         {version_id: rating.rating for version_id, rating in ratings.items()},
-        {version_id: rating.rated_matches for version_id, rating in ratings.items()},
+        rated_matches,
     )
+    ks = unit_k_factors(ranked, rated_matches)
     before: dict[int, float] = {}
     after: dict[int, float] = {}
     for version_id, rating in ratings.items():
@@ -255,7 +258,7 @@ def _rate_unit(unit: Sequence[Match]) -> None:
             match=reference,
             rating_before=before[version_id],
             rating_after=after[version_id],
-            k=k_factor(rating.rated_matches, len(standings)),
+            k=ks[version_id],
             matches_before=rating.rated_matches,
         )
         rating.rating = after[version_id]
