@@ -20,8 +20,9 @@ OpenSkill's Plackett-Luce (a TrueSkill-like online Bayesian rating), an
 offline Plackett-Luce maximum-likelihood fit and ``bots_sdk.rating.fit``.
 
 Per checkpoint (1k, 5k, 20k matches) it prints, averaged over the seeds:
-Spearman rho of ratings against the hidden strengths (and the worst seed's
-gap between the offline fit and the platform); the accuracy of the
+Spearman rho of ratings against the hidden strengths (with the standard error
+of the platform's mean over the seeds, and the worst seed's gap between the
+offline fit and the platform); the accuracy of the
 ratings on held-out matches (each pair of seats: the higher rating ahead?);
 the calibration slope of the displayed Elo (logistic regression of held-out
 pair results on the Elo difference: 1 means the differences mean what Elo
@@ -29,7 +30,8 @@ says, above 1 compressed, below 1 too spread); the games per bot max/min
 (worst seed). Then newcomers on the settled ladder: the placement error
 (|percentile of the rating among the field - percentile of the strength|) of
 strong bots arriving alone (one after another) and as a cohort of ten, after
-20 and 40 rated matches, beside the same for an offline fit of each newcomer
+20 and 40 rated matches (± the standard error over the seeds), beside the
+same for an offline fit of each newcomer
 on the same games (how far those games allow), and the share of a cohort's
 first 20 games among itself.
 
@@ -338,6 +340,18 @@ class Placement:
     offline: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in PLACEMENT_AT})
     #: Share of the cohort's first 20 matches' opponents that were newcomers too.
     among_themselves: list[float] = field(default_factory=list)
+    #: Each seed's mean placement error after 20 and 40 (for the standard error).
+    seed_means: dict[int, list[float]] = field(
+        default_factory=lambda: {n: [] for n in PLACEMENT_AT}
+    )
+
+    def close_seed(self, first: dict[int, int]) -> None:
+        """Record the mean of the errors added since ``first`` (their counts then)."""
+        for n in PLACEMENT_AT:
+            self.seed_means[n].append(_mean(self.error[n][first[n] :]))
+
+    def counts(self) -> dict[int, int]:
+        return {n: len(self.error[n]) for n in PLACEMENT_AT}
 
 
 def _placement_error(field: np.ndarray, rating: float, truth: np.ndarray, strength: float) -> float:
@@ -510,6 +524,13 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+def _standard_error(values: Sequence[float]) -> str:
+    """Of the mean of ``values``, one per seed (the seeds' spread); "-" from one seed."""
+    if len(values) < 2:
+        return "-"
+    return f"{float(np.std(values, ddof=1)) / math.sqrt(len(values)):.3f}"
+
+
 def run(
     model: Model, seating: str, seeds: Sequence[int], checkpoints: Sequence[int], sdk: bool
 ) -> tuple[list[list[Checkpoint]], Placement, Placement]:
@@ -522,8 +543,10 @@ def run(
             while len(ladder.played) < matches:
                 ladder.step()
             per_checkpoint[index].append(measure(ladder, held, matches, sdk and seed == seeds[0]))
-        newcomers(ladder, False, alone)
-        newcomers(ladder, True, cohort)
+        for placement, together in ((alone, False), (cohort, True)):
+            first = placement.counts()
+            newcomers(ladder, together, placement)
+            placement.close_seed(first)
     return per_checkpoint, alone, cohort
 
 
@@ -542,12 +565,14 @@ def report(
     shown = [name for name in RATERS if name in results[0][0].rho]
     header = "  ".join(f"{name:>9}" for name in shown)
     _say(
-        f"  {'matches':>7}  rho: {header}   target  PL-platform | acc: platform  PL fit "
+        f"  {'matches':>7}  rho: {header}  platform±  target  PL-platform | acc: platform  PL fit "
         f"| slope: platform  PL fit  sdk fit | games max/min"
     )
     for index, matches in enumerate(checkpoints):
         runs = results[index]
         rho = "  ".join(f"{_mean([r.rho[n] for r in runs if n in r.rho]):9.3f}" for n in shown)
+        # The platform's rho varies by .03 or so from seed to seed at 1k matches.
+        spread = _standard_error([r.rho["platform"] for r in runs])
         target = TARGET_RHO[model.name][CHECKPOINTS.index(matches)] if matches in CHECKPOINTS else 0
         acc = [_mean([r.accuracy[n] for r in runs]) for n in ("platform", "PL fit")]
         slope = [
@@ -558,14 +583,15 @@ def report(
         balance = max(r.balance for r in runs)
         gap = max(r.rho["PL fit"] - r.rho["platform"] for r in runs)
         _say(
-            f"  {matches:>7}       {rho}   {target:>6.3f}  {gap:>+11.3f} |"
+            f"  {matches:>7}       {rho}  {spread:>9}  {target:>6.3f}  {gap:>+11.3f} |"
             f"      {acc[0]:.3f}   {acc[1]:.3f} |"
             f"          {slope[0]:5.2f}  {slope[1]:6.2f}  {slope[2]:7.2f} "
             f"| {balance:.2f}"
         )
     for label, placement in (("alone", alone), ("cohort", cohort)):
         errors = "  ".join(
-            f"after {n}: {_mean(placement.error[n]):.3f} "
+            f"after {n}: {_mean(placement.error[n]):.3f}"
+            f"±{_standard_error(placement.seed_means[n])} "
             f"(offline {_mean(placement.offline[n]):.3f})"
             for n in PLACEMENT_AT
         )

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from arena.bots.models import VersionStatus
+from arena.ladders.models import Ladder
 from arena.matches.models import MatchStatus
 
 from .factories import BotFactory, BotVersionFactory, LadderFactory, MatchFactory, finished_match
@@ -82,6 +83,44 @@ def test_carol_adds_a_ladder_and_a_bad_rule_id_is_explained(carol_client: Client
 
     accepted = carol_client.post("/admin/ladders/ladder/add/", {**form, "rules": "classic"})
     assert accepted.status_code == 302
+    assert Ladder.objects.get(slug="royal").duplicate_deals is False  # 4 seats: single games
+
+
+@pytest.mark.parametrize(
+    ("seats", "said", "plays_deals"),
+    [
+        (2, "unknown", True),
+        (2, "false", False),
+        (3, "unknown", False),
+        (3, "true", True),
+    ],
+)
+def test_carol_s_new_ladder_plays_duplicate_deals_on_2_seats_unless_she_says(
+    carol_client: Client, seats: int, said: str, plays_deals: bool
+) -> None:
+    add = carol_client.get("/admin/ladders/ladder/add/").content.decode()
+    assert '<option value="unknown" selected>By the seats: duplicate deals on 2 seats' in add
+
+    form = {
+        "slug": "new",
+        "name": "New",
+        "rules": "classic",
+        "seats": seats,
+        "options": "{}",
+        "time_per_decision_ms": 1000,
+        "time_bank_ms": 10000,
+        "memory_mb": 256,
+        "duplicate_deals": said,
+        "series_games": 12,
+        "is_open": "on",
+    }
+    assert carol_client.post("/admin/ladders/ladder/add/", form).status_code == 302
+    ladder = Ladder.objects.get(slug="new")
+    assert ladder.duplicate_deals is plays_deals
+    # The change form shows what the ladder plays, not the default.
+    change = carol_client.get(f"/admin/ladders/ladder/{ladder.pk}/change/").content.decode()
+    chosen = "true" if plays_deals else "false"
+    assert f'<option value="{chosen}" selected>' in change
 
 
 def test_carol_cancels_matches_and_retires_versions(

@@ -18,6 +18,7 @@ from arena.ladders.elo import (
     rating_changes,
     seat_changes,
     seat_weight,
+    unit_k_factors,
 )
 
 
@@ -80,9 +81,10 @@ def test_rating_changes_sum_a_player_s_seats_and_take_k_from_its_matches() -> No
         {"alice": 1500.0, "house": 1500.0},
         {"alice": 0, "house": 100},
     )
-    # alice is new: K = 140; house has 100 matches of 3 seats: K = 700 / (5 + 150).
+    # alice is new against a settled house bot: K = 700 / (2 + 0) = 350; house has 100
+    # matches of 3 seats against a provisional alice: K = 700 / (5 + 150).
     k_house = 700 / 155
-    assert changes == pytest.approx({"alice": 140 * 0.75, "house": -k_house * 0.75})
+    assert changes == pytest.approx({"alice": 350 * 0.75, "house": -k_house * 0.75})
 
 
 def test_expected_scores_are_symmetric() -> None:
@@ -110,6 +112,29 @@ def test_k_falls_with_the_games_a_rating_has_seen_down_to_a_floor() -> None:
         ks = [k_factor(n, seats) for n in range(300)]
         assert all(k >= K_FLOOR for k in ks)
         assert all(a >= b for a, b in pairwise(ks))
+
+
+def test_against_settled_opponents_only_the_prior_is_2_games() -> None:
+    assert k_factor(0, against_settled=True) == 350  # 700 / (2 + 0)
+    assert k_factor(20, seats=4, against_settled=True) == pytest.approx(700 / (2 + 20 * 1.8))
+    assert k_factor(10_000, against_settled=True) == K_FLOOR
+
+
+def test_each_player_s_k_knows_whether_its_opponents_are_settled() -> None:
+    settled, other_settled, newcomer = 30, 100, 0
+    played = {"old": settled, "older": other_settled, "new": newcomer, "newer": 29}
+    # The newcomer meets two settled bots: the prior of 2; they meet a provisional one: 5.
+    assert unit_k_factors([("new", 1), ("old", 2), ("older", 3)], played) == pytest.approx(
+        {"new": 700 / (2 + 0), "old": 700 / (5 + 30 * 1.5), "older": 700 / (5 + 100 * 1.5)}
+    )
+    # One provisional opponent is enough for the prior of 5.
+    ks = unit_k_factors([("new", 1), ("old", 2), ("newer", 3)], played)
+    assert ks["new"] == pytest.approx(700 / 5)
+    # Two seats of one version: its opponents are the others only.
+    assert unit_k_factors([("new", 1), ("new", 2), ("old", 3)], played)["new"] == 350
+    # rating_changes steps with these Ks.
+    changes = rating_changes([("new", 1), ("old", 2)], {"new": 1500, "old": 1500}, played)
+    assert changes == pytest.approx({"new": 350 / 2, "old": -(700 / 35) / 2})
 
 
 def test_provisional_mark() -> None:

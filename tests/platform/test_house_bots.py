@@ -19,6 +19,8 @@ from arena.ladders.management.commands.load_house_bots import DEFAULT_LADDERS
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.players.models import User
 
+from .factories import MatchFactory
+
 pytestmark = pytest.mark.django_db
 
 # Real SDK bots: validation plays a pre-flight game with each (house bots run bare).
@@ -88,6 +90,12 @@ def test_creates_the_house_the_ladders_and_active_house_bots(house_dir: Path, ru
         ("sixdice-4", "sixdice", 4),
     }
     assert Ladder.objects.get(slug="royale-4").options["tiles"] == 3
+    # The 2-seat ladder plays duplicate deals (ladder_create's default there), the others not.
+    assert set(Ladder.objects.filter(duplicate_deals=True).values_list("slug", flat=True)) == {
+        "classic-2"
+    }
+    assert "ladder classic-2: created, duplicate deals" in output
+    assert "ladder classic-4: created, single games" in output
     assert all(Ladder.objects.get(slug="boulevard-4").options.values())  # every module
     assert sorted(Bot.objects.filter(owner=house).values_list("name", flat=True)) == [
         "greedy",
@@ -114,6 +122,21 @@ def test_running_again_changes_nothing_until_the_code_changes(house_dir: Path, r
     greedy = Bot.objects.get(name="greedy")
     statuses = list(greedy.versions.order_by("number").values_list("number", "status"))
     assert statuses == [(1, VersionStatus.RETIRED), (2, VersionStatus.ACTIVE)]
+
+
+def test_an_existing_ladder_keeps_what_it_plays(house_dir: Path, run: Run) -> None:
+    # A database from before the default changed: its classic-2 played single games.
+    from arena.ladders.services import ladder_create
+
+    old = ladder_create(
+        slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2, duplicate_deals=False
+    )
+    MatchFactory(ladder=old)
+
+    output = run(house_dir)
+
+    assert "ladder classic-2: exists" in output
+    assert Ladder.objects.get(slug="classic-2").duplicate_deals is False
 
 
 def test_without_house_bot_files_it_skips_them_with_a_message(tmp_path: Path, run: Run) -> None:

@@ -136,14 +136,32 @@ def rating_of(version: BotVersion, ladder: Ladder) -> Rating:
 # --------------------------------------------------------------------------- the option
 
 
-def test_a_ladder_plays_single_games_unless_created_with_duplicate_deals() -> None:
-    plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
-    assert plain.duplicate_deals is False
-    assert duplicate(3).duplicate_deals is True
+def test_a_new_ladder_plays_duplicate_deals_on_2_seats_unless_told() -> None:
+    made = {
+        (seats, said): ladder_create(
+            slug=f"classic-{seats}-{said}",
+            name="Classic",
+            rules="classic",
+            seats=seats,
+            duplicate_deals=said,
+        ).duplicate_deals
+        for seats in (2, 3)
+        for said in (None, True, False)
+    }
+    assert made == {
+        (2, None): True,
+        (2, True): True,
+        (2, False): False,
+        (3, None): False,
+        (3, True): True,
+        (3, False): False,
+    }
 
 
 def test_duplicate_deals_change_only_while_the_ladder_has_no_match() -> None:
-    ladder = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
+    ladder = ladder_create(
+        slug="classic-2", name="Classic", rules="classic", seats=2, duplicate_deals=False
+    )
     ladder = ladder_change_duplicate_deals(ladder=ladder, duplicate_deals=True)
     assert Ladder.objects.get(pk=ladder.pk).duplicate_deals is True
 
@@ -183,8 +201,11 @@ def test_a_new_2_seat_ladder_made_over_the_api_plays_duplicate_deals_unless_told
             ("two-single", {"seats": 2, "duplicate_deals": False}),
             ("four", {"seats": 4}),
             ("four-deals", {"seats": 4, "duplicate_deals": True}),
+            ("two-null", {"seats": 2, "duplicate_deals": None}),
         )
     }
+    # A form post leaves the boolean out: by the seats too, not False.
+    made["two-form"] = api.post("/api/ladders/", {**body, "slug": "two-form", "seats": 2})
     assert {slug: response.status_code for slug, response in made.items()} == dict.fromkeys(
         made, 201
     )
@@ -193,7 +214,10 @@ def test_a_new_2_seat_ladder_made_over_the_api_plays_duplicate_deals_unless_told
         "two-single": False,
         "four": False,
         "four-deals": True,
+        "two-null": True,
+        "two-form": True,
     }
+    assert made["two-form"].json()["duplicate_deals"] is True
 
 
 def test_carol_creates_a_duplicate_ladder_in_the_admin(carol: Any, house: Any) -> None:
@@ -562,7 +586,9 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
 
 def test_the_api_shows_the_option_and_each_game_s_deal(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
-    plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
+    plain = ladder_create(
+        slug="classic-2", name="Classic", rules="classic", seats=2, duplicate_deals=False
+    )
     a, b = shark_and_turtle(alice, bob, ladder)
     games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
     single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
@@ -605,7 +631,9 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     assert link in match_page
     assert "rated on the deal's money totals" in match_page
 
-    plain = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
+    plain = ladder_create(
+        slug="classic-2", name="Classic", rules="classic", seats=2, duplicate_deals=False
+    )
     single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
     assert "Duplicate deals" not in client.get("/ladders/classic-2/").content.decode()
     assert " of deal " not in client.get(f"/matches/{single.pk}/").content.decode()

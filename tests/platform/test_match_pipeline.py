@@ -87,12 +87,14 @@ def player_bot(owner: Any, name: str, code: bytes) -> BotVersion:
 
 
 def classic_2(series_games: int = 12) -> Ladder:
+    """Single games (a new 2-seat ladder plays duplicate deals unless told)."""
     return ladder_create(
         slug="classic-2",
         name="Classic, 2 seats",
         rules="classic",
         seats=2,
         series_games=series_games,
+        duplicate_deals=False,
     )
 
 
@@ -404,7 +406,8 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
             timeout=60,
             what="the worker to validate shark",
         )
-        # One pick: a series of the ladder's 12 games, played by one worker run.
+        # load_house_bots' classic-2 plays duplicate deals: one pick is a series of
+        # the ladder's 12 games, 6 deals of 2, played by one worker run.
         assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "12"
         matches = (
             "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
@@ -415,12 +418,16 @@ def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
                 (rows := query(matches)) and all(r[:2] == ("finished", 1) for r in rows) and rows
             ),
             timeout=90,
-            what="the embedded worker to play and rate 12 matches",
+            what="the embedded worker to play and rate the series' 6 deals",
         )
     finally:
         worker.stop()
     assert len(rows) == 12
-    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(24,)]
+    # Each deal is rated once: one change per bot, on the deal's first game.
+    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(12,)]
+    deals = query("SELECT DISTINCT deal_id FROM matches_match ORDER BY 1")
+    assert len(deals) == 6
+    assert query("SELECT DISTINCT match_id FROM ladders_ratingchange ORDER BY 1") == deals
     # Stored in the database (the default storage), not under the data dir.
     assert not (tmp_path / "media").exists()
     [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")

@@ -43,13 +43,16 @@ def candidate(version_id: int, rating: float = 1500, games: int = 0, queued: int
 
 
 def classic(seats: int, series_games: int = 1) -> Ladder:
-    """A classic ladder; by default of series of one game (a pick is one match)."""
+    """Single games, 2 seats included, by default in series of one (a pick is one match).
+
+    These tests count matches (deals: test_ladder_deals)."""
     return ladder_create(
         slug=f"classic-{seats}",
         name=f"Classic {seats}",
         rules="classic",
         seats=seats,
         series_games=series_games,
+        duplicate_deals=False,
     )
 
 

@@ -82,13 +82,14 @@ def test_an_unrated_match_changes_no_rating_and_holds_up_no_later_one(
 
 
 def test_k_falls_with_each_rating_s_own_matches(ladder: Any, alice_bot: Any, bob_bot: Any) -> None:
-    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1500, rated_matches=30)
-    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=135)
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1500, rated_matches=33)
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=138)
 
     ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
     alice_rating = rating_of(alice_bot, ladder)
-    # alice: K = 700 / (5 + 30) = 20, so +10; bob: 700 / (5 + 135) = 5, so -2.5.
-    assert (alice_rating.rating, alice_rating.rated_matches) == (1510.0, 31)
+    # Both settled, so the prior is 2 games: alice: K = 700 / (2 + 33) = 20, so +10;
+    # bob: 700 / (2 + 138) = 5, so -2.5.
+    assert (alice_rating.rating, alice_rating.rated_matches) == (1510.0, 34)
     assert alice_rating.display == "1510"  # not provisional
     assert rating_of(bob_bot, ladder).rating == 1497.5
 
@@ -96,13 +97,31 @@ def test_k_falls_with_each_rating_s_own_matches(ladder: Any, alice_bot: Any, bob
     alice_rating.refresh_from_db()
     expected = seat_changes(
         [
-            SeatRating("a", 1510.0, 1, k_factor(31)),
-            SeatRating("b", 1497.5, 2, k_factor(136)),
+            SeatRating("a", 1510.0, 1, k_factor(34, against_settled=True)),
+            SeatRating("b", 1497.5, 2, k_factor(139, against_settled=True)),
         ]
     )
     assert alice_rating.rating == pytest.approx(1510.0 + expected[0])
     last = RatingChange.objects.filter(rating=alice_rating).order_by("id").last()
     assert last.k == pytest.approx(700 / 36)
+
+
+def test_a_newcomer_against_settled_ratings_steps_with_a_prior_of_2_games(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=135)
+
+    match = finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2])
+    ratings_apply(match=match)
+
+    # alice (new) meets a settled rating: K = 700 / (2 + 0) = 350, so +175; bob meets a
+    # provisional one: K = 700 / (5 + 135) = 5, so -2.5.
+    assert rating_of(alice_bot, ladder).rating == 1675.0
+    assert rating_of(bob_bot, ladder).rating == 1497.5
+    recorded = dict(
+        RatingChange.objects.filter(match=match).values_list("rating__bot_version", "k")
+    )
+    assert recorded == {alice_bot.pk: 350, bob_bot.pk: 5}
 
 
 def test_new_version_starts_from_its_parent_and_is_provisional_again(
@@ -117,9 +136,10 @@ def test_new_version_starts_from_its_parent_and_is_provisional_again(
     ratings_apply(match=finished_match(ladder, [v2, bob_bot], ranks=[1, 2]))
 
     v2_rating = rating_of(v2, ladder)
-    # Starts at 1700 with 0 rated matches: K=140 against bob's 700 / (5 + 80).
-    assert v2_rating.rating == 1770.0
-    assert v2_rating.rated_matches == 1 and v2_rating.display == "1770?"
+    # Starts at 1700 with 0 rated matches: K = 700 / (2 + 0) against a settled bob,
+    # whose K is 700 / (5 + 80) against a provisional rating.
+    assert v2_rating.rating == 1875.0
+    assert v2_rating.rated_matches == 1 and v2_rating.display == "1875?"
     assert rating_of(bob_bot, ladder).rating == pytest.approx(1700 - 700 / 85 / 2)
     assert rating_of(alice_bot, ladder).rating == 1700  # the parent's row is untouched
 

@@ -9,18 +9,40 @@ from django.http import HttpRequest
 
 from arena.errors import ArenaError
 
+from .deals import duplicate_deals_by_default
 from .entries import house_bots_enter
 from .models import Ladder, Rating, RatingChange
 from .services import ladder_validate_game, ladder_validate_limits, ladder_validate_series_games
 
 
+class DuplicateDealsSelect(forms.NullBooleanSelect):
+    """Yes, no, or left to the seats: a checkbox cannot tell "no" from "not said"."""
+
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
+        super().__init__(attrs)
+        self.choices = [
+            ("unknown", "By the seats: duplicate deals on 2 seats, single games on more"),
+            ("true", "Duplicate deals"),
+            ("false", "Single games"),
+        ]
+
+
 class LadderForm(forms.ModelForm[Ladder]):
+    duplicate_deals = forms.NullBooleanField(
+        required=False,
+        widget=DuplicateDealsSelect,
+        help_text=Ladder._meta.get_field("duplicate_deals").help_text,
+    )
+
     class Meta:
         model = Ladder
         fields = "__all__"
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        if data.get("duplicate_deals") is None and data.get("seats") is not None:
+            # As ladder_create does when its caller does not say.
+            data["duplicate_deals"] = duplicate_deals_by_default(data["seats"])
         game_fields = ("rules", "seats", "options")
         if all(name in data for name in game_fields):
             try:

@@ -32,7 +32,6 @@ from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
 from .challenges import ChallengeError, challenge_create
-from .deals import duplicate_deals_by_default
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
 from .selectors import (
@@ -108,10 +107,13 @@ class LadderListApi(APIView):
         time_per_decision_ms = serializers.IntegerField(default=1000)
         time_bank_ms = serializers.IntegerField(default=10_000)
         memory_mb = serializers.IntegerField(default=256)
+        # A default, not just required=False: a form post that leaves a boolean out
+        # would otherwise mean False, not "by the seats".
         duplicate_deals = serializers.BooleanField(
-            required=False,
-            help_text="Play duplicate deals. Left out: yes on 2 seats (close bots are told "
-            "apart in about 3x fewer games), no on more.",
+            default=None,
+            allow_null=True,
+            help_text="Play duplicate deals. Left out or null: yes on 2 seats (close bots are "
+            "told apart in about 3x fewer games), no on more.",
         )
         series_games = serializers.IntegerField(
             default=DEFAULT_SERIES_GAMES,
@@ -135,9 +137,8 @@ class LadderListApi(APIView):
         """Create a ladder (staff): the engine checks its game; house bots enter it at once."""
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
-        data.setdefault("duplicate_deals", duplicate_deals_by_default(data["seats"]))
-        ladder = ladder_create(**data)
+        # duplicate_deals left out: ladder_create decides by the seats.
+        ladder = ladder_create(**serializer.validated_data)
         return Response(LadderOutput(ladder).data, status=status.HTTP_201_CREATED)
 
 

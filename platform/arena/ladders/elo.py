@@ -20,6 +20,13 @@ fixed 16 stops improving and a fixed 48 never settles). K_FLOOR keeps an old
 rating following a field that changes under it. ``bench/ratings.py`` measures
 all of this against offline fits.
 
+Why the prior is PRIOR_GAMES_AGAINST_SETTLED when every opponent is settled:
+the prior also damps the first steps, which a new field needs (its ratings
+are all guesses: with a prior of 2 a luck-heavy field ranks worse at 1k
+matches), but a newcomer placed against settled ratings does not: there the
+smaller prior places strong newcomers closer (docs/platform.md, *Rating
+quality*).
+
 Pure functions: the services load and lock the ratings, this module only
 computes.
 """
@@ -38,6 +45,8 @@ PROVISIONAL_MATCHES = 30
 #: K = K_SCALE / (PRIOR_GAMES + 1v1 games' worth played), never below K_FLOOR.
 K_SCALE = 700.0
 PRIOR_GAMES = 5.0
+#: The prior of a rating whose opponents in the match are all settled.
+PRIOR_GAMES_AGAINST_SETTLED = 2.0
 K_FLOOR = 4.0
 
 P = TypeVar("P", bound=Hashable)
@@ -48,9 +57,30 @@ def seat_weight(seats: int) -> float:
     return 3.0 * (seats - 1) / (seats + 1)
 
 
-def k_factor(rated_matches: int, seats: int = 2) -> float:
-    """K for a rating with this many rated matches of ``seats``: large while it is being found."""
-    return max(K_FLOOR, K_SCALE / (PRIOR_GAMES + rated_matches * seat_weight(seats)))
+def k_factor(rated_matches: int, seats: int = 2, *, against_settled: bool = False) -> float:
+    """K for a rating with this many rated matches of ``seats``: large while it is being found.
+
+    ``against_settled``: every opponent in the match has a settled rating.
+    """
+    prior = PRIOR_GAMES_AGAINST_SETTLED if against_settled else PRIOR_GAMES
+    return max(K_FLOOR, K_SCALE / (prior + rated_matches * seat_weight(seats)))
+
+
+def unit_k_factors(
+    standings: Sequence[tuple[P, int]], rated_matches: Mapping[P, int]
+) -> dict[P, float]:
+    """Each player's K for one rated unit (a match, or a whole deal) of these standings."""
+    players = {player for player, _ in standings}
+    return {
+        player: k_factor(
+            rated_matches[player],
+            len(standings),
+            against_settled=all(
+                not is_provisional(rated_matches[other]) for other in players - {player}
+            ),
+        )
+        for player in players
+    }
 
 
 def is_provisional(rated_matches: int) -> bool:
@@ -111,10 +141,8 @@ def rating_changes(
     ``standings``: (player, rank) per seat, a player at two seats twice; it gets
     the sum of both seats' changes, applied once.
     """
-    seats = [
-        SeatRating(player, ratings[player], rank, k_factor(rated_matches[player], len(standings)))
-        for player, rank in standings
-    ]
+    ks = unit_k_factors(standings, rated_matches)
+    seats = [SeatRating(player, ratings[player], rank, ks[player]) for player, rank in standings]
     delta: dict[P, float] = defaultdict(float)
     for (player, _), change in zip(standings, seat_changes(seats), strict=True):
         delta[player] += change

@@ -20,8 +20,8 @@ from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create_series
 
-from .deals import DealSeat, deal_ranks, deal_totals
-from .elo import INITIAL_RATING, k_factor, rating_changes
+from .deals import DealSeat, deal_ranks, deal_totals, duplicate_deals_by_default
+from .elo import INITIAL_RATING, rating_changes, unit_k_factors
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
 from .models import (
@@ -96,14 +96,17 @@ def ladder_create(
     time_per_decision_ms: int = 1000,
     time_bank_ms: int = 10_000,
     memory_mb: int = 256,
-    duplicate_deals: bool = False,
+    duplicate_deals: bool | None = None,
     series_games: int = DEFAULT_SERIES_GAMES,
 ) -> Ladder:
     """A new ladder, entered by every house bot at once so it plays from the start.
 
-    ``duplicate_deals``: each pick plays one seed once per seat rotation.
+    ``duplicate_deals``: each pick plays one seed once per seat rotation; left
+    out, :func:`~.deals.duplicate_deals_by_default` decides by the seats (yes on 2).
     ``series_games``: games a worker plays in a row with the same bots.
     """
+    if duplicate_deals is None:
+        duplicate_deals = duplicate_deals_by_default(seats)
     resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
     ladder_validate_limits(
         time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
@@ -260,11 +263,14 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     ratings = _locked_ratings(reference.ladder_id, versions)
     standings = _unit_standings(unit, participants)
     # A version at two seats gets the sum of both seats' changes, once.
+    ranked = [(standing.version_id, standing.rank) for standing in standings]
+    rated_matches = {version_id: rating.rated_matches for version_id, rating in ratings.items()}
     delta = rating_changes(
-        [(standing.version_id, standing.rank) for standing in standings],
+        ranked,
         {version_id: rating.rating for version_id, rating in ratings.items()},
-        {version_id: rating.rated_matches for version_id, rating in ratings.items()},
+        rated_matches,
     )
+    ks = unit_k_factors(ranked, rated_matches)
     before: dict[int, float] = {}
     after: dict[int, float] = {}
     changes = []
@@ -278,7 +284,7 @@ def _rate_unit(unit: Sequence[Match]) -> None:
                 match=reference,
                 rating_before=before[version_id],
                 rating_after=after[version_id],
-                k=k_factor(rating.rated_matches, len(standings)),
+                k=ks[version_id],
                 matches_before=rating.rated_matches,
             )
         )

@@ -39,7 +39,8 @@ class DefaultLadder:
     time_bank_ms: int = 10_000
 
 
-#: One ladder per rule system (two for classic), each with its own limits.
+#: One ladder per rule system (two for classic), each with its own limits. Each plays
+#: what ``ladder_create`` chooses by its seats: duplicate deals on classic-2.
 DEFAULT_LADDERS: tuple[DefaultLadder, ...] = (
     DefaultLadder("classic-2", "Classic, 2 seats", "classic", 2),
     DefaultLadder("classic-4", "Classic, 4 seats", "classic", 4),
@@ -98,7 +99,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"ladder {ladder.slug}: exists")
                 continue
             try:
-                ladder_create(
+                created = ladder_create(
                     slug=ladder.slug,
                     name=ladder.name,
                     rules=ladder.rules,
@@ -108,7 +109,8 @@ class Command(BaseCommand):
                 )
             except ArenaError as error:
                 raise CommandError(f"ladder {ladder.slug}: {error.message}") from None
-            self.stdout.write(self.style.SUCCESS(f"ladder {ladder.slug}: created"))
+            plays = "duplicate deals" if created.duplicate_deals else "single games"
+            self.stdout.write(self.style.SUCCESS(f"ladder {ladder.slug}: created, {plays}"))
 
     def _house_bot(self, house: User, path: Path) -> None:
         # bots_sdk/house/greedy_bot.py is the house bot "greedy".
