@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from vegas_engine import RULE_SYSTEMS, OptionSpec, OptionValue, State, describe, new_game
+from vegas_engine.chance import dice_outcomes, ordered_dice_outcomes
 
 #: Seeds the engine takes: 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1
@@ -88,34 +91,119 @@ def ranks(state: State) -> list[int] | None:
     return None if result is None else [entry.rank for entry in result]
 
 
-class Playthrough:
-    """A game with its seed and every move so far: cloned fast, pickled as its moves.
+#: Dice chance rolls as the faces ascending, by rule system: the most dice of
+#: each kind one chance node rolls (a seat's hand; the neutral dice rolled
+#: onto the casinos).
+_SORTED_DICE: dict[str, dict[str, int]] = {
+    "classic": {"die": 8, "neutral": 4},
+    "boulevard": {"die": 8, "biggie": 1, "kicker": 2, "neutral": 4},
+    "cardgame": {},
+    "sixdice": {"die": 6, "biggie": 1, "neutral": 3},
+    "royale": {"die": 7, "biggie": 1, "neutral": 8},
+}
+#: Dice chance rolls in rolling order (royale's black dice).
+_ORDERED_DICE: dict[str, dict[str, int]] = {"royale": {"black": 2}}
+_NOTES = tuple(str(value * 10_000) for value in range(1, 11))
+_CHIPS = ("blue", "gold", "green", "pink", "silver")
+_ROYALE_CARDS = tuple(str(value * 10_000) for value in range(3, 11))
+#: Cards chance draws, by rule system: each kind with every card it may be.
+_CARDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "classic": {"note": _NOTES[:9], "chip": _CHIPS},
+    "boulevard": {"note": (*_NOTES, "rainbow")},
+    "cardgame": {
+        "note": _NOTES[2:],
+        "chip": _CHIPS,
+        "card": tuple(f"{face}{double}" for face in range(1, 7) for double in ("", "D")),
+    },
+    "sixdice": {"note": _NOTES},
+    "royale": {
+        "card": _ROYALE_CARDS,
+        "bank": _ROYALE_CARDS,
+        "tile": tuple(f"{letter}{side}" for letter in "ABCDEFGH" for side in (1, 2)),
+    },
+}
 
+
+@cache
+def chance_outcomes_of(rules: str) -> tuple[str, ...]:
+    """Every chance outcome a game of ``rules`` may list, in a fixed order.
+
+    An outcome's place in it is its chance action in the OpenSpiel game; the
+    order never depends on the table, so an index means the same at any table.
+    """
+    outcomes: list[str] = []
+    for name, most in _SORTED_DICE[rules].items():
+        for count in range(1, most + 1):
+            outcomes += dice_outcomes(name, count)
+    for name, count in _ORDERED_DICE.get(rules, {}).items():
+        outcomes += ordered_dice_outcomes(name, count)
+    for name, cards in _CARDS[rules].items():
+        outcomes += (f"{name} {card}" for card in cards)
+    return tuple(outcomes)
+
+
+def new_explicit_state(table: Table) -> State:
+    """A new game of ``table`` that stops at every chance node; no log is kept.
+
+    The seed only names the tape's outcomes, which the caller never takes.
+    """
+    description = describe(table.rules, table.seats, table.options)
+    return new_game(description, 0, log=False, chance="explicit")
+
+
+def is_chance_node(state: State) -> bool:
+    return state.is_chance_node()
+
+
+def chance_outcomes(state: State) -> list[tuple[str, Fraction]]:
+    return state.chance_outcomes()
+
+
+def apply_chance(state: State, outcome: str) -> None:
+    state.apply_chance(outcome)
+
+
+def is_terminal(state: State) -> bool:
+    return state.is_terminal()
+
+
+#: The seat of a chance outcome in :attr:`Playthrough.moves`.
+CHANCE = -1
+
+
+class Playthrough:
+    """An explicit-chance game with every move so far: cloned fast, pickled as its moves.
+
+    A move is ``(seat, action)``, or ``(CHANCE, outcome)`` where chance acted.
     ``copy.deepcopy`` clones the engine state (OpenSpiel clones states that
-    way); ``pickle`` stores the table, the seed and the moves, and rebuilds
-    the state by replaying them (the engine is deterministic given its seed),
-    so a serialized game stays small and never depends on engine internals.
+    way); ``pickle`` stores the table and the moves and rebuilds the state by
+    replaying them, so a serialized game stays small and never depends on
+    engine internals.
     """
 
-    __slots__ = ("moves", "seed", "state", "table")
+    __slots__ = ("moves", "state", "table")
 
-    def __init__(self, table: Table, seed: int, moves: list[tuple[int, str]] | None = None):
-        self.table, self.seed = table, seed
-        self.state = new_state(table, seed)
+    def __init__(self, table: Table, moves: list[tuple[int, str]] | None = None):
+        self.table = table
+        self.state = new_explicit_state(table)
         self.moves: list[tuple[int, str]] = []
         for seat, action in moves or ():
             self.apply(action, seat)
 
     def apply(self, action: str, seat: int) -> None:
-        apply(self.state, action, seat)
+        """Apply a seat's legal action, or with ``seat=CHANCE`` a listed chance outcome."""
+        if seat == CHANCE:
+            apply_chance(self.state, action)
+        else:
+            apply(self.state, action, seat)
         self.moves.append((seat, action))
 
     def __deepcopy__(self, memo: dict[int, object]) -> Playthrough:
         copied = Playthrough.__new__(Playthrough)
-        copied.table, copied.seed = self.table, self.seed
+        copied.table = self.table
         copied.state = clone(self.state)
         copied.moves = list(self.moves)
         return copied
 
-    def __reduce__(self) -> tuple[type[Playthrough], tuple[Table, int, list[tuple[int, str]]]]:
-        return Playthrough, (self.table, self.seed, list(self.moves))
+    def __reduce__(self) -> tuple[type[Playthrough], tuple[Table, list[tuple[int, str]]]]:
+        return Playthrough, (self.table, list(self.moves))

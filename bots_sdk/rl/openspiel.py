@@ -13,14 +13,12 @@ and ``python_vegas_royale`` with ``pyspiel``::
 Parameters: ``players`` (the seats) and every option of the rule system
 under its own name (``python -m vegas_engine rules``).
 
-Chance is one explicit chance node at the start, the *deal*: it draws the
-game's seed among :data:`DEALS` equally likely ones, and the engine's
-generator, seeded with it, then rolls every die and draws every note inside
-``apply_action``. No player observes the deal; the dice show up in the
-observations as they are rolled. (pyspiel cannot serialize a python game in
-the ``SAMPLED_STOCHASTIC`` chance mode: a game's generator state has no
-Python hook. Chance nodes for each roll and draw come with the engine's
-explicit-chance mode.)
+Chance is explicit: the game runs the engine's explicit-chance mode, and
+each of its chance nodes (a roll of one kind of die, one card drawn, a tile)
+is an OpenSpiel chance node with the engine's outcomes and their exact
+probabilities. A chance action is the outcome's place in
+:func:`~bots_sdk.rl._engine.chance_outcomes_of`, a fixed list per rule
+system, so ``max_chance_outcomes`` is that list's length.
 
 Dynamics are sequential: the card game's simultaneous turns are played one
 seat after another (``to_move`` order), each choice hidden from the others'
@@ -32,6 +30,7 @@ observation JSON; there is no perfect-recall information state. Returns are
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -39,16 +38,21 @@ import numpy as np
 import pyspiel
 
 from . import _engine
-from ._engine import Playthrough, Table
+from ._engine import CHANCE, Playthrough, Table
 from .encoding import ActionSpace, ObservationEncoder, action_space, pairwise_returns
 
-#: The deal's outcomes: the seeds a game may get.
-DEALS = 2**16
 #: Decisions per seat and round no game exceeds (the engine never asks a
 #: forced one): dice and card games stay far below 40, royale's tiles add a
 #: few decisions per placement.
 DECISIONS_PER_SEAT_ROUND = {"royale": 100}
 DEFAULT_DECISIONS_PER_SEAT_ROUND = 40
+
+
+@functools.cache
+def chance_actions(rules: str) -> dict[str, int]:
+    """Each chance outcome of ``rules``'s games with its chance action."""
+    outcomes = _engine.chance_outcomes_of(rules)
+    return {outcome: action for action, outcome in enumerate(outcomes)}
 
 
 def short_name(rules: str) -> str:
@@ -78,7 +82,7 @@ def _game_type(rules: str) -> pyspiel.GameType:
 
 
 class VegasGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
-    """One table of a rule system; ``new_initial_state`` deals a new seeded game."""
+    """One table of a rule system; ``new_initial_state`` starts a new game."""
 
     rules = ""  # set by each registered subclass
 
@@ -98,7 +102,7 @@ class VegasGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stub
         decisions = DECISIONS_PER_SEAT_ROUND.get(self.rules, DEFAULT_DECISIONS_PER_SEAT_ROUND)
         info = pyspiel.GameInfo(
             num_distinct_actions=len(self.actions),
-            max_chance_outcomes=DEALS,
+            max_chance_outcomes=len(_engine.chance_outcomes_of(self.rules)),
             num_players=seats,
             min_utility=-1.0,
             max_utility=1.0,
@@ -128,66 +132,83 @@ class VegasGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stub
 
 
 class VegasState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
-    """A game in progress: first the deal (a chance node), then the seats' decisions."""
+    """A game in progress: the seats' decisions and chance's outcomes, as the engine asks."""
 
     def __init__(self, game: VegasGame) -> None:
         super().__init__(game)
         self._table = game.table
-        self._playthrough: Playthrough | None = None
+        self._playthrough = Playthrough(game.table)
 
     @property
     def _actions(self) -> ActionSpace:
         # Looked up, not kept: a state's attributes are copied at every clone.
         return action_space(self._table)
 
+    @property
+    def _chance_outcomes(self) -> tuple[str, ...]:
+        return _engine.chance_outcomes_of(self._table.rules)
+
     def current_player(self) -> int:
-        if self._playthrough is None:
+        state = self._playthrough.state
+        if _engine.is_chance_node(state):
             return int(pyspiel.PlayerId.CHANCE)
-        movers = _engine.to_move(self._playthrough.state)
+        movers = _engine.to_move(state)
         return movers[0] if movers else int(pyspiel.PlayerId.TERMINAL)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(seed, 1 / DEALS) for seed in range(DEALS)] if self._playthrough is None else []
+        return [
+            (self._chance_action(outcome), float(probability))
+            for outcome, probability in _engine.chance_outcomes(self._playthrough.state)
+        ]
+
+    def _chance_action(self, outcome: str) -> int:
+        actions = chance_actions(self._table.rules)
+        if outcome not in actions:  # the index space of _engine.chance_outcomes_of is short
+            raise ValueError(
+                f"the engine's chance outcome {outcome!r} has no chance action in "
+                f"python_vegas_{self._table.rules}: add it to bots_sdk.rl._engine"
+            )
+        return actions[outcome]
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self._playthrough is None or player != self.current_player():
+        if player != self.current_player():
             return []  # a sequential game: only the seat to move has actions
+        if player == pyspiel.PlayerId.CHANCE:
+            return sorted(action for action, _ in self.chance_outcomes())
         legal = _engine.legal_actions(self._playthrough.state, player)
         return sorted(self._actions.indices(legal))
 
     def _apply_action(self, action: int) -> None:
-        if self._playthrough is None:
-            self._playthrough = Playthrough(self._table, action)
+        if self.is_chance_node():
+            self._playthrough.apply(self._chance_outcomes[action], CHANCE)
         else:
             self._playthrough.apply(self._actions.actions[action], self.current_player())
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {action}"
+            return self._chance_outcomes[action]
         return self._actions.actions[action]
 
     def is_terminal(self) -> bool:
-        return self._playthrough is not None and not _engine.to_move(self._playthrough.state)
+        return _engine.is_terminal(self._playthrough.state)
 
     def returns(self) -> list[float]:
-        ranks = None if self._playthrough is None else _engine.ranks(self._playthrough.state)
+        ranks = _engine.ranks(self._playthrough.state)
         if ranks is None:
             return [0.0] * self._table.seats
         return pairwise_returns(ranks)
 
-    def observation_json(self, player: int) -> dict[str, Any] | None:
-        """``player``'s observation, or None before the deal."""
-        if self._playthrough is None:
-            return None
+    def observation_json(self, player: int) -> dict[str, Any]:
+        """``player``'s observation (at a chance node too: what it saw so far)."""
         return _engine.observe(self._playthrough.state, player)
 
     def __str__(self) -> str:
-        # The seed and the moves fix the state exactly (the engine is deterministic).
-        played = self._playthrough
-        if played is None:
-            return "not dealt"
-        moves = " ".join(f"{seat}:{action.replace(' ', '_')}" for seat, action in played.moves)
-        return f"deal {played.seed}, moves [{moves}]"
+        # The moves fix the state exactly: chance's outcomes are among them.
+        moves = " ".join(
+            f"{'chance' if seat == CHANCE else seat}:{action.replace(' ', '_')}"
+            for seat, action in self._playthrough.moves
+        )
+        return f"moves [{moves}]"
 
 
 class VegasObserver:
@@ -199,12 +220,10 @@ class VegasObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: VegasState, player: int) -> None:
-        observation = state.observation_json(player)
-        self.tensor[:] = 0.0 if observation is None else self.encoder.encode(observation)
+        self.tensor[:] = self.encoder.encode(state.observation_json(player))
 
     def string_from(self, state: VegasState, player: int) -> str:
-        observation = state.observation_json(player)
-        return "not dealt" if observation is None else json.dumps(observation, sort_keys=True)
+        return json.dumps(state.observation_json(player), sort_keys=True)
 
 
 def _register(rules: str) -> type[VegasGame]:
