@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
+from arena.matches.selectors import with_participants
 from arena.players.models import User
 
 from .elo import INITIAL_RATING, PROVISIONAL_MATCHES
@@ -57,14 +58,8 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
         .prefetch_related(
             Prefetch(
                 "matches",
-                queryset=Match.objects.order_by("pk").prefetch_related(
-                    Prefetch(
-                        "participants",
-                        queryset=Participant.objects.select_related(
-                            "bot_version__bot__owner"
-                        ).order_by("seat"),
-                    )
-                ),
+                # With their ladders, seats and seeds in play, as every list of matches.
+                queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
         )
@@ -75,6 +70,15 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
 def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
     """One of ``user``'s challenges (others' are not theirs to see)."""
     return player_challenges(user=user).filter(pk=challenge_id).first()
+
+
+#: What a leaderboard shows of a rating's bot, owner and version (not the version's report
+#: and code, nor the owner's password hash).
+RATING_SHOWN = (
+    *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
+    *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
+)
 
 
 def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> QuerySet[Rating]:
@@ -91,7 +95,11 @@ def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> Qu
     if provisional is not None:
         settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
         ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
-    return ratings.select_related("bot", "bot__owner", "bot_version").order_by("-rating", "id")
+    return (
+        ratings.select_related("bot__owner", "bot_version")
+        .only(*RATING_SHOWN)
+        .order_by("-rating", "id")
+    )
 
 
 def unrated_finished_matches(limit: int = 500) -> list[Match]:

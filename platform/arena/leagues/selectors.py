@@ -16,13 +16,11 @@ from django.db.models import (
     Count,
     Exists,
     F,
-    IntegerField,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
     Subquery,
-    Value,
     When,
 )
 from django.db.models.functions import Coalesce
@@ -158,11 +156,19 @@ def league_default_ladder(
     return max(pool, key=lambda ladder: getattr(ladder, "entrant_count", 0))
 
 
+#: Other players' bots offered to enter a league (a page of checkboxes, not ten thousand).
+CANDIDATES_OF_OTHERS = 500
+
+
 def league_entry_candidates(
-    *, user: User, rules: str | None = None, league: League | None = None
+    *,
+    user: User,
+    rules: str | None = None,
+    league: League | None = None,
+    others: int = CANDIDATES_OF_OTHERS,
 ) -> list[EntryCandidate]:
-    """The bots ``user`` may enter in a league: their own and other players' public bots,
-    each with an active version, their own first.
+    """The bots ``user`` may enter in a league: all their own, then the first ``others``
+    of other players' public bots by owner and name, each with an active version.
 
     ``rules``: only bots that may play that rule system. ``league``: only bots
     not entered in it (a withdrawn bot may enter again). The leagues services
@@ -170,25 +176,24 @@ def league_entry_candidates(
     """
     active = BotVersion.objects.filter(bot=OuterRef("pk"), status=VersionStatus.ACTIVE)
     bots = (
-        Bot.objects.filter(Q(owner_id=user.pk) | Q(visibility=Visibility.PUBLIC))
-        .filter(Exists(active))
+        Bot.objects.filter(Exists(active))
         .select_related("owner__profile")
-        .annotate(
-            others=Case(
-                When(owner_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
-        )
-        .order_by("others", "owner__username", "name", "id")
+        .order_by("owner__username", "name", "id")
     )
+    if rules is not None:
+        # Known to play it, or not known to play anything yet (bot_rule_systems).
+        rated = Rating.objects.filter(bot=OuterRef("pk"))
+        bots = bots.filter(~Exists(rated) | Exists(rated.filter(ladder__rules=rules)))
     if league is not None:
         entered = league.entries.exclude(status=EntryStatus.WITHDRAWN).values("bot_id")
         bots = bots.exclude(pk__in=entered)
-    found = list(bots)
+    theirs = bots.filter(visibility=Visibility.PUBLIC).exclude(owner_id=user.pk)
+    found = [*bots.filter(owner_id=user.pk), *theirs[:others]]
     systems: dict[int, set[str]] = {}
-    rated = Rating.objects.filter(bot__in=[bot.pk for bot in found])
-    for bot_id, system in rated.values_list("bot_id", "ladder__rules").distinct():
+    ratings = Rating.objects.filter(bot__in=[bot.pk for bot in found])
+    for bot_id, system in ratings.values_list("bot_id", "ladder__rules").distinct():
         systems.setdefault(bot_id, set()).add(system)
-    candidates = [
+    return [
         EntryCandidate(
             bot=bot,
             rule_systems=frozenset(systems.get(bot.pk, ())),
@@ -196,7 +201,6 @@ def league_entry_candidates(
         )
         for bot in found
     ]
-    return [c for c in candidates if rules is None or c.plays(rules)]
 
 
 # --------------------------------------------------------------------------- pages
@@ -482,8 +486,22 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
 # --------------------------------------------------------------------------- web pages
 
 
+def league_round_tables(*, league: League) -> list[tuple[int, int]]:
+    """(round number, tables) of each round with fixtures, in calendar order."""
+    return list(
+        LeagueFixture.objects.filter(round__league=league)
+        .values_list("round__number")
+        .annotate(tables=Count("pk"))
+        .values_list("round__number", "tables")
+        .order_by("round__number")
+    )
+
+
 def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
-    """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version."""
+    """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version.
+
+    Slice it: a big Swiss holds thousands of tables (the page shows them a page at a time).
+    """
     seats = seats_with_results(
         LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version")
     ).order_by("seat")
