@@ -7,7 +7,7 @@ import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
@@ -81,17 +81,23 @@ RATING_SHOWN = (
 )
 
 
+def _on_board(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """Those of ``ratings`` on their ladder's leaderboard: of a public bot's playing version,
+    the bot entered there (an index probe each, not a join with every entry of the bot)."""
+    entered = Entry.objects.filter(bot_id=OuterRef("bot_id"), ladder_id=OuterRef("ladder_id"))
+    return ratings.filter(
+        Exists(entered),
+        bot_version__status=VersionStatus.ACTIVE,
+        bot__visibility=Visibility.PUBLIC,
+    )
+
+
 def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> QuerySet[Rating]:
     """The playing version of each public bot entered on the ladder, best first.
 
     ``provisional``: only the ratings still settling (True) or only the settled ones (False).
     """
-    ratings = Rating.objects.filter(
-        ladder=ladder,
-        bot_version__status=VersionStatus.ACTIVE,
-        bot__visibility=Visibility.PUBLIC,
-        bot__entries__ladder=ladder,
-    )
+    ratings = _on_board(Rating.objects.filter(ladder=ladder))
     if provisional is not None:
         settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
         ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
@@ -115,12 +121,9 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
 
 def ladder_list_with_counts() -> QuerySet[Ladder]:
     """Ladders by name, each with ``bot_count``: the public bots on its leaderboard."""
-    on_board = Q(
-        ratings__bot_version__status=VersionStatus.ACTIVE,
-        ratings__bot__visibility=Visibility.PUBLIC,
-        ratings__bot__entries__ladder=F("pk"),
-    )
-    return ladder_list().annotate(bot_count=Count("ratings", filter=on_board))
+    board = _on_board(Rating.objects.filter(ladder_id=OuterRef("pk")))
+    count = board.order_by().values("ladder_id").annotate(n=Count("pk")).values("n")
+    return ladder_list().annotate(bot_count=Coalesce(Subquery(count), 0))
 
 
 def rating_changes_recent(

@@ -26,7 +26,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
-from arena.ladders.models import Ladder, Rating
+from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant, seed_in_play
 from arena.matches.selectors import match_log_read, seeds_in_play
 from arena.players.models import User
@@ -135,9 +135,17 @@ class EntryCandidate:
 def league_ladders() -> QuerySet[Ladder]:
     """The ladders a new league may play: the open ones (league_validate refuses the others),
     each with ``entrant_count``, the bots entered on it."""
+    # A count per ladder on the entries' ladder index, not a join of every entry.
+    entered = (
+        Entry.objects.filter(ladder_id=OuterRef("pk"))
+        .order_by()
+        .values("ladder_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     return (
         Ladder.objects.filter(is_open=True)
-        .annotate(entrant_count=Count("entries"))
+        .annotate(entrant_count=Coalesce(Subquery(entered), 0))
         .order_by("name")
     )
 
@@ -206,8 +214,23 @@ def league_entry_candidates(
 # --------------------------------------------------------------------------- pages
 
 
+#: What pages, the API and the bundle show of an entry's bot, owner and frozen version
+#: (a big Swiss has 512: not their versions' reports, nor the owners' password hashes).
+ENTRY_SHOWN = (
+    *("league_id", "bot_id", "bot_version_id", "status", "seed", "reason"),
+    *("last_round", "last_place", "created_at"),
+    *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    *("bot_version__bot_id", "bot_version__number", "bot_version__code_sha256"),
+    "bot_version__status",
+)
+
+
 def league_entries(*, league: League) -> QuerySet[LeagueEntry]:
-    return league.entries.select_related("bot__owner", "bot_version").order_by("seed")
+    return (
+        league.entries.select_related("bot__owner", "bot_version")
+        .only(*ENTRY_SHOWN)
+        .order_by("seed")
+    )
 
 
 def league_entry_get(*, league: League, bot_id: int) -> LeagueEntry | None:
@@ -246,9 +269,15 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
     fixtures = LeagueFixture.objects.filter(round__league=league).select_related("round")
     if round_number is not None:
         fixtures = fixtures.filter(round__number=round_number)
-    seats = seats_with_results(LeagueGameSeat.objects.select_related("entry__bot")).order_by("seat")
+    seats = seats_with_results(
+        LeagueGameSeat.objects.select_related("entry__bot").only(
+            *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
+            *("entry__bot_id", "entry__bot__name"),
+        )
+    ).order_by("seat")
     games = (
         LeagueGame.objects.select_related("match")
+        .only(*("fixture_id", "number", "deal", "seed", "status", "match_id", "match__status"))
         .prefetch_related(Prefetch("seats", queryset=seats))
         .order_by("number")
     )
@@ -258,8 +287,11 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
 
 
 def league_standings(*, league: League) -> QuerySet[LeagueStanding]:
-    return league.standings.select_related("entry__bot__owner", "entry__bot_version").order_by(
-        "position"
+    shown = [field.name for field in LeagueStanding._meta.concrete_fields]
+    return (
+        league.standings.select_related("entry__bot__owner", "entry__bot_version")
+        .only(*shown, *(f"entry__{field}" for field in ENTRY_SHOWN))
+        .order_by("position")
     )
 
 
@@ -503,12 +535,15 @@ def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
     Slice it: a big Swiss holds thousands of tables (the page shows them a page at a time).
     """
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version")
+        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version").only(
+            *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
+            *("entry__bot_id", "entry__bot_version_id", "entry__bot__name"),
+            *("entry__bot_version__bot_id", "entry__bot_version__number"),
+        )
     ).order_by("seat")
-    games = (
-        LeagueGame.objects.select_related("match")
-        .prefetch_related(Prefetch("seats", queryset=seats))
-        .order_by("number")
+    # Games link to their matches by id: the page needs no match row.
+    games = LeagueGame.objects.prefetch_related(Prefetch("seats", queryset=seats)).order_by(
+        "number"
     )
     return (
         LeagueFixture.objects.filter(round__league=league)

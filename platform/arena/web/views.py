@@ -130,9 +130,9 @@ BOT_OPPONENTS = 50
 BOT_RECORD_MATCHES = 1000
 LEAGUES_PAGE_SIZE = 50
 # A league page's fixtures, in tables (each of its games a row): a page at a time.
-FIXTURES_PAGE_TABLES = 32
+FIXTURES_PAGE_TABLES = 16
 # A league page's standings, or its entrants before the start.
-LEAGUE_ROWS_PAGE_SIZE = 64
+LEAGUE_ROWS_PAGE_SIZE = 50
 LADDER_QUEUE_SHOWN = 10
 # How often pages that follow work in progress ask for news (htmx polling).
 LIVE_POLL_SECONDS = 5
