@@ -95,7 +95,7 @@ def test_match_lists_detail_log_and_stream(
     # the private versions hidden from the reader, matches, participants (with their
     # versions, bots and owners).
     assert_bounded("/api/matches/", grow, 3, user=alice)
-    # a bot's: its versions, then its latest seats of each (one query), then as above.
+    # a bot's: its versions and its latest seats of each (one query) beside the above.
     assert_bounded(f"/api/matches/?ladder=classic-2&bot={shark.bot_id}", grow, 5)
     assert_bounded("/api/ladders/classic-2/matches/", grow, 4)
     assert_bounded(f"/api/matches/{first.pk}/", grow, 3)

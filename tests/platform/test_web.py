@@ -279,8 +279,8 @@ def test_the_bot_page_costs_a_bounded_number_of_queries(
     client = client_for()
     # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), latest
     # seats (the private versions hidden from the visitor, the seats), recent seats (rows,
-    # their matches' seats), record (every seat of those matches, the opponents)
-    with django_assert_max_num_queries(13):
+    # their matches' seats), record (every seat of those matches with its bot)
+    with django_assert_max_num_queries(12):
         response = client.get(f"/bots/{shark.bot_id}/")
     assert response.content.count(b'href="/matches/') == 12
 
@@ -611,7 +611,7 @@ def test_home_and_player_pages_cost_a_bounded_number_of_queries(
         version = BotVersionFactory(bot=BotFactory(owner=alice, name=f"shark{i}"))
         RatingFactory(ladder=ladder, bot_version=version)
     client = client_for()
-    with django_assert_max_num_queries(1):  # ladders with their bot counts
+    with django_assert_max_num_queries(2):  # the bot counts of every ladder, the ladders
         client.get("/")
     with django_assert_max_num_queries(3):  # player + profile, bots, their ratings
         response = client.get("/players/alice/")

@@ -119,11 +119,23 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     return list(latest.values())
 
 
-def ladder_list_with_counts() -> QuerySet[Ladder]:
-    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard."""
-    board = _on_board(Rating.objects.filter(ladder_id=OuterRef("pk")))
-    count = board.order_by().values("ladder_id").annotate(n=Count("pk")).values("n")
-    return ladder_list().annotate(bot_count=Coalesce(Subquery(count), 0))
+def ladder_list_with_counts() -> list[Ladder]:
+    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard.
+
+    Counted for all ladders in one grouped query (each ladder's own count joined the
+    bots and versions again), set on the ladders read by a second.
+    """
+    counts = dict(
+        _on_board(Rating.objects.all())
+        .order_by()
+        .values_list("ladder_id")
+        .annotate(n=Count("pk"))
+        .values_list("ladder_id", "n")
+    )
+    ladders = list(ladder_list())
+    for ladder in ladders:
+        ladder.bot_count = counts.get(ladder.pk, 0)  # type: ignore[attr-defined]
+    return ladders
 
 
 def rating_changes_recent(

@@ -186,6 +186,7 @@ def league_entry_candidates(
     bots = (
         Bot.objects.filter(Exists(active))
         .select_related("owner__profile")
+        .only(*("name", "owner_id", "visibility", "owner__username", "owner__profile__is_house"))
         .order_by("owner__username", "name", "id")
     )
     if rules is not None:

@@ -25,7 +25,7 @@ from django.db.models import (
     When,
 )
 
-from arena.bots.models import Bot, BotVersion, Visibility
+from arena.bots.models import BotVersion, Visibility
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -140,7 +140,7 @@ def _hidden_match(match_id: OuterRef, *, hidden: list[int] | None) -> Exists | N
     """Whether the outer match seats one of the ``hidden`` versions; None when none is."""
     if not hidden:
         return None
-    return Exists(Participant.objects.filter(match_id=match_id, bot_version_id__in=hidden))
+    return Exists(Participant.objects.filter(match_id=match_id, bot_version_id__any_of=hidden))
 
 
 def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> QuerySet[Match]:
@@ -192,14 +192,15 @@ def match_list(
     if created_before is not None:
         conditions &= Q(created_at__lt=created_before)
     matches = Match.objects.select_related("ladder").filter(conditions)
+    hidden = _hidden_versions(user)
     if bot_id is not None:
         if window is not None and connection.features.supports_slicing_ordering_in_compound:
-            ids = _bot_match_ids(bot_id=bot_id, conditions=conditions, user=user, window=window)
+            ids = _bot_match_ids(bot_id=bot_id, conditions=conditions, hidden=hidden, window=window)
             matches = matches.filter(pk__in=ids)
         else:
             seats = Participant.objects.filter(bot_version__bot_id=bot_id)
             matches = matches.filter(pk__in=seats.values("match_id"))
-    return with_participants(matches_visible(matches, user=user)).order_by("-id")
+    return with_participants(_visible(matches, hidden)).order_by("-id")
 
 
 def _on_seat(conditions: Q) -> Q:
@@ -215,10 +216,10 @@ def _on_seat(conditions: Q) -> Q:
 
 
 def _bot_match_ids(
-    *, bot_id: int, conditions: Q, user: User | AnonymousUser, window: IdWindow
+    *, bot_id: int, conditions: Q, hidden: list[int] | None, window: IdWindow
 ) -> list[int]:
-    """The ids of the bot's matches meeting ``conditions`` that ``user`` may see and the
-    cursor page ``window`` can hold.
+    """The ids of the bot's matches meeting ``conditions`` that seat none of the ``hidden``
+    versions (:func:`_hidden_versions`) and the cursor page ``window`` can hold.
 
     Each of the bot's versions is one range of participant_version_recent, read in
     the page's direction from the cursor's position and cut at the page's size,
@@ -234,7 +235,6 @@ def _bot_match_ids(
     if window.position is not None:
         bound = "lt" if newest_first else "gt"
         on_seat &= Q(**{f"match_id__{bound}": window.position})
-    hidden = _hidden_versions(user)
     ranges = [
         _seats_in_visible_matches(
             Participant.objects.filter(on_seat, bot_version_id=version), hidden=hidden
@@ -435,13 +435,22 @@ def bot_opponent_records(
     match_ids = {match_id for _, match_id in seats}
     if not match_ids:
         return []
-    # Every seat of those matches (a few thousand small rows), paired up here: joining the
-    # seats to each other and to their bots and owners in SQL cost several times more.
+    # Every seat of those matches (a few thousand small rows, with the seat's bot and its
+    # owner), paired up here: joining the seats to each other in SQL cost ten times more.
     tables: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    for match_id, version_id, bot_id, rank in Participant.objects.filter(
-        match_id__in=match_ids
-    ).values_list("match_id", "bot_version_id", "bot_version__bot_id", "rank"):
+    bots: dict[int, tuple[str, str]] = {}
+    for match_id, version_id, bot_id, name, owner, rank in Participant.objects.filter(
+        match_id__any_of=match_ids
+    ).values_list(
+        "match_id",
+        "bot_version_id",
+        "bot_version__bot_id",
+        "bot_version__bot__name",
+        "bot_version__bot__owner__username",
+        "rank",
+    ):
         tables[match_id].append((version_id, bot_id, rank))
+        bots[bot_id] = (name, owner)
     mine = set(version_ids)
     # Per opponent bot: games, wins, draws, losses.
     tally: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -455,12 +464,6 @@ def bot_opponent_records(
                 counts[0] += 1
                 if my_rank is not None and rank is not None:
                     counts[1 if my_rank < rank else 2 if my_rank == rank else 3] += 1
-    bots = {
-        bot_id: (name, owner)
-        for bot_id, name, owner in Bot.objects.filter(pk__in=list(tally)).values_list(
-            "pk", "name", "owner__username"
-        )
-    }
     ranked = sorted(tally, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
     return [
         {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1]}
