@@ -813,6 +813,10 @@ def measure_latency(sizes: Sizes, showcase_match: int | None = None) -> None:
     """p95 of every page and API list beside the target (``LATENCY_TARGET_MS``)."""
     from django.test import Client
 
+    # The requests run in a process set up as a server's worker: the application loaded
+    # by arena.wsgi, which freezes its objects for the garbage collector.
+    import arena.wsgi  # noqa: F401
+
     targets = latency_targets(showcase_match)
     clients: dict[Any, Any] = {}
 
