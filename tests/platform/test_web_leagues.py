@@ -699,8 +699,8 @@ def test_a_big_leagues_fixtures_and_standings_come_a_page_at_a_time(
 
     def standing_rows(query: str) -> list[str]:
         html = Client().get(f"/leagues/winter/{query}").content.decode()
-        table = html.split('class="table standings"')[1].split("</table>")[0]
-        return re.findall(r'<td class="num rank">(\d+)</td>', table)
+        table = html.split('class="table reflow standings"')[1].split("</table>")[0]
+        return re.findall(r'<td class="num rank"[^>]*>(\d+)</td>', table)
 
     assert standing_rows("") == ["1", "2"]
     assert standing_rows("?standings=2") == ["3"]

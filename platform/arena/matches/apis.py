@@ -132,6 +132,8 @@ class MatchOutput(serializers.Serializer[Match]):
             "rated_at": _time(match.rated_at),
             "deal": match.deal_id,
             "deal_game": match.deal_game,
+            "series": match.series_id,
+            "series_game": match.series_game,
             "has_log": self.get_has_log(match),
             "participants": [seat_output(seat) for seat in match.participants.all()],
         }
