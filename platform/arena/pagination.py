@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import BasePagination, CursorPagination, LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -33,6 +35,36 @@ class NewestFirstCursor(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
     ordering = ("-id",)
+
+
+@dataclass(frozen=True)
+class IdWindow:
+    """The ids a :class:`NewestFirstCursor` page can hold: below ``position`` (above it for
+    a reversed cursor, the previous page), the first ``limit`` of them in that direction.
+
+    For a selector that must bound an inner query itself: the page's rows are a
+    range of an index the cursor's filter on the outer query cannot reach.
+    """
+
+    position: int | None
+    reverse: bool
+    limit: int
+
+
+def id_window(request: Request) -> IdWindow:
+    """The :class:`IdWindow` of the :class:`NewestFirstCursor` page ``request`` asks for."""
+    paginator = NewestFirstCursor()
+    cursor = paginator.decode_cursor(request)
+    size = paginator.get_page_size(request) or NewestFirstCursor.page_size
+    if cursor is None:
+        return IdWindow(position=None, reverse=False, limit=size + 1)
+    try:
+        position = None if cursor.position is None else int(cursor.position)
+    except ValueError:
+        raise NotFound(paginator.invalid_cursor_message) from None
+    # The page skips ``offset`` rows at its position and reads one more to know if another
+    # page follows.
+    return IdWindow(position=position, reverse=cursor.reverse, limit=cursor.offset + size + 1)
 
 
 def paginated_response(

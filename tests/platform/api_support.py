@@ -11,7 +11,9 @@ from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
+from rest_framework import serializers
 from rest_framework.authtoken.models import Token
+from rest_framework.fields import SkipField
 from rest_framework.test import APIClient
 
 import vegas_engine
@@ -141,3 +143,25 @@ def play_match(ladder: Ladder, versions: Sequence[BotVersion], seed: int = 1) ->
         for row in log["referee"]["result"]
     ]
     return match_finish(match=match, outcomes=outcomes, game_log=json.dumps(log).encode())
+
+
+def drf_document(serializer: serializers.BaseSerializer[Any], instance: Any) -> Any:
+    """What DRF's own machinery writes for ``instance``: field by field from the declared
+    fields, nested serializers too, ignoring any ``to_representation`` written by hand
+    (the list outputs write their JSON directly, for speed; tests compare the two)."""
+    if isinstance(serializer, serializers.ListSerializer):
+        items = instance.all() if hasattr(instance, "all") else instance
+        return [drf_document(serializer.child, item) for item in items]
+    document = {}
+    for field in serializer._readable_fields:
+        try:
+            attribute = field.get_attribute(instance)
+        except SkipField:
+            continue
+        if attribute is None:
+            document[field.field_name] = None
+        elif isinstance(field, serializers.BaseSerializer):
+            document[field.field_name] = drf_document(field, attribute)
+        else:
+            document[field.field_name] = field.to_representation(attribute)
+    return document

@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
 from django.http import StreamingHttpResponse
 from django.utils import timezone
@@ -17,9 +18,10 @@ from django.utils import timezone
 from arena.bots.models import BotVersion
 from arena.ladders.models import Ladder
 from arena.matches import selectors as match_selectors
+from arena.matches.apis import MatchOutput
 from arena.matches.models import Match
 
-from .api_support import client_for, play_match, stderr_of
+from .api_support import client_for, drf_document, play_match, stderr_of
 from .factories import (
     BotFactory,
     BotVersionFactory,
@@ -116,6 +118,78 @@ def test_match_list_pages_by_cursor(ladder: Ladder, shark: BotVersion, turtle: B
         page = api.get(page["next"]).json()
         pages.append([m["id"] for m in page["results"]])
     assert pages == [made[:0:-1], made[:1]]
+
+
+def pages_of(api: Any, url: str) -> list[list[int]]:
+    """The ids of every page, following ``next`` links to the end."""
+    page = api.get(url).json()
+    pages = [[m["id"] for m in page["results"]]]
+    while page["next"]:
+        page = api.get(page["next"]).json()
+        pages.append([m["id"] for m in page["results"]])
+    return pages
+
+
+def test_a_bots_matches_page_through_all_its_versions_and_back(
+    ladder: Ladder, shark: BotVersion, secret: BotVersion, turtle: BotVersion, bob: Any
+) -> None:
+    """A bot's matches are read per version, each from the cursor's position (a house
+    bot has a hundred thousand): every page holds the right ones, hidden ones left out,
+    forwards and backwards."""
+    BotVersion.objects.filter(pk=shark.pk).update(status="retired")  # v2 took over
+    newer = BotVersionFactory(bot=shark.bot, number=2)
+    other = LadderFactory(slug="classic-2b")
+    made = []
+    for n in range(9):
+        version = shark if n < 5 else newer  # the versions' matches interleave by id
+        made.append(finished_match(ladder if n % 3 else other, [version, turtle], [1, 2]).pk)
+        # Others' matches between them, and the bot's test matches against Alice's
+        # private bot, which only Alice sees.
+        finished_match(ladder, [turtle, BotVersionFactory()], [1, 2])
+        if n in (2, 6):
+            finished_match(ladder, [secret, shark if n < 5 else newer], [2, 1])
+    MatchFactory(ladder=ladder)  # queued, not the bot's
+    newest_first = made[::-1]
+    url = f"/api/matches/?bot={shark.bot_id}&page_size=2"
+    api = client_for(bob)
+
+    pages = pages_of(api, url)
+    assert pages == [newest_first[i : i + 2] for i in range(0, 9, 2)]
+    # Back from the last page by the previous links: the same pages.
+    page = api.get(url).json()
+    while page["next"]:
+        page = api.get(page["next"]).json()
+    back = [[m["id"] for m in page["results"]]]
+    while page["previous"]:
+        page = api.get(page["previous"]).json()
+        back.append([m["id"] for m in page["results"]])
+    assert back == pages[::-1]
+    # With the other filters: inside each version's range, so no page comes up short.
+    on_b = [pk for pk in newest_first if Match.objects.get(pk=pk).ladder_id == other.pk]
+    assert pages_of(api, f"{url}&ladder=classic-2b") == [on_b[:2], on_b[2:]]
+    # Alice sees her test matches too.
+    mine = pages_of(client_for(shark.bot.owner), url)
+    assert len([pk for page in mine for pk in page]) == 11
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def test_match_output_writes_what_drf_fields_would(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion
+) -> None:
+    """The list outputs write their fields directly for speed: the same document as
+    DRF's field by field serialisation of the declared fields."""
+    played = play_match(ladder, [shark, turtle], seed=3)
+    queued = MatchFactory(ladder=ladder)
+    ParticipantFactory(match=queued, seat=0, bot_version=shark)
+    for match in match_selectors.match_list(user=AnonymousUser(), ladder_id=ladder.pk):
+        written = MatchOutput(match).data
+        assert json.dumps(written) == json.dumps(drf_document(MatchOutput(), match)), match.pk
+    assert {m.pk for m in match_selectors.match_list(user=AnonymousUser())} >= {
+        played.pk,
+        queued.pk,
+    }
 
 
 def test_private_matches_are_hidden_from_others(

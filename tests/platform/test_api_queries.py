@@ -92,13 +92,15 @@ def test_match_lists_detail_log_and_stream(
             play_match(ladder, [shark, opponent], seed=next(seeds))
 
     first = play_match(ladder, [shark, *versions_of_new_bots(1)], seed=999)
-    # matches + participants (with their versions, bots and owners).
-    assert_bounded("/api/matches/", grow, 2, user=alice)
-    assert_bounded(f"/api/matches/?ladder=classic-2&bot={shark.bot_id}", grow, 2)
-    assert_bounded("/api/ladders/classic-2/matches/", grow, 3)
-    assert_bounded(f"/api/matches/{first.pk}/", grow, 2)
+    # the private versions hidden from the reader, matches, participants (with their
+    # versions, bots and owners).
+    assert_bounded("/api/matches/", grow, 3, user=alice)
+    # a bot's: its versions and its latest seats of each (one query) beside the above.
+    assert_bounded(f"/api/matches/?ladder=classic-2&bot={shark.bot_id}", grow, 5)
+    assert_bounded("/api/ladders/classic-2/matches/", grow, 4)
+    assert_bounded(f"/api/matches/{first.pk}/", grow, 3)
     # the match with its seats, then its log: a row of the database storage.
-    assert_bounded(f"/api/matches/{first.pk}/log/", grow, 3, user=alice)
+    assert_bounded(f"/api/matches/{first.pk}/log/", grow, 4, user=alice)
 
 
 def test_the_log_stream_runs_one_query_per_chunk_of_matches(
@@ -113,10 +115,10 @@ def test_the_log_stream_runs_one_query_per_chunk_of_matches(
     for seed, opponent in enumerate(versions_of_new_bots(25)):
         play_match(ladder, [shark, opponent], seed=seed)
 
-    # The ladder, the matches (one cursor, fetched chunk by chunk), then the participants
-    # of each chunk of 10 matches: 3 chunks for 25 matches, not a query per match. Each
-    # log is one read of the storage, whatever it is: in the database storage a query
-    # (a file opened in a folder, a GET from S3).
+    # The ladder, the private versions hidden from the reader, the matches (one cursor,
+    # fetched chunk by chunk), then the participants of each chunk of 10 matches: 3 chunks
+    # for 25 matches, not a query per match. Each log is one read of the storage, whatever
+    # it is: in the database storage a query (a file opened in a folder, a GET from S3).
     reads = 25 if each_storage == "database" else 0
-    with django_assert_num_queries(2 + 3 + reads):
+    with django_assert_num_queries(3 + 3 + reads):
         get(client_for(alice), "/api/ladders/classic-2/logs/")

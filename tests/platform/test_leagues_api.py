@@ -15,10 +15,13 @@ from rest_framework.test import APIClient
 
 from arena.bots.models import Bot
 from arena.ladders.models import Ladder
+from arena.leagues.apis import EntryOutput, FixtureOutput
 from arena.leagues.models import League, LeagueFormat, LeagueStatus
+from arena.leagues.selectors import league_entries, league_fixtures
 from arena.leagues.services import league_advance
 from arena.players.models import User
 
+from .api_support import drf_document
 from .factories import BotVersionFactory, LadderFactory
 from .test_leagues import play_round, queued_games
 
@@ -210,6 +213,34 @@ def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: U
         games = json.loads(archive.read("fixtures.json"))
         assert games[0]["games"][0]["seed"] == played.seed
         assert games[1]["games"][0]["seed"] is None
+
+
+def test_entries_and_fixtures_write_what_drf_fields_would(
+    ladder: Ladder, carol: User, alice: User, bob: User
+) -> None:
+    """Entrants and fixtures write their JSON directly for speed: the same documents as
+    DRF's field by field serialisation, before the start, while queued, with results."""
+    bots = [*bots_of(alice, 4, "a"), *bots_of(bob, 1, "b")]
+    client = client_for(carol)
+    assert client.post("/api/leagues/", payload(bots), format="json").status_code == 201
+    league = League.objects.get(slug="winter")
+
+    def check() -> None:
+        entries = list(league_entries(league=league))
+        assert [EntryOutput(e).data for e in entries] == [
+            drf_document(EntryOutput(), e) for e in entries
+        ]
+        for fixture in league_fixtures(league=league):
+            assert json.dumps(FixtureOutput(fixture).data) == json.dumps(
+                drf_document(FixtureOutput(), fixture)
+            )
+
+    check()  # before the start: no version frozen
+    league_advance(league=league, now=league.start_at)
+    check()  # queued games, no result
+    play_round(league, 1)
+    league_advance(league=league, now=league.start_at + timedelta(days=1))
+    check()  # results
 
 
 def test_a_bots_owner_withdraws_it_from_a_running_league(

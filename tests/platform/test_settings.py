@@ -315,3 +315,20 @@ def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: A
         settings.CELERY_TASK_DEFAULT_QUEUE,
         ratings,
     }
+
+
+def test_the_served_application_is_frozen_for_the_garbage_collector(tmp_path: Path) -> None:
+    """Loaded by arena.wsgi (gunicorn), the application's objects are left out of the
+    collector's full passes, which otherwise walk them all every ten requests or so."""
+    clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+    clean.update(
+        ARENA_DATA_DIR=str(tmp_path),
+        PYTHONPATH=os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
+    )
+    code = "import gc; import arena.wsgi; print(gc.get_freeze_count(), len(gc.get_objects()))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    frozen, tracked = map(int, done.stdout.split())
+    assert frozen > 10 * tracked  # nearly everything loaded is frozen

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import re
 import zipfile
 from html import unescape
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.ladders.models import Rating, RatingChange
-from arena.matches.models import MatchStatus
+from arena.matches.models import Match, MatchStatus, Participant
+from arena.matches.selectors import bot_latest_seats, bot_opponent_records
 from arena.players.models import User
 from arena.web import charts, presenters
 
@@ -32,6 +35,7 @@ from .factories import (
     MatchFactory,
     ParticipantFactory,
     RatingFactory,
+    finished_match,
 )
 from .scenes import (
     CRASH_STDERR,
@@ -181,9 +185,9 @@ def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
     for seed in range(3):
         play_match(ladder, [ratings[0].bot_version, ratings[1].bot_version], seed)
     client = client_for()
-    # ladder, count, page, provisional, trend cut-offs, trends, latest matches + their seats,
-    # the queue
-    with django_assert_max_num_queries(9):
+    # ladder, count, page, provisional, trend cut-offs, trends, the private versions hidden
+    # from the visitor, the queue's counts, latest matches + their seats, the queue
+    with django_assert_max_num_queries(11):
         response = client.get("/ladders/classic-2/")
     assert response.content.count(b'class="sparkline') == 50
     assert b"Match #" in response.content
@@ -220,6 +224,51 @@ def test_a_public_bot_shows_its_versions_ratings_history_matches_and_record(
     assert "Upload a new version" not in text  # not her page for the anonymous visitor
 
 
+def test_the_record_counts_every_pair_of_seats_against_each_opponent_bot(
+    alice: Any, bob: Any
+) -> None:
+    """Four seats, ties, two versions on each side: each pair (the bot's seat, another
+    seat) is one game, won, drawn or lost on rank, summed over the opponent's versions."""
+    ladder = LadderFactory(slug="quads", seats=4)
+    shark = BotFactory(owner=alice, name="shark")
+    v1 = BotVersionFactory(bot=shark, number=1, status=VersionStatus.RETIRED)
+    v2 = BotVersionFactory(bot=shark, number=2, parent=v1)
+    crab = BotFactory(owner=bob, name="crab")
+    c1 = BotVersionFactory(bot=crab, number=1, status=VersionStatus.RETIRED)
+    c2 = BotVersionFactory(bot=crab, number=2, parent=c1)
+    others = [BotVersionFactory(bot=BotFactory(owner=bob, name=f"fish{i}")) for i in range(3)]
+    rng = random.Random(4)
+    for n in range(12):
+        seated = [v1 if n < 6 else v2, c1 if n % 2 else c2, *rng.sample(others, 2)]
+        finished_match(ladder, seated, [rng.randint(1, 3) for _ in seated])  # ties too
+    expected: dict[str, list[int]] = {}
+    for seats in (
+        list(Participant.objects.filter(match=match).select_related("bot_version__bot"))
+        for match in Match.objects.filter(participants__bot_version__bot=shark)
+    ):
+        mine = [seat.rank for seat in seats if seat.bot_version.bot_id == shark.pk]
+        for seat in seats:
+            if seat.bot_version.bot_id == shark.pk:
+                continue
+            row = expected.setdefault(seat.bot_version.bot.name, [0, 0, 0, 0])
+            for rank in mine:
+                row[0] += 1
+                row[1 if rank < seat.rank else 2 if rank == seat.rank else 3] += 1
+
+    versions = [v1.pk, v2.pk]
+    latest = bot_latest_seats(version_ids=versions, user=AnonymousUser(), limit=1000)
+    records = bot_opponent_records(version_ids=versions, seats=latest, limit=50)
+    assert {r["name"]: [r["games"], r["wins"], r["draws"], r["losses"]] for r in records} == (
+        expected
+    )
+    assert records[0]["name"] == "crab" and records[0]["games"] == 12
+    assert all(r["owner"] == "bob" for r in records)
+    assert [r["games"] for r in records] == sorted((r["games"] for r in records), reverse=True)
+    # The latest matches only: the six of the second version.
+    recent = bot_opponent_records(version_ids=versions, seats=latest[:6], limit=1)
+    assert [(r["name"], r["games"]) for r in recent] == [("crab", 6)]
+
+
 def test_the_bot_page_costs_a_bounded_number_of_queries(
     ladder: Any, alice: Any, bob: Any, django_assert_max_num_queries: Any
 ) -> None:
@@ -228,8 +277,9 @@ def test_the_bot_page_costs_a_bounded_number_of_queries(
     for seed, rival in enumerate(rivals * 2):
         play_match(ladder, [shark, rival], seed)
     client = client_for()
-    # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), recent
-    # seats (latest ids, rows, their matches' seats), record (latest match ids, aggregate)
+    # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), latest
+    # seats (the private versions hidden from the visitor, the seats), recent seats (rows,
+    # their matches' seats), record (every seat of those matches with its bot)
     with django_assert_max_num_queries(12):
         response = client.get(f"/bots/{shark.bot_id}/")
     assert response.content.count(b'href="/matches/') == 12
@@ -381,8 +431,9 @@ def test_the_match_page_costs_a_bounded_number_of_queries(
     versions = [BotVersionFactory(bot=BotFactory(owner=alice)) for _ in range(4)]
     match, _ = play_match(ladder, versions, 2)
     client = client_for(alice)
-    # session, user, match + ladder, its seats, its log (a row of the database storage)
-    with django_assert_max_num_queries(5):
+    # session, user, the private versions hidden from the user, match + ladder, its seats,
+    # its log (a row of the database storage)
+    with django_assert_max_num_queries(6):
         response = client.get(f"/matches/{match.pk}/")
     assert len(replay_data(response)["players"]) == 4
 
@@ -560,7 +611,7 @@ def test_home_and_player_pages_cost_a_bounded_number_of_queries(
         version = BotVersionFactory(bot=BotFactory(owner=alice, name=f"shark{i}"))
         RatingFactory(ladder=ladder, bot_version=version)
     client = client_for()
-    with django_assert_max_num_queries(1):  # ladders with their bot counts
+    with django_assert_max_num_queries(2):  # the bot counts of every ladder, the ladders
         client.get("/")
     with django_assert_max_num_queries(3):  # player + profile, bots, their ratings
         response = client.get("/players/alice/")

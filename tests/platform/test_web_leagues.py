@@ -29,9 +29,10 @@ from arena.leagues.models import (
     LeagueStatus,
     LeagueVisibility,
 )
-from arena.leagues.selectors import league_standings
+from arena.leagues.selectors import league_entry_candidates, league_standings
 from arena.leagues.services import league_entry_remove
 from arena.players.models import User
+from arena.web import presenters, views
 
 from .factories import BotVersionFactory, LadderFactory, RatingFactory, UserFactory
 from .test_leagues import T0, advance, create, make_bots, play_out, play_round
@@ -68,7 +69,9 @@ def test_the_league_list_shows_public_leagues_to_anyone(finished: League) -> Non
 def test_a_finished_league_shows_fixtures_standings_and_winner(
     finished: League, django_assert_max_num_queries: Any
 ) -> None:
-    with django_assert_max_num_queries(6):
+    # league, standings (count, page), rounds, tables per round, fixtures (tables, games,
+    # seats)
+    with django_assert_max_num_queries(8):
         response = Client().get("/leagues/winter/")
     assert response.status_code == 200
     html = response.content.decode()
@@ -112,7 +115,7 @@ def test_a_running_league_shows_queued_games_and_partial_standings(
     play_round(league, 1)
     league = advance(league, T0)
     assert league.status == LeagueStatus.RUNNING
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(8):
         response = Client().get("/leagues/open/")
     text = text_of(response)
     assert "running" in text
@@ -160,7 +163,7 @@ def test_a_withdrawn_entrant_stays_in_the_standings_marked_forfeited(
     league = advance(create(carol, pairs, bots, name="Open", slug="open"), T0)
     play_round(league, 1)
     league_entry_remove(league=league, bot=bots[0], by=alice, now=T0 + timedelta(hours=2))
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(8):
         response = Client().get("/leagues/open/")
     html = response.content.decode()
     table = html.split('class="table reflow standings"')[1].split("</table>")[0]
@@ -248,7 +251,8 @@ def test_the_form_offers_own_bots_public_bots_and_public_leagues_to_staff(
     field: dict[str, Bot], alice: User, carol: User, django_assert_max_num_queries: Any
 ) -> None:
     client = client_for(alice)
-    with django_assert_max_num_queries(5):  # session, user, ladders, bots, their games
+    # session, user, ladders, own bots, others' bots, their games
+    with django_assert_max_num_queries(6):
         response = client.get("/leagues/new/")
     assert response.status_code == 200
     html = response.content.decode()
@@ -436,7 +440,7 @@ def test_organiser_controls_show_for_the_organiser_and_staff_only(
     for user in (alice, carol):
         client = client_for(user)
         # A few queries whatever the number of entrants and candidates (no query per row).
-        with django_assert_max_num_queries(9):
+        with django_assert_max_num_queries(11):
             html = client.get("/leagues/alices/").content.decode()
         assert 'action="/leagues/alices/pause/"' in html
         assert 'action="/leagues/alices/cancel/"' in html
@@ -662,3 +666,73 @@ def test_withdrawing_asks_first(field: dict[str, Bot], fours: Ladder, alice: Use
         html
     )
     assert "Withdraw a0 from " in html and ">Yes, withdraw a0</button>" in html
+
+
+# --------------------------------------------------------------------------- big leagues
+
+
+def test_a_big_leagues_fixtures_and_standings_come_a_page_at_a_time(
+    finished: League, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages of tables (the current round's first) and of standings: a 512-entrant Swiss
+    has thousands of games, which the page would otherwise render at once."""
+    monkeypatch.setattr(views, "FIXTURES_PAGE_TABLES", 1)  # three rounds of one table
+    monkeypatch.setattr(views, "LEAGUE_ROWS_PAGE_SIZE", 2)  # three entrants
+    games = {g.match_id for g in LeagueGame.objects.filter(fixture__round__league=finished)}
+
+    def shown(query: str) -> tuple[str, set[int]]:
+        html = Client().get(f"/leagues/winter/{query}").content.decode()
+        fixtures = html[html.index('id="fixtures"') :]
+        return html, {int(pk) for pk in re.findall(r'href="/matches/(\d+)/"', fixtures)}
+
+    # The last round started is where a visitor looks first.
+    html, first = shown("")
+    assert 'id="round-3"' in html and 'id="round-1"' not in html
+    assert "Tables 3\u20133 of 3" in unescape(html)
+    assert '<a href="?fixtures=2#fixtures" rel="prev">' in html
+    for number in (1, 2, 3):
+        assert f'href="?fixtures={number}#round-{number}"' in html
+    # Every table on exactly one page; out of range or not a number: the nearest page.
+    pages = [shown(f"?fixtures={n}")[1] for n in (1, 2, 3)]
+    assert set().union(*pages) == games and sum(map(len, pages)) == len(games)
+    assert shown("?fixtures=99")[1] == pages[2] and shown("?fixtures=x")[1] == first
+
+    def standing_rows(query: str) -> list[str]:
+        html = Client().get(f"/leagues/winter/{query}").content.decode()
+        table = html.split('class="table reflow standings"')[1].split("</table>")[0]
+        return re.findall(r'<td class="num rank"[^>]*>(\d+)</td>', table)
+
+    assert standing_rows("") == ["1", "2"]
+    assert standing_rows("?standings=2") == ["3"]
+    assert (
+        '<a href="?standings=2#standings" rel="next">'
+        in Client().get("/leagues/winter/").content.decode()
+    )
+
+
+def test_fixture_pages_place_each_round() -> None:
+    pages = presenters.fixture_pages(
+        [(1, 5), (2, 5), (3, 2)], current_round=2, requested=None, per_page=4
+    )
+    assert (pages.number, pages.count, pages.start, pages.stop, pages.tables) == (2, 3, 4, 8, 12)
+    assert pages.round_pages == [(1, 1), (2, 2), (3, 3)]
+    assert (pages.previous, pages.next) == (1, 3)
+    before_start = presenters.fixture_pages([], current_round=None, requested="3", per_page=4)
+    assert (before_start.number, before_start.count, before_start.stop) == (1, 1, 0)
+
+
+def test_the_candidates_are_all_own_bots_then_the_first_of_others(
+    field: dict[str, Bot], alice: User, bob: User
+) -> None:
+    """Ten thousand public bots make no page of checkboxes: every bot of the organiser's,
+    then the first others by owner and name."""
+    BotVersionFactory(bot__owner__username="zed", bot__name="z")  # sorts after bob's
+    names = [c.bot.name for c in league_entry_candidates(user=alice, others=2)]
+    assert names == ["a0", "a1", "a2", "a3", "boul", "b0", "b1"]
+    names = [c.bot.name for c in league_entry_candidates(user=alice, others=3)]
+    assert names[5:] == ["b0", "b1", "z"]
+    # The game filter comes first: boul plays boulevard only, a bot with no game plays any.
+    classic = [c.bot.name for c in league_entry_candidates(user=alice, rules="classic", others=1)]
+    assert classic == ["a0", "a1", "a2", "a3", "b0"]
+    boulevard = [c.bot.name for c in league_entry_candidates(user=bob, rules="boulevard")]
+    assert boulevard == ["b0", "b1", "secret", "a1", "a3", "boul", "z"]

@@ -3,6 +3,7 @@ queue and latest results."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -87,3 +88,34 @@ def test_a_private_bots_queued_match_shows_to_its_owner_only(alice: Any, bob: An
     assert (
         f'data-match="{match.pk}"' in client_for(alice).get("/ladders/pairs/live/").content.decode()
     )
+
+
+def test_a_long_queue_shows_its_head_and_counts_the_rest(
+    alice: Any, bob: Any, django_assert_max_num_queries: Any
+) -> None:
+    """A league queues a whole round on its ladder at once: the block shows the first of
+    the queue and counts every match the visitor may see, in a few queries."""
+    ladder = LadderFactory(slug="pairs", seats=2)
+    a = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
+    b = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
+    hidden = BotVersionFactory(bot=BotFactory(owner=alice, name="hidden", visibility="private"))
+    made = [play_match(ladder, [a, b], seed)[0] for seed in range(14)]
+    secret, _ = play_match(ladder, [hidden, b], 99)
+    Match.objects.filter(pk__in=[m.pk for m in [*made, secret]]).update(
+        status=MatchStatus.QUEUED, finished_at=None
+    )
+    Match.objects.filter(pk=made[-1].pk).update(status=MatchStatus.RUNNING)
+
+    client = client_for(bob)
+    # session, user, ladder, then the block's: hidden versions, counts, latest, queue + seats
+    with django_assert_max_num_queries(8):
+        live = client.get("/ladders/pairs/live/")
+    text = text_of(live)
+    assert "1 running · 13 queued" in text  # not Alice's private test match
+    html = live.content.decode()
+    queue = html[html.index('id="queue"') : html.index("</ol>", html.index('id="queue"'))]
+    shown = [int(pk) for pk in re.findall(r'data-match="(\d+)"', queue)]
+    # Running first, then the oldest queued: ten in all, and the count of the others.
+    assert shown == [made[-1].pk, *(m.pk for m in made[:9])]
+    assert "and 4 more queued." in text
+    assert "1 running · 14 queued" in text_of(client_for(alice).get("/ladders/pairs/live/"))

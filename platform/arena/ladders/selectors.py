@@ -7,11 +7,12 @@ import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.matches.models import Match, MatchStatus, Participant
+from arena.matches.selectors import with_participants
 from arena.players.models import User
 
 from .elo import INITIAL_RATING, PROVISIONAL_MATCHES
@@ -57,14 +58,8 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
         .prefetch_related(
             Prefetch(
                 "matches",
-                queryset=Match.objects.order_by("pk").prefetch_related(
-                    Prefetch(
-                        "participants",
-                        queryset=Participant.objects.select_related(
-                            "bot_version__bot__owner"
-                        ).order_by("seat"),
-                    )
-                ),
+                # With their ladders, seats and seeds in play, as every list of matches.
+                queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
         )
@@ -77,21 +72,40 @@ def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
     return player_challenges(user=user).filter(pk=challenge_id).first()
 
 
+#: What a leaderboard shows of a rating's bot, owner and version (not the version's report
+#: and code, nor the owner's password hash).
+RATING_SHOWN = (
+    *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
+    *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
+)
+
+
+def _on_board(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """Those of ``ratings`` on their ladder's leaderboard: of a public bot's playing version,
+    the bot entered there (an index probe each, not a join with every entry of the bot)."""
+    entered = Entry.objects.filter(bot_id=OuterRef("bot_id"), ladder_id=OuterRef("ladder_id"))
+    return ratings.filter(
+        Exists(entered),
+        bot_version__status=VersionStatus.ACTIVE,
+        bot__visibility=Visibility.PUBLIC,
+    )
+
+
 def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> QuerySet[Rating]:
     """The playing version of each public bot entered on the ladder, best first.
 
     ``provisional``: only the ratings still settling (True) or only the settled ones (False).
     """
-    ratings = Rating.objects.filter(
-        ladder=ladder,
-        bot_version__status=VersionStatus.ACTIVE,
-        bot__visibility=Visibility.PUBLIC,
-        bot__entries__ladder=ladder,
-    )
+    ratings = _on_board(Rating.objects.filter(ladder=ladder))
     if provisional is not None:
         settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
         ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
-    return ratings.select_related("bot", "bot__owner", "bot_version").order_by("-rating", "id")
+    return (
+        ratings.select_related("bot__owner", "bot_version")
+        .only(*RATING_SHOWN)
+        .order_by("-rating", "id")
+    )
 
 
 def unrated_finished_matches(limit: int = 500) -> list[Match]:
@@ -105,14 +119,23 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     return list(latest.values())
 
 
-def ladder_list_with_counts() -> QuerySet[Ladder]:
-    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard."""
-    on_board = Q(
-        ratings__bot_version__status=VersionStatus.ACTIVE,
-        ratings__bot__visibility=Visibility.PUBLIC,
-        ratings__bot__entries__ladder=F("pk"),
+def ladder_list_with_counts() -> list[Ladder]:
+    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard.
+
+    Counted for all ladders in one grouped query (each ladder's own count joined the
+    bots and versions again), set on the ladders read by a second.
+    """
+    counts = dict(
+        _on_board(Rating.objects.all())
+        .order_by()
+        .values_list("ladder_id")
+        .annotate(n=Count("pk"))
+        .values_list("ladder_id", "n")
     )
-    return ladder_list().annotate(bot_count=Count("ratings", filter=on_board))
+    ladders = list(ladder_list())
+    for ladder in ladders:
+        ladder.bot_count = counts.get(ladder.pk, 0)  # type: ignore[attr-defined]
+    return ladders
 
 
 def rating_changes_recent(

@@ -109,6 +109,20 @@ class EntryOutput(serializers.Serializer[LeagueEntry]):
     )
     reason = serializers.CharField()
 
+    def to_representation(self, instance: LeagueEntry) -> dict[str, Any]:
+        # Written directly, as DRF's fields would (a big Swiss lists 512 entrants):
+        # test_leagues_api checks both ways give the same document.
+        bot = instance.bot
+        return {
+            "seed": instance.seed,
+            "bot_id": bot.pk,
+            "bot": bot.name,
+            "owner": bot.owner.username,
+            "status": instance.status,
+            "version": instance.bot_version.number if instance.bot_version else None,
+            "reason": instance.reason,
+        }
+
 
 def _league_or_404(request: Request, slug: str) -> League:
     league = league_get_visible(slug=slug, user=request.user)
@@ -323,6 +337,11 @@ class LeagueRoundsApi(APIView):
         return Response(self.OutputSerializer(league_rounds(league=league), many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
 
 
+def _flag(value: object) -> bool | None:
+    """A boolean as DRF's BooleanField writes one (SQLite gives 0 and 1)."""
+    return None if value is None else bool(value)
+
+
 class FixtureOutput(serializers.Serializer[LeagueFixture]):
     class Meta:
         ref_name = "LeagueFixture"
@@ -354,6 +373,40 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
     table = serializers.IntegerField()
     advance = serializers.IntegerField(allow_null=True)
     games = GameOutput(many=True)
+
+    def to_representation(self, instance: LeagueFixture) -> dict[str, Any]:
+        # Written directly, as DRF's fields would (a page is 50 tables of several games
+        # and seats): test_leagues_api checks both ways give the same document.
+        return {
+            "round": instance.round.number,
+            "scheduled_at": self.fields["scheduled_at"].to_representation(
+                instance.round.scheduled_at
+            ),
+            "table": instance.table,
+            "advance": instance.advance,
+            "games": [
+                {
+                    "number": game.number,
+                    "deal": game.deal,
+                    "status": game.status,
+                    "match": game.match_id,
+                    "match_status": game.match.status if game.match else None,
+                    "seats": [
+                        {
+                            "seat": seat.seat,
+                            "bot_id": seat.entry.bot_id,
+                            "bot": seat.entry.bot.name,
+                            # Annotated by selectors.seats_with_results.
+                            "money": seat.result_money,  # type: ignore[attr-defined]
+                            "rank": seat.result_rank,  # type: ignore[attr-defined]
+                            "forfeit": _flag(seat.result_forfeit),  # type: ignore[attr-defined]
+                        }
+                        for seat in game.seats.all()
+                    ],
+                }
+                for game in instance.games.all()
+            ],
+        }
 
 
 class LeagueFixturesApi(APIView):

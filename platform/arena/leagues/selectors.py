@@ -16,19 +16,17 @@ from django.db.models import (
     Count,
     Exists,
     F,
-    IntegerField,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
     Subquery,
-    Value,
     When,
 )
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
-from arena.ladders.models import Ladder, Rating
+from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant, seed_in_play
 from arena.matches.selectors import match_log_read, seeds_in_play
 from arena.players.models import User
@@ -137,9 +135,17 @@ class EntryCandidate:
 def league_ladders() -> QuerySet[Ladder]:
     """The ladders a new league may play: the open ones (league_validate refuses the others),
     each with ``entrant_count``, the bots entered on it."""
+    # A count per ladder on the entries' ladder index, not a join of every entry.
+    entered = (
+        Entry.objects.filter(ladder_id=OuterRef("pk"))
+        .order_by()
+        .values("ladder_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     return (
         Ladder.objects.filter(is_open=True)
-        .annotate(entrant_count=Count("entries"))
+        .annotate(entrant_count=Coalesce(Subquery(entered), 0))
         .order_by("name")
     )
 
@@ -158,11 +164,19 @@ def league_default_ladder(
     return max(pool, key=lambda ladder: getattr(ladder, "entrant_count", 0))
 
 
+#: Other players' bots offered to enter a league (a page of checkboxes, not ten thousand).
+CANDIDATES_OF_OTHERS = 500
+
+
 def league_entry_candidates(
-    *, user: User, rules: str | None = None, league: League | None = None
+    *,
+    user: User,
+    rules: str | None = None,
+    league: League | None = None,
+    others: int = CANDIDATES_OF_OTHERS,
 ) -> list[EntryCandidate]:
-    """The bots ``user`` may enter in a league: their own and other players' public bots,
-    each with an active version, their own first.
+    """The bots ``user`` may enter in a league: all their own, then the first ``others``
+    of other players' public bots by owner and name, each with an active version.
 
     ``rules``: only bots that may play that rule system. ``league``: only bots
     not entered in it (a withdrawn bot may enter again). The leagues services
@@ -170,25 +184,25 @@ def league_entry_candidates(
     """
     active = BotVersion.objects.filter(bot=OuterRef("pk"), status=VersionStatus.ACTIVE)
     bots = (
-        Bot.objects.filter(Q(owner_id=user.pk) | Q(visibility=Visibility.PUBLIC))
-        .filter(Exists(active))
+        Bot.objects.filter(Exists(active))
         .select_related("owner__profile")
-        .annotate(
-            others=Case(
-                When(owner_id=user.pk, then=Value(0)), default=Value(1), output_field=IntegerField()
-            )
-        )
-        .order_by("others", "owner__username", "name", "id")
+        .only(*("name", "owner_id", "visibility", "owner__username", "owner__profile__is_house"))
+        .order_by("owner__username", "name", "id")
     )
+    if rules is not None:
+        # Known to play it, or not known to play anything yet (bot_rule_systems).
+        rated = Rating.objects.filter(bot=OuterRef("pk"))
+        bots = bots.filter(~Exists(rated) | Exists(rated.filter(ladder__rules=rules)))
     if league is not None:
         entered = league.entries.exclude(status=EntryStatus.WITHDRAWN).values("bot_id")
         bots = bots.exclude(pk__in=entered)
-    found = list(bots)
+    theirs = bots.filter(visibility=Visibility.PUBLIC).exclude(owner_id=user.pk)
+    found = [*bots.filter(owner_id=user.pk), *theirs[:others]]
     systems: dict[int, set[str]] = {}
-    rated = Rating.objects.filter(bot__in=[bot.pk for bot in found])
-    for bot_id, system in rated.values_list("bot_id", "ladder__rules").distinct():
+    ratings = Rating.objects.filter(bot__in=[bot.pk for bot in found])
+    for bot_id, system in ratings.values_list("bot_id", "ladder__rules").distinct():
         systems.setdefault(bot_id, set()).add(system)
-    candidates = [
+    return [
         EntryCandidate(
             bot=bot,
             rule_systems=frozenset(systems.get(bot.pk, ())),
@@ -196,14 +210,28 @@ def league_entry_candidates(
         )
         for bot in found
     ]
-    return [c for c in candidates if rules is None or c.plays(rules)]
 
 
 # --------------------------------------------------------------------------- pages
 
 
+#: What pages, the API and the bundle show of an entry's bot, owner and frozen version
+#: (a big Swiss has 512: not their versions' reports, nor the owners' password hashes).
+ENTRY_SHOWN = (
+    *("league_id", "bot_id", "bot_version_id", "status", "seed", "reason"),
+    *("last_round", "last_place", "created_at"),
+    *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    *("bot_version__bot_id", "bot_version__number", "bot_version__code_sha256"),
+    "bot_version__status",
+)
+
+
 def league_entries(*, league: League) -> QuerySet[LeagueEntry]:
-    return league.entries.select_related("bot__owner", "bot_version").order_by("seed")
+    return (
+        league.entries.select_related("bot__owner", "bot_version")
+        .only(*ENTRY_SHOWN)
+        .order_by("seed")
+    )
 
 
 def league_entry_get(*, league: League, bot_id: int) -> LeagueEntry | None:
@@ -242,9 +270,15 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
     fixtures = LeagueFixture.objects.filter(round__league=league).select_related("round")
     if round_number is not None:
         fixtures = fixtures.filter(round__number=round_number)
-    seats = seats_with_results(LeagueGameSeat.objects.select_related("entry__bot")).order_by("seat")
+    seats = seats_with_results(
+        LeagueGameSeat.objects.select_related("entry__bot").only(
+            *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
+            *("entry__bot_id", "entry__bot__name"),
+        )
+    ).order_by("seat")
     games = (
         LeagueGame.objects.select_related("match")
+        .only(*("fixture_id", "number", "deal", "seed", "status", "match_id", "match__status"))
         .prefetch_related(Prefetch("seats", queryset=seats))
         .order_by("number")
     )
@@ -254,8 +288,11 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
 
 
 def league_standings(*, league: League) -> QuerySet[LeagueStanding]:
-    return league.standings.select_related("entry__bot__owner", "entry__bot_version").order_by(
-        "position"
+    shown = [field.name for field in LeagueStanding._meta.concrete_fields]
+    return (
+        league.standings.select_related("entry__bot__owner", "entry__bot_version")
+        .only(*shown, *(f"entry__{field}" for field in ENTRY_SHOWN))
+        .order_by("position")
     )
 
 
@@ -482,15 +519,32 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
 # --------------------------------------------------------------------------- web pages
 
 
+def league_round_tables(*, league: League) -> list[tuple[int, int]]:
+    """(round number, tables) of each round with fixtures, in calendar order."""
+    return list(
+        LeagueFixture.objects.filter(round__league=league)
+        .values_list("round__number")
+        .annotate(tables=Count("pk"))
+        .values_list("round__number", "tables")
+        .order_by("round__number")
+    )
+
+
 def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
-    """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version."""
+    """The league page's tables: as :func:`league_fixtures`, with each seat's frozen version.
+
+    Slice it: a big Swiss holds thousands of tables (the page shows them a page at a time).
+    """
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version")
+        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version").only(
+            *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
+            *("entry__bot_id", "entry__bot_version_id", "entry__bot__name"),
+            *("entry__bot_version__bot_id", "entry__bot_version__number"),
+        )
     ).order_by("seat")
-    games = (
-        LeagueGame.objects.select_related("match")
-        .prefetch_related(Prefetch("seats", queryset=seats))
-        .order_by("number")
+    # Games link to their matches by id: the page needs no match row.
+    games = LeagueGame.objects.prefetch_related(Prefetch("seats", queryset=seats)).order_by(
+        "number"
     )
     return (
         LeagueFixture.objects.filter(round__league=league)

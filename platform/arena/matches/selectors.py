@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -15,7 +17,6 @@ from django.db.models import (
     Case,
     Count,
     Exists,
-    F,
     OuterRef,
     Prefetch,
     Q,
@@ -24,24 +25,44 @@ from django.db.models import (
     When,
 )
 
-from arena.bots.models import Visibility
+from arena.bots.models import BotVersion, Visibility
 from arena.live.selectors import LiveEvents, live_read
+from arena.pagination import IdWindow
 from arena.players.models import User
 
 from .models import UNPLAYED, Match, MatchStatus, Participant, match_feed, seed_in_play
 
+#: What pages and the API show of a seat's version, bot and owner: never the version's
+#: report and code or the owner's password hash, read (and parsed) for nothing per seat.
+SEAT_SHOWN = (
+    *("match_id", "seat", "bot_version_id", "money", "rank", "forfeit"),
+    *("rating_before", "rating_after"),
+    *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
+    *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
+    "bot_version__bot__owner__username",
+)
 
-def _with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """With their seats, and whether their seed is still in play (``Match.sealed``)."""
-    seats = Participant.objects.select_related("bot_version__bot__owner").order_by("seat")
-    return matches.prefetch_related(Prefetch("participants", queryset=seats)).annotate(
+
+def seats_shown() -> QuerySet[Participant]:
+    """Seats in order, with what is shown of their versions, bots and owners."""
+    return (
+        Participant.objects.select_related("bot_version__bot__owner")
+        .only(*SEAT_SHOWN)
+        .order_by("seat")
+    )
+
+
+def with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """With their seats, and whether their seed is still in play (``Match.sealed``): what
+    a list of matches shows, in two queries whatever its length."""
+    return matches.prefetch_related(Prefetch("participants", queryset=seats_shown())).annotate(
         seed_in_play=seed_in_play(OuterRef("seed"))
     )
 
 
 def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     """Finished matches of a ladder, latest first (served by match_ladder_finished)."""
-    return _with_participants(
+    return with_participants(
         Match.objects.filter(ladder_id=ladder_id, status=MatchStatus.FINISHED).order_by(
             "-finished_at", "-id"
         )
@@ -49,9 +70,10 @@ def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
 
 
 def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
-    """A ladder's matches waiting or playing: running first, then queued, oldest first (the
-    queue is short, ARENA_LADDER_QUEUE_TARGET, and served by the (status, created_at) index)."""
-    return _with_participants(
+    """A ladder's matches waiting or playing: running first, then queued, oldest first
+    (served by the (status, created_at) index). Slice it: the scheduler keeps it short
+    (ARENA_LADDER_QUEUE_TARGET), but a league queues a whole round on its ladder at once."""
+    return with_participants(
         Match.objects.filter(
             ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
         ).order_by(
@@ -62,6 +84,35 @@ def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
     )
 
 
+@dataclass(frozen=True)
+class LadderLive:
+    """What a ladder page shows of its matches in play and just played."""
+
+    latest: list[Match]  # the latest finished, newest first
+    queue: list[Match]  # the first of the queue (ladder_queue's order)
+    running: int  # matches running, and queued, in all
+    queued: int
+
+
+def ladder_matches_live(
+    *, ladder_id: int, user: User | AnonymousUser, latest: int, queued: int
+) -> LadderLive:
+    """The ``latest`` finished matches and the first ``queued`` of the queue that ``user``
+    may see, with the queue's counts: six queries, however long the queue."""
+    hidden = _hidden_versions(user)
+    waiting = _visible(Match.objects.filter(ladder_id=ladder_id, status__in=UNPLAYED), hidden)
+    counts = waiting.aggregate(
+        running=Count("pk", filter=Q(status=MatchStatus.RUNNING)),
+        queued=Count("pk", filter=Q(status=MatchStatus.QUEUED)),
+    )
+    return LadderLive(
+        latest=list(_visible(ladder_recent_matches(ladder_id=ladder_id), hidden)[:latest]),
+        queue=list(_visible(ladder_queue(ladder_id=ladder_id), hidden)[:queued]),
+        running=counts["running"],
+        queued=counts["queued"],
+    )
+
+
 # --------------------------------------------------------------------------- visibility
 
 
@@ -69,16 +120,27 @@ def _is_staff(user: User | AnonymousUser) -> bool:
     return bool(user.is_authenticated and user.is_staff)
 
 
-def _hidden_match(match_id: OuterRef, *, user: User | AnonymousUser) -> Exists | None:
-    """Whether the outer match seats another player's private bot; None for staff."""
+def _hidden_versions(user: User | AnonymousUser) -> list[int] | None:
+    """The versions whose matches ``user`` may not see: other players' private bots'.
+
+    Read first, in one query: few bots are private (they play test matches), and
+    checking each candidate match's seats against this list is an index probe,
+    where joining each seat to its version and bot was three. None for staff,
+    who see every match.
+    """
     if _is_staff(user):
         return None
-    private = Participant.objects.filter(
-        match_id=match_id, bot_version__bot__visibility=Visibility.PRIVATE
-    )
+    private = BotVersion.objects.filter(bot__visibility=Visibility.PRIVATE)
     if user.is_authenticated:
-        private = private.exclude(bot_version__bot__owner_id=user.pk)
-    return Exists(private)
+        private = private.exclude(bot__owner_id=user.pk)
+    return list(private.values_list("pk", flat=True))
+
+
+def _hidden_match(match_id: OuterRef, *, hidden: list[int] | None) -> Exists | None:
+    """Whether the outer match seats one of the ``hidden`` versions; None when none is."""
+    if not hidden:
+        return None
+    return Exists(Participant.objects.filter(match_id=match_id, bot_version_id__any_of=hidden))
 
 
 def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> QuerySet[Match]:
@@ -87,13 +149,18 @@ def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> 
     A match is visible when every private bot in it belongs to ``user``;
     staff see every match.
     """
-    hidden = _hidden_match(OuterRef("pk"), user=user)
-    return matches if hidden is None else matches.exclude(hidden)
+    return _visible(matches, _hidden_versions(user))
+
+
+def _visible(matches: QuerySet[Match], hidden: list[int] | None) -> QuerySet[Match]:
+    """``matches`` that seat none of the ``hidden`` versions (:func:`_hidden_versions`)."""
+    hidden_match = _hidden_match(OuterRef("pk"), hidden=hidden)
+    return matches if hidden_match is None else matches.exclude(hidden_match)
 
 
 def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | None:
     queryset = Match.objects.select_related("ladder").filter(pk=match_id)
-    return _with_participants(matches_visible(queryset, user=user)).first()
+    return with_participants(matches_visible(queryset, user=user)).first()
 
 
 def match_list(
@@ -105,24 +172,79 @@ def match_list(
     status: str | None = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
+    window: IdWindow | None = None,
 ) -> QuerySet[Match]:
-    """Matches ``user`` may see, newest first (ids grow with time), filtered."""
-    matches = Match.objects.select_related("ladder")
+    """Matches ``user`` may see, newest first (ids grow with time), filtered.
+
+    ``window``: the cursor page asked for (newest first), which a bot's matches
+    need on PostgreSQL (:func:`_bot_match_ids`); without it they are found by a
+    plain subquery.
+    """
+    conditions = Q()
     if ladder_id is not None:
-        matches = matches.filter(ladder_id=ladder_id)
+        conditions &= Q(ladder_id=ladder_id)
     if ladder_slug is not None:
-        matches = matches.filter(ladder__slug=ladder_slug)
-    if bot_id is not None:
-        matches = matches.filter(
-            pk__in=Participant.objects.filter(bot_version__bot_id=bot_id).values("match_id")
-        )
+        conditions &= Q(ladder__slug=ladder_slug)
     if status is not None:
-        matches = matches.filter(status=status)
+        conditions &= Q(status=status)
     if created_after is not None:
-        matches = matches.filter(created_at__gte=created_after)
+        conditions &= Q(created_at__gte=created_after)
     if created_before is not None:
-        matches = matches.filter(created_at__lt=created_before)
-    return _with_participants(matches_visible(matches, user=user)).order_by("-id")
+        conditions &= Q(created_at__lt=created_before)
+    matches = Match.objects.select_related("ladder").filter(conditions)
+    hidden = _hidden_versions(user)
+    if bot_id is not None:
+        if window is not None and connection.features.supports_slicing_ordering_in_compound:
+            ids = _bot_match_ids(bot_id=bot_id, conditions=conditions, hidden=hidden, window=window)
+            matches = matches.filter(pk__in=ids)
+        else:
+            seats = Participant.objects.filter(bot_version__bot_id=bot_id)
+            matches = matches.filter(pk__in=seats.values("match_id"))
+    return with_participants(_visible(matches, hidden)).order_by("-id")
+
+
+def _on_seat(conditions: Q) -> Q:
+    """``conditions`` on a match, as conditions on one of its seats (``match__...``)."""
+    children: list[Any] = []
+    for child in conditions.children:
+        if isinstance(child, Q):
+            children.append(_on_seat(child))
+        else:
+            lookup, value = cast(tuple[str, Any], child)
+            children.append((f"match__{lookup}", value))
+    return Q(*children, _connector=conditions.connector, _negated=conditions.negated)
+
+
+def _bot_match_ids(
+    *, bot_id: int, conditions: Q, hidden: list[int] | None, window: IdWindow
+) -> list[int]:
+    """The ids of the bot's matches meeting ``conditions`` that seat none of the ``hidden``
+    versions (:func:`_hidden_versions`) and the cursor page ``window`` can hold.
+
+    Each of the bot's versions is one range of participant_version_recent, read in
+    the page's direction from the cursor's position and cut at the page's size,
+    and the ranges merged (UNION ALL of LIMITs): a house bot has a hundred
+    thousand seats, and filtering matches by a subquery of all of them would
+    check every one of them (visibility included) before sorting.
+    """
+    versions = list(BotVersion.objects.filter(bot_id=bot_id).values_list("pk", flat=True))
+    if not versions:
+        return []
+    newest_first = not window.reverse
+    on_seat = _on_seat(conditions)
+    if window.position is not None:
+        bound = "lt" if newest_first else "gt"
+        on_seat &= Q(**{f"match_id__{bound}": window.position})
+    ranges = [
+        _seats_in_visible_matches(
+            Participant.objects.filter(on_seat, bot_version_id=version), hidden=hidden
+        )
+        .order_by("-match_id" if newest_first else "match_id")
+        .values_list("match_id", flat=True)[: window.limit]
+        for version in versions
+    ]
+    found = ranges[0] if len(ranges) == 1 else ranges[0].union(*ranges[1:], all=True)
+    return list(found)
 
 
 # --------------------------------------------------------------------------- logs
@@ -234,7 +356,7 @@ def ladder_logs(
         matches = matches.filter(finished_at__gte=finished_after)
     if finished_before is not None:
         matches = matches.filter(finished_at__lt=finished_before)
-    matches = _with_participants(matches_visible(matches, user=user))
+    matches = with_participants(matches_visible(matches, user=user))
     matches = matches.filter(~seed_in_play(OuterRef("seed"))).order_by("finished_at", "id")
     for match in matches.iterator(chunk_size=LOG_STREAM_CHUNK):
         log = match_log_read(match=match, user=user)
@@ -246,17 +368,20 @@ def ladder_logs(
 
 
 def _seats_in_visible_matches(
-    seats: QuerySet[Participant], *, user: User | AnonymousUser
+    seats: QuerySet[Participant], *, hidden: list[int] | None
 ) -> QuerySet[Participant]:
-    """``seats`` of matches ``user`` may see: the seat-level twin of :func:`matches_visible`."""
-    hidden = _hidden_match(OuterRef("match_id"), user=user)
-    return seats if hidden is None else seats.exclude(hidden)
+    """``seats`` of matches that seat none of the ``hidden`` versions (:func:`_hidden_versions`):
+    the seat-level twin of :func:`matches_visible`."""
+    hidden_match = _hidden_match(OuterRef("match_id"), hidden=hidden)
+    return seats if hidden_match is None else seats.exclude(hidden_match)
 
 
-def _latest_seats(
+def bot_latest_seats(
     *, version_ids: list[int], user: User | AnonymousUser, limit: int
 ) -> list[tuple[int, int]]:
-    """(seat id, match id) of these versions' latest finished matches ``user`` may see.
+    """(seat id, match id) of these versions' (one bot's) latest finished matches ``user``
+    may see, newest first: what :func:`bot_recent_seats` and :func:`bot_opponent_records`
+    show, read once for both.
 
     Each version's seats are one range of participant_version_recent. On
     PostgreSQL each range is read newest first and the ranges merged (UNION
@@ -267,10 +392,12 @@ def _latest_seats(
     if not version_ids:
         return []
 
+    hidden = _hidden_versions(user)
+
     def seats(ids: list[int]) -> QuerySet[Participant]:
         # A seat gets its rank when its match finishes: no join with the match.
         finished = Participant.objects.filter(bot_version_id__in=ids, rank__isnull=False)
-        return _seats_in_visible_matches(finished, user=user).order_by("-match_id", "seat")
+        return _seats_in_visible_matches(finished, hidden=hidden).order_by("-match_id", "seat")
 
     if len(version_ids) == 1 or not connection.features.supports_slicing_ordering_in_compound:
         latest: QuerySet[Participant, Any] = seats(version_ids)
@@ -280,53 +407,66 @@ def _latest_seats(
     return list(latest.values_list("id", "match_id")[:limit])
 
 
-def bot_recent_seats(
-    *, version_ids: list[int], user: User | AnonymousUser, limit: int
-) -> list[Participant]:
-    """The seats these versions (one bot's) took in their latest finished matches.
+def bot_recent_seats(*, seats: Sequence[tuple[int, int]]) -> list[Participant]:
+    """The seats of :func:`bot_latest_seats` (cut to how many are shown), newest first.
 
     Each comes with its match, ladder and version, and the match's seats
     (``match.participants.all()``) for the opponents: three queries.
     """
-    seat_ids = [pk for pk, _ in _latest_seats(version_ids=version_ids, user=user, limit=limit)]
-    everyone = Participant.objects.select_related("bot_version__bot__owner").order_by("seat")
     return list(
-        Participant.objects.filter(pk__in=seat_ids)
+        Participant.objects.filter(pk__in=[pk for pk, _ in seats])
         .select_related("match__ladder", "bot_version")
-        .prefetch_related(Prefetch("match__participants", queryset=everyone))
+        .prefetch_related(Prefetch("match__participants", queryset=seats_shown()))
         .order_by("-match_id", "seat")
     )
 
 
 def bot_opponent_records(
-    *, version_ids: list[int], user: User | AnonymousUser, matches: int, limit: int
+    *, version_ids: list[int], seats: Sequence[tuple[int, int]], limit: int
 ) -> list[dict[str, Any]]:
     """Win/draw/loss counts of these versions (one bot's) against each other bot, most met first.
 
-    Over the bot's last ``matches`` finished matches ``user`` may see, so a
-    house bot with a hundred thousand matches costs what any bot does. One
-    row per opponent bot: ``bot_id``, ``name``, ``owner``, ``games``,
-    ``wins``, ``draws``, ``losses``, comparing ranks pair by pair as Elo does.
+    Over the matches of ``seats`` (:func:`bot_latest_seats`: the bot's last
+    ones ``user`` may see), so a house bot with a hundred thousand matches
+    costs what any bot does. One row per opponent bot: ``bot_id``, ``name``,
+    ``owner``, ``games``, ``wins``, ``draws``, ``losses``, comparing ranks pair
+    by pair as Elo does.
     """
-    match_ids = {m for _, m in _latest_seats(version_ids=version_ids, user=user, limit=matches)}
+    match_ids = {match_id for _, match_id in seats}
     if not match_ids:
         return []
-    mine = "match__participants__"  # the bot's own seat in the same match
-    opponents = Participant.objects.filter(
-        match_id__in=match_ids, match__participants__bot_version_id__in=version_ids
-    ).exclude(bot_version_id__in=version_ids)
-    rows = (
-        opponents.values(
-            bot_id=F("bot_version__bot_id"),
-            name=F("bot_version__bot__name"),
-            owner=F("bot_version__bot__owner__username"),
-        )
-        .annotate(
-            games=Count("pk"),
-            wins=Count("pk", filter=Q(**{f"{mine}rank__lt": F("rank")})),
-            draws=Count("pk", filter=Q(**{f"{mine}rank": F("rank")})),
-            losses=Count("pk", filter=Q(**{f"{mine}rank__gt": F("rank")})),
-        )
-        .order_by("-games", "name")[:limit]
-    )
-    return cast(list[dict[str, Any]], list(rows))  # values() rows: plain dicts
+    # Every seat of those matches (a few thousand small rows, with the seat's bot and its
+    # owner), paired up here: joining the seats to each other in SQL cost ten times more.
+    tables: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    bots: dict[int, tuple[str, str]] = {}
+    for match_id, version_id, bot_id, name, owner, rank in Participant.objects.filter(
+        match_id__any_of=match_ids
+    ).values_list(
+        "match_id",
+        "bot_version_id",
+        "bot_version__bot_id",
+        "bot_version__bot__name",
+        "bot_version__bot__owner__username",
+        "rank",
+    ):
+        tables[match_id].append((version_id, bot_id, rank))
+        bots[bot_id] = (name, owner)
+    mine = set(version_ids)
+    # Per opponent bot: games, wins, draws, losses.
+    tally: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for table in tables.values():
+        own = [rank for version_id, _, rank in table if version_id in mine]
+        for version_id, bot_id, rank in table:
+            if version_id in mine:
+                continue
+            counts = tally[bot_id]
+            for my_rank in own:
+                counts[0] += 1
+                if my_rank is not None and rank is not None:
+                    counts[1 if my_rank < rank else 2 if my_rank == rank else 3] += 1
+    ranked = sorted(tally, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
+    return [
+        {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1]}
+        | dict(zip(("games", "wins", "draws", "losses"), tally[bot_id], strict=True))
+        for bot_id in ranked[:limit]
+    ]

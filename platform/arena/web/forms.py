@@ -11,6 +11,8 @@ from django import forms
 from django.contrib.auth import password_validation
 from django.utils import timezone
 from django.utils.dateparse import parse_duration
+from django.utils.html import conditional_escape, escape
+from django.utils.safestring import SafeString, mark_safe
 
 from arena.bots.models import Bot, Runtime, Visibility
 from arena.ladders.models import Ladder
@@ -128,12 +130,98 @@ class EntriesForm(forms.Form):
         self.fields["ladders"].queryset = open_ladders_query()  # type: ignore[attr-defined]
 
 
+def _attrs_html(attrs: dict[str, Any]) -> str:
+    """``attrs`` as Django's widgets/attrs.html writes them."""
+    return "".join(
+        ""
+        if value is False
+        else f" {conditional_escape(name)}"
+        if value is True
+        else f' {conditional_escape(name)}="{escape(value)}"'
+        for name, value in attrs.items()
+    )
+
+
+class ManyOptions:
+    """A select or a list of check boxes written in Python, exactly as Django's widget
+    templates write it (their includes' line ends too): the forms offer hundreds of bots,
+    and a template include per option cost most of the page. test_web_forms compares
+    the markup with Django's."""
+
+    def _render(
+        self, template_name: str, context: dict[str, Any], renderer: Any = None
+    ) -> SafeString:
+        widget = context["widget"]
+        if isinstance(self, forms.CheckboxSelectMultiple):
+            return mark_safe(self._boxes_html(widget))
+        assert isinstance(self, forms.Select), "ManyOptions writes selects and check boxes"
+        return mark_safe(self._select_html(widget))
+
+    @staticmethod
+    def _select_html(widget: dict[str, Any]) -> str:
+        name = conditional_escape(widget["name"])
+        parts = [f'<select name="{name}"{_attrs_html(widget["attrs"])}>']
+        for group, options, _ in widget["optgroups"]:
+            if group:
+                parts.append(f'\n  <optgroup label="{conditional_escape(group)}">')
+            parts.extend(
+                f'\n  <option value="{escape(option["value"])}"{_attrs_html(option["attrs"])}>'
+                f"{conditional_escape(option['label'])}</option>\n"
+                for option in options
+            )
+            if group:
+                parts.append("\n  </optgroup>")
+        parts.append("\n</select>")
+        return "".join(parts)
+
+    @staticmethod
+    def _boxes_html(widget: dict[str, Any]) -> str:
+        attrs = widget["attrs"]
+        parts = ["<div"]
+        if attrs.get("id"):
+            parts.append(f' id="{conditional_escape(attrs["id"])}"')
+        if attrs.get("class"):
+            parts.append(f' class="{conditional_escape(attrs["class"])}"')
+        parts.append(">")
+        for group, options, _ in widget["optgroups"]:
+            if group:
+                parts.append(f"\n  <div><label>{conditional_escape(group)}</label>")
+            for option in options:
+                value = option["value"]
+                kind, name = conditional_escape(option["type"]), conditional_escape(option["name"])
+                box = (
+                    f'<input type="{kind}" name="{name}"'
+                    + ("" if value is None else f' value="{escape(value)}"')
+                    + f"{_attrs_html(option['attrs'])}>\n"
+                )
+                if option["wrap_label"]:
+                    label_for = option["attrs"].get("id")
+                    opening = (
+                        f'<label for="{conditional_escape(label_for)}">' if label_for else "<label>"
+                    )
+                    box = f"{opening}{box} {conditional_escape(option['label'])}</label>"
+                parts.append(f"<div>\n    {box}\n\n</div>")
+            if group:
+                parts.append("\n  </div>")
+        parts.append("\n</div>")
+        return "".join(parts)
+
+
+class BotsSelect(ManyOptions, forms.SelectMultiple):
+    """Bots to choose from: hundreds of options."""
+
+
+class BotSelect(ManyOptions, forms.Select):
+    """A bot to choose: hundreds of options."""
+
+
 class ChallengeForm(forms.Form):
     ladder = forms.ModelChoiceField(
         queryset=Ladder.objects.none(), empty_label=None, help_text="The game to play."
     )
     opponents = forms.ModelMultipleChoiceField(
         queryset=Bot.objects.none(),
+        widget=BotsSelect,
         required=False,
         help_text="Bots to meet (Ctrl-click for several); random players of the ladder "
         "fill the other seats.",
@@ -237,7 +325,7 @@ class LadderSelect(_OptionData, forms.Select):
     """Each ladder option carries its rule system (data-rules)."""
 
 
-class EntrantCheckboxes(_OptionData, forms.CheckboxSelectMultiple):
+class EntrantCheckboxes(_OptionData, ManyOptions, forms.CheckboxSelectMultiple):
     """Each bot's box carries the rule systems it has played (data-plays, empty: none yet)."""
 
 
@@ -424,7 +512,7 @@ def _candidate_choices(candidates: Sequence[EntryCandidate], user: User) -> list
 class LeagueEntryAddForm(forms.Form):
     """The organiser enters one more bot before the start."""
 
-    bot = forms.TypedChoiceField(coerce=int, label="Add a bot")
+    bot = forms.TypedChoiceField(coerce=int, label="Add a bot", widget=BotSelect)
 
     def __init__(
         self, *args: Any, user: User, candidates: Sequence[EntryCandidate], **kwargs: Any

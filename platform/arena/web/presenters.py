@@ -596,6 +596,57 @@ def league_entry_rows(
 
 
 @dataclass(frozen=True)
+class FixturePages:
+    """Which of a league's tables (in calendar order) the page shows, and where each round is."""
+
+    number: int  # this page, from 1
+    count: int  # pages
+    start: int  # the first table shown (0-based, in calendar order)
+    stop: int  # past the last table shown
+    tables: int  # tables in all
+    round_pages: list[tuple[int, int]]  # (round number, the page of its first table)
+
+    @property
+    def previous(self) -> int | None:
+        return self.number - 1 if self.number > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.number + 1 if self.number < self.count else None
+
+
+def fixture_pages(
+    round_tables: Sequence[tuple[int, int]],
+    *,
+    current_round: int | None,
+    requested: str | None,
+    per_page: int,
+) -> FixturePages:
+    """Page ``requested`` (a query parameter: anything else than a page number means the
+    page of ``current_round``'s first table, where a visitor wants to look)."""
+    firsts: dict[int, int] = {}
+    tables = 0
+    for number, count in round_tables:
+        firsts[number] = tables
+        tables += count
+    count = max(1, -(-tables // per_page))
+    default = firsts.get(current_round, 0) // per_page + 1 if current_round else 1
+    number = int(requested) if requested and requested.isdigit() else default
+    number = min(max(number, 1), count)
+    start = (number - 1) * per_page
+    return FixturePages(
+        number=number,
+        count=count,
+        start=start,
+        stop=min(start + per_page, tables),
+        tables=tables,
+        round_pages=[
+            (round_number, first // per_page + 1) for round_number, first in firsts.items()
+        ],
+    )
+
+
+@dataclass(frozen=True)
 class StandingRow:
     standing: LeagueStanding
     withdraw: WithdrawAction | None  # as EntryRow.withdraw

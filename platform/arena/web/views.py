@@ -62,7 +62,7 @@ from arena.ladders.selectors import (
     rating_changes_recent,
     version_qualifications,
 )
-from arena.leagues.models import EntryStatus, League
+from arena.leagues.models import EntryStatus, League, RoundStatus
 from arena.leagues.selectors import (
     league_can_manage,
     league_default_ladder,
@@ -75,6 +75,7 @@ from arena.leagues.selectors import (
     league_ladders,
     league_list,
     league_page_fixtures,
+    league_round_tables,
     league_rounds,
     league_standings,
 )
@@ -88,17 +89,16 @@ from arena.leagues.services import (
     league_pause,
     league_resume,
 )
-from arena.matches.models import UNPLAYED, MatchStatus
+from arena.matches.models import UNPLAYED
 from arena.matches.selectors import (
+    bot_latest_seats,
     bot_opponent_records,
     bot_recent_seats,
-    ladder_queue,
-    ladder_recent_matches,
+    ladder_matches_live,
     match_deal_in_play,
     match_get_visible,
     match_live_read,
     match_log_read,
-    matches_visible,
 )
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
@@ -129,6 +129,10 @@ BOT_OPPONENTS = 50
 # The record against each opponent covers this many of the bot's latest matches.
 BOT_RECORD_MATCHES = 1000
 LEAGUES_PAGE_SIZE = 50
+# A league page's fixtures, in tables (each of its games a row): a page at a time.
+FIXTURES_PAGE_TABLES = 16
+# A league page's standings, or its entrants before the start.
+LEAGUE_ROWS_PAGE_SIZE = 50
 LADDER_QUEUE_SHOWN = 10
 # How often pages that follow work in progress ask for news (htmx polling).
 LIVE_POLL_SECONDS = 5
@@ -204,15 +208,19 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _ladder_live_context(request: HttpRequest, ladder: Ladder) -> dict[str, Any]:
-    latest = matches_visible(ladder_recent_matches(ladder_id=ladder.pk), user=request.user)
-    queue = list(matches_visible(ladder_queue(ladder_id=ladder.pk), user=request.user))
+    live = ladder_matches_live(
+        ladder_id=ladder.pk,
+        user=request.user,
+        latest=LADDER_LATEST_MATCHES,
+        queued=LADDER_QUEUE_SHOWN,
+    )
     return {
         "ladder": ladder,
-        "latest_matches": latest[:LADDER_LATEST_MATCHES],
-        "queue": queue[:LADDER_QUEUE_SHOWN],
-        "queue_more": max(0, len(queue) - LADDER_QUEUE_SHOWN),
-        "running_count": sum(1 for match in queue if match.status == MatchStatus.RUNNING),
-        "queued_count": sum(1 for match in queue if match.status == MatchStatus.QUEUED),
+        "latest_matches": live.latest,
+        "queue": live.queue,
+        "queue_more": max(0, live.running + live.queued - len(live.queue)),
+        "running_count": live.running,
+        "queued_count": live.queued,
         "poll_seconds": LIVE_POLL_SECONDS,
     }
 
@@ -239,6 +247,12 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     entered = [entry.ladder for entry in bot_entries(bot=bot)]
     version_ids = [v.pk for v in versions]
     ratings = list(bot_ratings(bot=bot))
+    # The latest matches are listed, and the record against each opponent covers more.
+    latest = bot_latest_seats(
+        version_ids=version_ids,
+        user=request.user,
+        limit=max(BOT_RECORD_MATCHES, BOT_RECENT_MATCHES),
+    )
     context = {
         "bot": bot,
         "is_owner": is_owner,
@@ -257,15 +271,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             (ladder, presenters.history_chart(changes), len(changes))
             for ladder, changes in bot_rating_history(ratings=ratings, points=HISTORY_POINTS)
         ],
-        "recent_seats": bot_recent_seats(
-            version_ids=version_ids, user=request.user, limit=BOT_RECENT_MATCHES
-        ),
-        "records": bot_opponent_records(
-            version_ids=version_ids,
-            user=request.user,
-            matches=BOT_RECORD_MATCHES,
-            limit=BOT_OPPONENTS,
-        ),
+        "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
+        "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
     }
     return render(request, "web/bot.html", context)
@@ -526,20 +533,36 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
             user=signed_in(request), rules=league.ladder.rules, league=league
         )
         add_form = LeagueEntryAddForm(user=signed_in(request), candidates=candidates)
-    # Before the start the entrants are the news; after it the standings list them.
-    entries = None
+    # Before the start the entrants are the news; after it the standings list them. A
+    # page of each at a time: a big Swiss has hundreds.
+    entries = entries_page = None
     if league.started_at is None:
-        entries = presenters.league_entry_rows(league_entries(league=league), league, request.user)
-    standings = presenters.league_standing_rows(
-        league_standings(league=league), league, request.user
+        entries_page = Paginator(league_entries(league=league), LEAGUE_ROWS_PAGE_SIZE).get_page(
+            request.GET.get("entrants")
+        )
+        entries = presenters.league_entry_rows(entries_page.object_list, league, request.user)
+    standings_page = Paginator(league_standings(league=league), LEAGUE_ROWS_PAGE_SIZE).get_page(
+        request.GET.get("standings")
+    )
+    standings = presenters.league_standing_rows(standings_page.object_list, league, request.user)
+    rounds = list(league_rounds(league=league))
+    started = [r.number for r in rounds if r.status != RoundStatus.SCHEDULED]
+    pages = presenters.fixture_pages(
+        league_round_tables(league=league),
+        current_round=max(started, default=None),
+        requested=request.GET.get("fixtures"),
+        per_page=FIXTURES_PAGE_TABLES,
     )
     context = {
         "league": league,
-        "rounds": league_rounds(league=league),
-        "fixtures": league_page_fixtures(league=league),
+        "rounds": rounds,
+        "fixtures": league_page_fixtures(league=league)[pages.start : pages.stop],
+        "fixture_pages": pages,
         "standings": standings,
+        "standings_page": standings_page,
         "standings_actions": any(row.withdraw for row in standings),
         "entries": entries,
+        "entries_page": entries_page,
         "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
         "controls": controls,
         "add_form": add_form,
