@@ -66,6 +66,8 @@ class PlayedMatch:
     #: seconds in all, start included.
     start_s: float = 0.0
     play_s: float = 0.0
+    #: Whether any of its events went to the match's live feed (which then needs dropping).
+    live_published: bool = False
 
 
 def _seated_versions(matches: Sequence[Match]) -> dict[int, list[BotVersion]]:
@@ -170,7 +172,7 @@ class MatchTable:
             raise ValueError(f"{match} plays another game than this table's")
         description = match.game.setup().describe()
         seating = self._seating(match)
-        self._live = LivePublisher(
+        self._live = live = LivePublisher(
             feed=match_feed(match.pk),
             attempt=match.attempts,
             interval_s=settings.ARENA_LIVE_PUBLISH_MS / 1000,
@@ -202,6 +204,7 @@ class MatchTable:
             game_log=game_logs.dumps(record.log).encode(),
             start_s=max(started, default=0.0) / 1000,
             play_s=played_s,
+            live_published=live.sent > 0,
         )
 
 

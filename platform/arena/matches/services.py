@@ -371,10 +371,13 @@ def match_finish(
     outcomes: Sequence[SeatOutcome],
     game_log: bytes,
     attempt: int | None = None,
+    drop_live_feed: bool = True,
 ) -> Match:
     """Record a played match: results, compressed log; rating is queued after commit.
 
     ``attempt``: the attempt that played it; refused if the match moved on since.
+    ``drop_live_feed``: its live feed holds events to drop once the log is stored;
+    False when the game published none (most games of a series: a delete saved).
     """
     _check_outcomes(match, outcomes)
     name = log_storage_name(match.pk)
@@ -414,7 +417,8 @@ def match_finish(
             _delete_quietly(stored_name or name)
         raise
     _announce_finished(locked)
-    transaction.on_commit(lambda: _drop_live_feed(locked.pk))
+    if drop_live_feed:
+        transaction.on_commit(lambda: _drop_live_feed(locked.pk))
     return locked
 
 
@@ -669,6 +673,7 @@ def _play(started: Sequence[Match]) -> None:
                         outcomes=played.seats,
                         game_log=played.game_log,
                         attempt=game.attempts,
+                        drop_live_feed=played.live_published,
                     )
                 except MatchTransitionError:
                     log.warning(
