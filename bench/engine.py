@@ -59,8 +59,8 @@ if str(ROOT) not in sys.path:
 import bare_classic
 
 import vegas_engine
-from vegas_engine import describe, new_game
-from vegas_engine.log import game_log
+from vegas_engine import LogMode, describe, new_game
+from vegas_engine.log import expand, game_log
 
 #: The issue's targets for classic with 4 seats, in games per second.
 TARGETS: dict[bool, int] = {False: 1_600, True: 600}
@@ -111,16 +111,16 @@ def step(state: Any, choice: Callable[[Any], Any]) -> int:
     return simultaneous(state, choice)
 
 
-def engine_play(rules: str, seats: int, log: bool, choice: Callable[[Any], Any]) -> Play:
+def engine_play(rules: str, seats: int, log: LogMode, choice: Callable[[Any], Any]) -> Play:
     """A random playout of the engine, from describe() to the end of the game.
 
-    With ``log`` the state keeps its log and the game's log document is built
-    and serialised once at the end: what a logged game costs end to end.
+    With a ``log`` the state keeps it and the game's log document is built and
+    serialised once at the end: what a logged game costs end to end.
     """
-    if log:
+    if log is not LogMode.NONE:
 
         def play_logged(seed: int) -> int:
-            state = new_game(describe(rules, seats), seed, log=True)
+            state = new_game(describe(rules, seats), seed, log=log)
             decisions = 0
             while not state.is_terminal():
                 legal = state.legal_actions()
@@ -327,6 +327,27 @@ def clone_copying_generator(state: Any) -> Any:
     return other
 
 
+def expand_cost(quick: bool) -> float:
+    """Microseconds to make the events form of a stored (moves) log: the cost of a read.
+
+    The median over logs of random classic 4-seat games, parsed from JSON text and
+    expanded, as the platform does when a page or a download asks for the events.
+    """
+    texts = []
+    for seed in range(20_000, 20_000 + (10 if quick else 40)):
+        choice = random.Random(seed).choice
+        state = new_game(describe(TARGET_RULES, TARGET_SEATS), seed, log=LogMode.MOVES)
+        while not state.is_terminal():
+            step(state, choice)
+        texts.append(json.dumps(game_log(state)))
+    times = []
+    for text in texts:
+        start = clock()
+        expand(json.loads(text))
+        times.append(clock() - start)
+    return statistics.median(times) * 1e6
+
+
 def clone_cost(rules: str, seats: int, quick: bool) -> CloneCost:
     state = mid_game(rules, seats)
     copy = state.clone()
@@ -378,23 +399,27 @@ class Sample:
         }
 
 
-def sample_engine(rules: str, seats: int, games: int) -> tuple[Sample, float]:
-    """Money and decisions of games with seeds 10000.., and mean log size in bytes.
+def sample_engine(rules: str, seats: int, games: int) -> tuple[Sample, float, float]:
+    """Money and decisions of games with seeds 10000.., and mean log sizes in bytes
+    (the moves form, the events form).
 
     Each game draws its choices from its own generator seeded with the game's
     seed, so another implementation of the same rules can replay it exactly.
     """
-    decisions = log_bytes = 0
+    decisions = moves_bytes = events_bytes = 0
     results = []
     for seed in range(10_000, 10_000 + games):
         choice = random.Random(seed).choice
-        state = new_game(describe(rules, seats), seed, log=True)
+        state = new_game(describe(rules, seats), seed, log=LogMode.MOVES)
         while not state.is_terminal():
             decisions += step(state, choice)
         results.append(tuple(seat.money for seat in state.result() or []))
-        log_bytes += len(json.dumps(game_log(state)))
+        moves = game_log(state)
+        moves_bytes += len(json.dumps(moves))
+        events_bytes += len(json.dumps(expand(moves)))
     money = sum(sum(result) for result in results)
-    return Sample(money / games, decisions / games, results), log_bytes / games
+    sample = Sample(money / games, decisions / games, results)
+    return sample, moves_bytes / games, events_bytes / games
 
 
 def sample_bare(games: int) -> Sample:
@@ -446,7 +471,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     # The references first, back to back, so each repetition pairs them.
     engine_ref = Workload(
         f"{TARGET_RULES}/{TARGET_SEATS}/nolog",
-        engine_play(TARGET_RULES, TARGET_SEATS, False, choice),
+        engine_play(TARGET_RULES, TARGET_SEATS, LogMode.NONE, choice),
     )
     bare = Workload("bare", bare_play(choice))
     package = Lasvegas.load()
@@ -455,9 +480,15 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         if isinstance(package, Lasvegas)
         else None
     )
+    # The full log is the moves form, what the platform keeps; the events form
+    # (what a viewer reads, made from it on demand) runs beside it for the target.
     logged_ref = Workload(
         f"{TARGET_RULES}/{TARGET_SEATS}/log",
-        engine_play(TARGET_RULES, TARGET_SEATS, True, choice),
+        engine_play(TARGET_RULES, TARGET_SEATS, LogMode.MOVES, choice),
+    )
+    events_ref = Workload(
+        f"{TARGET_RULES}/{TARGET_SEATS}/events",
+        engine_play(TARGET_RULES, TARGET_SEATS, LogMode.EVENTS, choice),
     )
     engine: dict[tuple[str, int, bool], Workload] = {
         (TARGET_RULES, TARGET_SEATS, False): engine_ref,
@@ -468,7 +499,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
             if (rules, seats, log) not in engine:
                 engine[rules, seats, log] = Workload(
                     f"{rules}/{seats}/{'log' if log else 'nolog'}",
-                    engine_play(rules, seats, log, choice),
+                    engine_play(rules, seats, LogMode.MOVES if log else LogMode.NONE, choice),
                 )
     others = [work for work in engine.values() if work not in (engine_ref, logged_ref)]
     if slice_s is None:
@@ -479,11 +510,12 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     # reported as failed instead of stopping the whole benchmark.
     failed: dict[str, str] = {}
     warm = 0.1 * slice_s
-    for work in [engine_ref, logged_ref, bare, *([lasvegas] if lasvegas else []), *others]:
+    refs = [engine_ref, logged_ref, events_ref, bare]
+    for work in [*refs, *([lasvegas] if lasvegas else []), *others]:
         try:
             work.run(warm)
         except Exception as error:
-            if work in (engine_ref, logged_ref, bare):
+            if work in refs:
                 raise
             failed[work.key] = f"{type(error).__name__}: {error}"
         work.rates.clear()
@@ -493,10 +525,10 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     others = [work for work in others if work.key not in failed]
 
     def order(rep: int) -> list[Workload]:
-        refs = [engine_ref, logged_ref, bare] + ([lasvegas] if lasvegas else [])
+        ordered = refs + ([lasvegas] if lasvegas else [])
         if rep % 2:
-            refs.reverse()  # ABBA: drift over a repetition falls on both sides
-        return refs + others
+            ordered.reverse()  # ABBA: drift over a repetition falls on both sides
+        return ordered + others
 
     for rep in range(reps):
         progress(f"repetition {rep + 1}/{reps} ...", show_progress)
@@ -513,7 +545,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         if errors:
             rows.append({"rules": rules, "seats": seats, "error": errors[0]})
             continue
-        sample, log_bytes = sample_engine(rules, seats, sample_games // 2)
+        sample, log_bytes, events_bytes = sample_engine(rules, seats, sample_games // 2)
         cost = clone_cost(rules, seats, quick)
         rows.append(
             {
@@ -524,6 +556,7 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
                 "decisions_per_game": sample.decisions_per_game,
                 "games_per_s_full_log": logged.median,
                 "log_bytes_per_game": log_bytes,
+                "events_log_bytes_per_game": events_bytes,
                 "clone_bytes_added": cost.bytes_added,
                 "clone_bytes_whole": cost.bytes_whole,
                 "clone_us": cost.microseconds,
@@ -566,6 +599,13 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
         reference["lasvegas"] = {"skipped": package}
 
     paired_log = [g / e for g, e in zip(logged_ref.rates, engine_ref.rates, strict=True)]
+    paired_events = [g / e for g, e in zip(events_ref.rates, engine_ref.rates, strict=True)]
+    reference["events_log"] = {
+        "games_per_s": events_ref.median,
+        "events_log_over_no_log": statistics.median(paired_events),
+        "samples": events_ref.rates,
+        "expand_us": expand_cost(quick),
+    }
     target_row = next(
         row for row in rows if (row["rules"], row["seats"]) == (TARGET_RULES, TARGET_SEATS)
     )
@@ -699,6 +739,24 @@ def render(report: dict[str, Any]) -> str:
         f"  bare_classic.py replays {same}/{sampled} sampled engine games exactly "
         "(same seeds and choices, same money) [6]"
     )
+    events = ref["events_log"]
+    target_row = next(
+        row
+        for row in report["rows"]
+        if (row.get("rules"), row.get("seats")) == (TARGET_RULES, TARGET_SEATS)
+    )
+    add("")
+    add(f"Logs: {TARGET_RULES}, {TARGET_SEATS} seats, games/s with each form kept and written [3]")
+    add(
+        f"  moves (stored)  {_num(target_row['games_per_s_full_log']):>8} games/s "
+        f"{target_row['log_bytes_per_game'] / 1024:>6.1f} KiB"
+    )
+    add(
+        f"  events          {_num(events['games_per_s']):>8} games/s "
+        f"{target_row['events_log_bytes_per_game'] / 1024:>6.1f} KiB   "
+        f"events / no log {events['events_log_over_no_log']:.2f}"
+    )
+    add(f"  expand a stored log to its events (a read): {events['expand_us']:,.0f} us")
     add("")
     add("Targets (from the issue; reported, never asserted):")
     for target in report["targets"]:
@@ -732,9 +790,13 @@ FOOTNOTES = """\
     only; forced moves (a single legal action) are applied by the engine and not counted.
     dec/game is the mean over an untimed sample of games. Where several seats decide at
     once (cardgame), each picks from legal_actions(seat) and each pick is a decision.
-[3] new_game(log=True) and, once the game is over, json.dumps(game_log(state)): what a
-    logged game costs end to end. log cost = no-log games/s over full-log games/s;
-    log KiB = size of that JSON text.
+[3] new_game(log="moves") and, once the game is over, json.dumps(game_log(state)): what a
+    logged game costs end to end, in the form the platform stores (the moves: each chosen
+    action, the seed deals the rest; vegas_engine.log.expand makes the events from them,
+    exactly). log cost = no-log games/s over full-log games/s; log KiB = size of that JSON
+    text. Under "Logs", the events form (new_game(log=True): every event kept as it
+    happens) runs beside it, paired with the no-log reference, and "expand" is the time
+    to parse a stored log and make its events, as a page or a download does.
 [4] A mid-game clone (no log; half the decisions of a random game played). clone B = the
     bytes the clone adds next to its original: sys.getsizeof summed over each object
     reachable from the clone (through __slots__, __dict__ and the items of lists,
@@ -764,7 +826,7 @@ FOOTNOTES = """\
 
 def profile(games: int) -> str:
     choice = random.Random(2024).choice
-    play = engine_play(TARGET_RULES, TARGET_SEATS, False, choice)
+    play = engine_play(TARGET_RULES, TARGET_SEATS, LogMode.NONE, choice)
     profiler = cProfile.Profile()
     profiler.enable()
     for seed in range(games):

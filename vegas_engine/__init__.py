@@ -45,20 +45,27 @@ from .registry import RULE_SYSTEMS, describe, rule_system, validate
 from .rules.cardgame import CardDecision
 from .rules.dice import DiceDecision
 from .rules.royale import RoyaleDecision
-from .state import Action, Decision, JsonDict, SeatResult, State
+from .state import Action, Decision, JsonDict, LogMode, MoveRecord, SeatResult, State
 from .system import OptionSpec, RuleSystem
 from .version import __version__
 
 
 def new_game(
-    game: GameDescription, seed: int, *, log: bool = True, chance: ChanceMode | str = "tape"
+    game: GameDescription,
+    seed: int,
+    *,
+    log: LogMode | bool | str = True,
+    chance: ChanceMode | str = "tape",
 ) -> State:
-    """Deal one game of ``game`` with ``seed``; with ``log=False`` no events are kept.
+    """Deal one game of ``game`` with ``seed``, keeping its log as ``log`` says.
 
     The seed fixes every roll and draw: the same game, seed and decisions give
     the same game, bit for bit. Players are never told it. With
     ``chance="explicit"`` the state stops at every chance node instead
     (:mod:`vegas_engine.chance`); the seed still deals what the tape would.
+    ``log`` is a :class:`LogMode`: ``True`` (``"events"``) keeps every event,
+    ``"moves"`` only the moves (the events are made from them on demand by
+    :func:`vegas_engine.log.expand`), ``False`` (``"none"``) nothing.
     """
     if not isinstance(game, GameDescription):
         raise TypeError(
@@ -66,7 +73,13 @@ def new_game(
             f"got {game!r}"
         )
     game = validate(game)
-    return rule_system(game.rules).new_state(game, check_seed(seed), log, ChanceMode.of(chance))
+    mode = LogMode.of(log)
+    state = rule_system(game.rules).new_state(
+        game, check_seed(seed), mode is LogMode.EVENTS, ChanceMode.of(chance)
+    )
+    if mode is LogMode.MOVES:
+        state._record = MoveRecord(None, [])
+    return state
 
 
 def from_position(
@@ -74,7 +87,7 @@ def from_position(
     position: Mapping[str, Any],
     seed: int,
     *,
-    log: bool = True,
+    log: LogMode | bool | str = True,
     chance: ChanceMode | str = "tape",
 ) -> State:
     """The game at ``position`` (a ``state.position()``), as ``chess.Board(fen)``.
@@ -82,13 +95,18 @@ def from_position(
     What nobody knows there (the order of unseen cards, the dice to come) is
     dealt anew from ``seed``; the rest goes on exactly. A malformed or
     impossible position raises :class:`InvalidPositionError` naming the field.
-    The log, if kept, starts with a ``position`` event.
+    The log, if kept, starts with a ``position`` event (or, of moves, with the position).
     """
     if not isinstance(game, GameDescription):
         raise TypeError(f"from_position takes a description from describe(), got {game!r}")
     game = validate(game)
-    seed, mode = check_seed(seed), ChanceMode.of(chance)
-    return rule_system(game.rules).from_position(game, seed, positions.copy(position), log, mode)
+    seed, mode, log_mode = check_seed(seed), ChanceMode.of(chance), LogMode.of(log)
+    state = rule_system(game.rules).from_position(
+        game, seed, positions.copy(position), log_mode is LogMode.EVENTS, mode
+    )
+    if log_mode is LogMode.MOVES:
+        state._record = MoveRecord(positions.copy(position), [])
+    return state
 
 
 def determinize(observation: JsonDict, seed: int) -> State:
@@ -125,6 +143,7 @@ __all__ = [
     "InvalidDescriptionError",
     "InvalidPositionError",
     "LogError",
+    "LogMode",
     "OptionSpec",
     "OptionValue",
     "ReplayMismatchError",

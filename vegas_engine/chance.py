@@ -183,6 +183,8 @@ class ExplicitChance(State):
                 shown = [*shown[:12], f"... ({len(pending.outcomes)} in all)"]
             raise IllegalActionError(None, outcome, shown, "not an outcome of this chance node")
         self._run_step(pending.before, pending.step, (*pending.given, outcome))
+        if self._record is not None:
+            self._record.moves.append([None, outcome])
 
     def clone(self) -> Self:
         game: Any = super(ExplicitChance, type(self))  # the game class's own clone
@@ -227,7 +229,8 @@ class ExplicitChance(State):
         if run is not self:
             log = self.events()
             for name in _slot_names(type(self)):
-                if hasattr(run, name):
+                # The moves are this state's own: the run's are those of the step's start.
+                if name != _RECORD and hasattr(run, name):
                     setattr(self, name, getattr(run, name))
             if log is not None:  # the events() list stays the same: callers may hold on to it
                 log[:] = self.events() or ()
@@ -264,6 +267,7 @@ class ExplicitChance(State):
 
 #: Where every game class keeps its event list.
 _LOG = "_log"
+_RECORD = "_record"
 
 
 @lru_cache(maxsize=16)

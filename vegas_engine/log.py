@@ -1,7 +1,15 @@
-"""Game logs: one JSON document with a header and every event in order.
+"""Game logs: one JSON document with a header and the game, in one of two forms.
 
-``docs/game-log.md`` documents every event and ``docs/game-log.schema.json``
-is its JSON Schema. :func:`load_log` checks the structure without any
+- ``log_schema`` 1, the events: every event in order (``new_game(log=True)``).
+- ``log_schema`` 2, the moves: each seat's chosen action and each outcome given
+  to explicit chance, the starting position and the result
+  (``new_game(log="moves")``). The game is exact from them (the seed deals the
+  rest), so :func:`expand` makes the events form, the very document a state
+  logging events would have written. Keeping and writing moves costs a
+  fraction of keeping events; the platform stores them and expands on read.
+
+``docs/game-log.md`` documents both and every event; ``docs/game-log.schema.json``
+is their JSON Schema. :func:`loads` checks the structure without any
 third-party library, so a corrupted or truncated log is reported as such.
 """
 
@@ -11,15 +19,27 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .chance import ChanceMode
 from .description import GameDescription, check_seed
-from .errors import CorruptLogError, InvalidDescriptionError
-from .registry import describe
+from .errors import (
+    CorruptLogError,
+    GameOverError,
+    IllegalActionError,
+    InvalidDescriptionError,
+    InvalidPositionError,
+)
+from .position import copy
+from .registry import describe, rule_system
 from .rules.royale.game import ROYALE_EVENTS
 from .state import JsonDict, State
 from .version import __version__
 
+#: The events form (every event in order).
 LOG_SCHEMA_VERSION = 1
+#: The moves form (the events made from the moves by :func:`expand`).
+MOVES_SCHEMA_VERSION = 2
 
+#: The header of both forms.
 HEADER_FIELDS: Mapping[str, type | tuple[type, ...]] = {
     "log_schema": int,
     "engine_version": str,
@@ -27,7 +47,11 @@ HEADER_FIELDS: Mapping[str, type | tuple[type, ...]] = {
     "options": dict,
     "seats": int,
     "seed": int,
-    "events": list,
+}
+#: What each form adds to the header (the moves form may add ``chance`` and ``position``).
+BODY_FIELDS: Mapping[int, Mapping[str, type | tuple[type, ...]]] = {
+    LOG_SCHEMA_VERSION: {"events": list},
+    MOVES_SCHEMA_VERSION: {"moves": list, "result": list},
 }
 
 #: Each event type and the fields it must carry.
@@ -60,17 +84,116 @@ EVENT_FIELDS: Mapping[str, tuple[str, ...]] = {
 
 
 def game_log(state: State) -> JsonDict:
-    """The log of ``state`` (finished or not) as a JSON-serialisable document."""
+    """The log of ``state`` (finished or not) as a JSON-serialisable document.
+
+    The events form for a state logging events, the moves form for one keeping
+    moves (its ``result`` null while the game goes on).
+    """
+    record = state.moves()
+    if record is not None:
+        header = _header(MOVES_SCHEMA_VERSION, __version__, state)
+        if state.explicit_chance:
+            header["chance"] = ChanceMode.EXPLICIT.value
+        if record.position is not None:
+            header["position"] = record.position
+        result = state.result()
+        return {
+            **header,
+            "moves": list(record.moves),
+            "result": None if result is None else [seat.to_json() for seat in result],
+        }
     events = state.events()
     if events is None:
-        raise ValueError("this state keeps no log: create it with new_game(..., log=True)")
-    header: JsonDict = {
-        "log_schema": LOG_SCHEMA_VERSION,
-        "engine_version": __version__,
+        raise ValueError(
+            "this state keeps no log: create it with new_game(..., log=True) or log='moves'"
+        )
+    return {**_header(LOG_SCHEMA_VERSION, __version__, state), "events": list(events)}
+
+
+def _header(schema: int, engine_version: str, state: State) -> JsonDict:
+    return {
+        "log_schema": schema,
+        "engine_version": engine_version,
         **state.description.to_json(),
         "seed": state.seed,
     }
-    return {**header, "events": list(events)}
+
+
+def expand(log: JsonDict) -> JsonDict:
+    """The events form of ``log``: a moves-form log played out, an events-form one as is.
+
+    The result is the document the game's state would have written had it
+    logged events: the same header (engine version included), then the events,
+    then any other fields of ``log`` (the referee's) unchanged. A move that is
+    not legal where it stands, or a result the moves do not give, raises
+    :class:`CorruptLogError` naming it.
+    """
+    if log.get("log_schema") != MOVES_SCHEMA_VERSION:
+        return log
+    state = play_moves(log)
+    events = state.events()
+    assert events is not None  # play_moves logs events
+    expanded: JsonDict = {
+        "log_schema": LOG_SCHEMA_VERSION,
+        **{name: log[name] for name in HEADER_FIELDS if name != "log_schema"},
+        "events": events,
+    }
+    for name, value in log.items():
+        if name not in expanded and name not in _MOVES_ONLY:
+            expanded[name] = value
+    return expanded
+
+
+#: Fields of the moves form that the events form says with events.
+_MOVES_ONLY = frozenset({"chance", "position", "moves", "result"})
+
+
+def play_moves(log: JsonDict) -> State:
+    """The game of a moves-form log, played again from its seed (and position), logging events.
+
+    Its result must be the log's (unless the log's is null: a game still going on).
+    """
+    description, seed = description_of(log), seed_of(log)
+    chance = ChanceMode.EXPLICIT if log.get("chance") == "explicit" else ChanceMode.TAPE
+    system = rule_system(description.rules)
+    position = log.get("position")
+    if position is None:
+        state = system.new_state(description, seed, True, chance)
+    else:
+        try:
+            state = system.from_position(description, seed, copy(position), True, chance)
+        except InvalidPositionError as error:
+            raise CorruptLogError("position", str(error)) from None
+    for index, move in enumerate(log["moves"]):
+        seat, action = move
+        try:
+            if seat is None:
+                state.apply_chance(action)
+            else:
+                state.apply_action(action, seat)
+        except (IllegalActionError, GameOverError) as error:
+            raise CorruptLogError(
+                f"moves[{index}]", f"{move!r} cannot be played: {error}"
+            ) from None
+    result = state.result()
+    played = None if result is None else [seat.to_json() for seat in result]
+    if log.get("result") is not None and played != log["result"]:
+        raise CorruptLogError(
+            "result", f"the moves give {played!r}, the log says {log['result']!r}"
+        )
+    return state
+
+
+def events_of(state: State) -> list[JsonDict]:
+    """The events of ``state`` so far, whichever log it keeps (made from its moves if need be)."""
+    events = state.events()
+    if events is not None:
+        return events
+    if state.moves() is None:
+        raise ValueError("this state keeps no log: create it with new_game(..., log=True)")
+    made = play_moves(game_log(state)).events()
+    assert made is not None
+    return made
 
 
 def dumps(log: JsonDict) -> str:
@@ -92,20 +215,36 @@ def loads(text: str | bytes) -> JsonDict:
 
 
 def check(document: Any) -> JsonDict:
-    """Check a parsed log's header and events; returns it unchanged."""
+    """Check a parsed log's header and body (events, or moves); returns it unchanged.
+
+    A moves-form log's moves are checked for their shape here; whether they are
+    legal, :func:`expand` (or :func:`vegas_engine.replay.replay`) finds by playing them.
+    """
     if not isinstance(document, dict):
         raise CorruptLogError("top level", "a log is a JSON object")
-    for name, kind in HEADER_FIELDS.items():
+    schema = document.get("log_schema")
+    if isinstance(schema, int) and schema not in BODY_FIELDS:
+        known = " or ".join(str(version) for version in BODY_FIELDS)
+        raise CorruptLogError("log_schema", f"version {schema} is not {known}")
+    body = BODY_FIELDS.get(schema, {}) if isinstance(schema, int) else {}
+    fields = {**HEADER_FIELDS, **body}
+    for name, kind in fields.items():
         if name not in document:
             raise CorruptLogError(name, "missing header field")
         value = document[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise CorruptLogError(name, f"expected {_kind_name(kind)}, got {value!r}")
-    if document["log_schema"] != LOG_SCHEMA_VERSION:
-        raise CorruptLogError(
-            "log_schema", f"version {document['log_schema']} is not {LOG_SCHEMA_VERSION}"
-        )
-    for index, event in enumerate(document["events"]):
+    if schema == MOVES_SCHEMA_VERSION:
+        _check_moves(document)
+    else:
+        _check_events(document["events"])
+    description_of(document)  # the header must describe a valid game
+    seed_of(document)  # dealt by a valid seed
+    return document
+
+
+def _check_events(events: list[Any]) -> None:
+    for index, event in enumerate(events):
         where = f"events[{index}]"
         if not isinstance(event, dict):
             raise CorruptLogError(where, "an event is a JSON object")
@@ -118,12 +257,31 @@ def check(document: Any) -> JsonDict:
         for name in EVENT_FIELDS[event_type]:
             if name not in event:
                 raise CorruptLogError(f"{where}.{name}", f"missing in a {event_type} event")
-    events = document["events"]
     if not events or events[-1].get("type") != "game_end":
         raise CorruptLogError("events", "truncated: the log does not end with game_end")
-    description_of(document)  # the header must describe a valid game
-    seed_of(document)  # dealt by a valid seed
-    return document
+
+
+def _check_moves(document: JsonDict) -> None:
+    chance = document.get("chance", ChanceMode.TAPE.value)
+    if chance not in (ChanceMode.TAPE.value, ChanceMode.EXPLICIT.value):
+        raise CorruptLogError("chance", f"expected 'explicit' (or no field), got {chance!r}")
+    if not isinstance(document.get("position", {}), dict):
+        raise CorruptLogError("position", "expected an object (a state.position())")
+    for index, move in enumerate(document["moves"]):
+        seat = move[0] if isinstance(move, list) and len(move) == 2 else False
+        if (
+            not isinstance(move, list)
+            or len(move) != 2
+            or not (seat is None or (type(seat) is int and seat >= 0))
+            or not isinstance(move[1], str)
+        ):
+            raise CorruptLogError(
+                f"moves[{index}]",
+                f"a move is [seat, action] or [null, chance outcome], got {move!r}",
+            )
+    for index, seat in enumerate(document["result"]):
+        if not isinstance(seat, dict) or not {"seat", "money", "notes", "rank"} <= seat.keys():
+            raise CorruptLogError(f"result[{index}]", "a seat's result: seat, money, notes, rank")
 
 
 def description_of(log: JsonDict) -> GameDescription:

@@ -39,7 +39,7 @@ from .rules.dice import (
     rank_slot,
 )
 from .rules.royale.game import PASS, PLACE_FACE, RoyaleDecision, RoyaleGame
-from .state import Action, State
+from .state import Action, LogMode, State
 
 Policy = Callable[[State, int, random.Random], Action]
 
@@ -68,7 +68,9 @@ def policy_rng(seed: int, seat: int) -> random.Random:
     return random.Random(f"{seed}/{seat}")
 
 
-def play(game: GameDescription, seed: int, policies: list[Policy], *, log: bool = True) -> State:
+def play(
+    game: GameDescription, seed: int, policies: list[Policy], *, log: LogMode | bool | str = True
+) -> State:
     """Play one game of ``game`` dealt by ``seed``, seat ``i`` deciding with ``policies[i]``."""
     from . import new_game
 

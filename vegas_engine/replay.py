@@ -6,7 +6,7 @@ import json
 
 from .chance import ChanceMode
 from .errors import IllegalActionError, InvalidPositionError, ReplayMismatchError
-from .log import description_of, seed_of
+from .log import MOVES_SCHEMA_VERSION, description_of, play_moves, seed_of
 from .position import copy
 from .registry import rule_system
 from .state import JsonDict, SeatResult, State
@@ -20,7 +20,13 @@ def replay(log: JsonDict) -> State:
     that started from a ``position`` event starts there again. Every event the
     engine produces must equal the log's event at the same index. The first
     difference raises :class:`ReplayMismatchError` naming that event.
+
+    A moves-form log has no events to compare: its moves are played and must
+    give its result (:func:`vegas_engine.log.play_moves`; a move that cannot be
+    played, or another result, raises :class:`CorruptLogError`).
     """
+    if log["log_schema"] == MOVES_SCHEMA_VERSION:
+        return play_moves(log)
     description = description_of(log)
     events = log["events"]
     explicit = any(event.get("type") == "chance" for event in events)

@@ -80,6 +80,49 @@ class SeatResult:
         return {"seat": self.seat, "money": self.money, "notes": self.notes, "rank": self.rank}
 
 
+class LogMode(enum.Enum):
+    """What a state keeps of its game for :func:`vegas_engine.log.game_log`."""
+
+    EVENTS = "events"
+    """Every event as it happens (a schema 1 log): what a replay viewer reads."""
+    MOVES = "moves"
+    """Only the moves that are not the engine's own: each seat's chosen (not forced)
+    action and each outcome given to explicit chance, with the starting position
+    (a schema 2 log). The events follow from them, made on demand by
+    :func:`vegas_engine.log.expand`: a fraction of the cost of keeping them."""
+    NONE = "none"
+    """Nothing: the fastest playouts (search, training)."""
+
+    @classmethod
+    def of(cls, value: LogMode | bool | str) -> LogMode:
+        """``True`` is EVENTS, ``False`` NONE; a name is looked up; anything else raises."""
+        if value is True or value is False:
+            return cls.EVENTS if value else cls.NONE
+        try:
+            return cls(value)
+        except ValueError:
+            names = ", ".join(repr(mode.value) for mode in cls)
+            raise ValueError(f"log={value!r}: one of {names}, True or False") from None
+
+
+class MoveRecord:
+    """The moves of a :attr:`LogMode.MOVES` state, in the order they were applied.
+
+    A move is ``[seat, action]`` for a seat's decision and ``[None, outcome]``
+    for an outcome given to explicit chance: lists, as they are written in JSON.
+    """
+
+    __slots__ = ("moves", "position")
+
+    def __init__(self, position: JsonDict | None, moves: list[list[Any]]) -> None:
+        #: The position the game started from (None: the deal of its seed).
+        self.position = position
+        self.moves = moves
+
+    def copy(self) -> MoveRecord:
+        return MoveRecord(self.position, self.moves[:])
+
+
 def rank_seats(money: list[int], notes: list[int]) -> list[SeatResult]:
     """Rank by money, then number of notes; equal on both is a shared rank."""
     keys = list(zip(money, notes, strict=True))
@@ -94,7 +137,14 @@ class State(ABC):
 
     # The game's generator, whether a clone shares it (see _random), and where
     # an explicit-chance state stopped (see vegas_engine.chance).
-    __slots__ = ("_chance_given", "_chance_used", "_pending_chance", "_rng", "_rng_shared")
+    __slots__ = (
+        "_chance_given",
+        "_chance_used",
+        "_pending_chance",
+        "_record",
+        "_rng",
+        "_rng_shared",
+    )
 
     #: The game played (public: players may be told all of it).
     description: GameDescription
@@ -105,6 +155,8 @@ class State(ABC):
     _pending_chance: PendingChance | None
     _chance_given: tuple[str, ...]
     _chance_used: int
+    #: The moves kept by a LogMode.MOVES state (None: another mode).
+    _record: MoveRecord | None
     #: Whether the rule code asks for chance outcomes (explicit chance) or uses the tape.
     _explicit = False
 
@@ -210,6 +262,11 @@ class State(ABC):
     ) -> None:
         raise AssertionError("a tape game resolves chance itself: check _explicit first")
 
+    @property
+    def explicit_chance(self) -> bool:
+        """Whether the state stops at chance nodes (``new_game(..., chance="explicit")``)."""
+        return self._explicit
+
     def is_terminal(self) -> bool:
         return not self.to_move() and not self.is_chance_node()
 
@@ -238,6 +295,12 @@ class State(ABC):
         if action not in legal:
             raise IllegalActionError(seat, action, legal, "not among the legal actions")
         self._apply(seat, action)
+        if self._record is not None:
+            self._record.moves.append([seat, action])
+
+    def moves(self) -> MoveRecord | None:
+        """The moves kept so far (a LogMode.MOVES state), or None in another mode."""
+        return self._record
 
     def _random(self) -> random.Random:
         """The generator to draw from; a copy of its own first if a clone shares it.
@@ -313,6 +376,8 @@ class OneSeatState(State):
         if (seat is None or (seat == self._current and type(seat) is int)) and (
             action in self._legal
         ):
+            if self._record is not None:
+                self._record.moves.append([self._current, action])
             self._do(action, False)
             # _settle, inlined: most turns end here and a call costs as much as the test.
             while len(self._legal) == 1:

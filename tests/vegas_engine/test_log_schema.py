@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from tests.vegas_engine.regenerate_golden import GOLDEN_DIR
 from vegas_engine import RULE_SYSTEMS, CorruptLogError, ReplayMismatchError, describe, new_game
 from vegas_engine import log as game_logs
-from vegas_engine.log import EVENT_FIELDS, HEADER_FIELDS
+from vegas_engine.log import BODY_FIELDS, EVENT_FIELDS, HEADER_FIELDS
 from vegas_engine.policies import play as play_game
 from vegas_engine.policies import random_policy
 from vegas_engine.replay import replay
@@ -39,6 +39,13 @@ Log = dict[str, Any]
 def game(rules: str, seats: int, seed: int, **options: bool | int) -> Log:
     description = describe(rules, seats, options)
     state = play_game(description, seed, [random_policy] * seats)
+    return game_logs.game_log(state)
+
+
+def moves_game(rules: str, seats: int, seed: int, **options: bool | int) -> Log:
+    """The same game as :func:`game`, its log in the moves form."""
+    description = describe(rules, seats, options)
+    state = play_game(description, seed, [random_policy] * seats, log="moves")
     return game_logs.game_log(state)
 
 
@@ -90,6 +97,23 @@ def test_real_logs_validate(name: str) -> None:
     assert schema_errors(json.loads(game_logs.dumps(document))) == []
 
 
+@pytest.mark.parametrize(
+    ("rules", "seats", "seed", "options"),
+    [
+        ("classic", 3, 3, {"neutral_dice": True, "chips": True}),
+        ("cardgame", 5, 9, {}),
+        ("royale", 4, 14, {"tiles": 6}),
+        ("boulevard", 6, 6, {}),
+    ],
+)
+def test_moves_logs_validate_and_expand_to_the_events_log(
+    rules: str, seats: int, seed: int, options: dict[str, Any]
+) -> None:
+    document = json.loads(game_logs.dumps(moves_game(rules, seats, seed, **options)))
+    assert schema_errors(document) == []
+    assert game_logs.expand(document) == game(rules, seats, seed, **options)
+
+
 @pytest.mark.parametrize("path", sorted(GOLDEN_DIR.glob("*.json")), ids=lambda path: path.stem)
 def test_golden_logs_validate(path: Path) -> None:
     assert schema_errors(json.loads(path.read_text())) == []
@@ -121,8 +145,12 @@ def test_every_event_type_belongs_to_a_family() -> None:
 
 def test_schema_header_is_the_engines() -> None:
     assert set(SCHEMA["required"]) == set(HEADER_FIELDS)
-    # The referee's optional section is the one field the engine does not write.
-    assert set(SCHEMA["properties"]) == set(HEADER_FIELDS) | {"referee"}
+    bodies = {name for fields in BODY_FIELDS.values() for name in fields}
+    # The moves form's optional fields, and the referee's section: the one field
+    # the engine does not write.
+    optional = {"chance", "position", "referee"}
+    assert set(SCHEMA["properties"]) == set(HEADER_FIELDS) | bodies | optional
+    assert SCHEMA["properties"]["log_schema"]["enum"] == list(BODY_FIELDS)
     assert set(SCHEMA["properties"]["rules"]["enum"]) == set(RULE_SYSTEMS)
 
 
@@ -131,7 +159,7 @@ def test_schema_options_are_the_registrys(rules: str) -> None:
     branch = next(
         branch["then"]
         for branch in SCHEMA["allOf"]
-        if branch["if"]["properties"]["rules"]["const"] == rules
+        if branch["if"]["properties"].get("rules", {}).get("const") == rules
     )
     options = branch["properties"]["options"]
     names = {spec.name for spec in RULE_SYSTEMS[rules].options}
@@ -213,7 +241,7 @@ CORRUPTIONS: dict[str, Callable[[Log], str]] = {
     "seats as text": set_header("seats", "three"),
     "seed negative": set_header("seed", -1),  # loads: invalid description (header)
     "options as a list": set_header("options", ["rainbow"]),
-    "future log_schema": set_header("log_schema", 2),
+    "future log_schema": set_header("log_schema", 3),
     "log_schema as text": set_header("log_schema", "1"),
     "unknown event type": unknown_event_type,
     "event not an object": event_not_an_object,

@@ -206,6 +206,7 @@ class CardGame(State):
         self._start = 0
         self._turn = 0
         self._log: list[JsonDict] | None = [] if log else None
+        self._record = None
         self._begin()
 
     # ----------------------------------------------------------------- API
@@ -268,6 +269,7 @@ class CardGame(State):
         other._start = self._start
         other._turn = self._turn
         other._log = None if self._log is None else self._log[:]
+        other._record = None if self._record is None else self._record.copy()
         return other
 
     # ------------------------------------------------------------ the flow
@@ -670,6 +672,7 @@ class CardGame(State):
         rng = state._rng = random.Random(seed)
         state._rng_shared = False
         state._log = None
+        state._record = None
         state._decision = decision_of(CardDecision, seen["decision"])
         state._round = seen["round"] - 1 if state._decision is not _NONE else rules.rounds
         state._turn = seen["turn"]
@@ -747,6 +750,7 @@ class CardGame(State):
         rng = state._rng = random.Random(seed)
         state._rng_shared = False
         state._log = None
+        state._record = None
         state._round = seen["round"] - 1
         state._turn = seen["turn"]
         state._start = seen["start_player"]

@@ -300,6 +300,7 @@ class DiceGame(OneSeatState):
         self._kicks_left = 0
         self._kick_casino = 0
         self._log: list[JsonDict] | None = [] if log else None
+        self._record = None
         self._rolls = [0] * n  # each seat's rolls this round: the row of its tape
         self._tape = NO_TAPE
         self._begin()
@@ -342,6 +343,7 @@ class DiceGame(OneSeatState):
         other._kicks_left = self._kicks_left
         other._kick_casino = self._kick_casino
         other._log = None if self._log is None else self._log[:]
+        other._record = None if self._record is None else self._record.copy()
         return other
 
     # ------------------------------------------------------------ the flow
@@ -1005,6 +1007,7 @@ class DiceGame(OneSeatState):
         state._start = observation["start_player"]
         state._last_roller = observation["last_roller"]
         state._log = None
+        state._record = None
         state._dice = NO_ROLL
         state._kicks_left = 0
         state._kick_casino = 0

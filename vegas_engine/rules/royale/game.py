@@ -373,6 +373,7 @@ class RoyaleGame(OneSeatState):
         self._rng.shuffle(pile)
         self._pile: deque[int] = deque(pile)
         self._log: list[JsonDict] | None = [] if log else None
+        self._record = None
         self._begin()
 
     def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
@@ -388,6 +389,7 @@ class RoyaleGame(OneSeatState):
         self._rolls = [0] * (2 * n + 1)
         self._tape = NO_TAPE
         self._log = None
+        self._record = None
         self._pile = deque()
         self._under: list[int] = []
         self._bank_cards: list[int] = []
@@ -443,6 +445,7 @@ class RoyaleGame(OneSeatState):
         other._tape = self._tape
         other._rolls = self._rolls[:]
         other._log = None if self._log is None else self._log[:]
+        other._record = None if self._record is None else self._record.copy()
         other._pile = self._pile.copy()
         other._under = self._under[:]
         other._bank_cards = self._bank_cards[:]
