@@ -252,6 +252,7 @@ def _play(args: argparse.Namespace) -> int:
     if args.log:
         with args.log.open("w") as handle:
             for record in records:
+                # The events form: what an author reads (the referee keeps moves).
                 handle.write(json.dumps(record.log, separators=(",", ":")) + "\n")
     if args.json:
         games = [_game_json(record) for record in records]

@@ -23,11 +23,12 @@ import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import TracebackType
 from typing import Any, NoReturn
 
-from vegas_engine import GameDescription, SeatResult, new_game, observe
-from vegas_engine.log import game_log
+from vegas_engine import GameDescription, LogMode, SeatResult, State, new_game, observe
+from vegas_engine.log import expand, game_log
 from vegas_engine.policies import policy_rng, random_policy
 from vegas_engine.state import JsonDict
 
@@ -36,9 +37,10 @@ from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
 
-#: Called with a game's id and its events so far (the engine's list, which grows:
-#: copy what you keep), before each decision is asked and once the game is over.
-Progress = Callable[[int, Sequence[JsonDict]], None]
+#: Called with a game's id and its state, before each decision is asked and once the
+#: game is over. The state keeps its moves (``log="moves"``): read it, never change
+#: it; ``vegas_engine.log.events_of(state)`` makes its events so far, when wanted.
+Progress = Callable[[int, State], None]
 
 READ_CHUNK = 64 * 1024
 #: After EOF on stdout, how long to wait for the process to exit before calling
@@ -287,7 +289,7 @@ class SeatRecord:
 
 @dataclass
 class GameRecord:
-    """One finished game: standings with forfeits, seats, and the full log."""
+    """One finished game: standings with forfeits, seats, and its log."""
 
     game_id: int
     description: GameDescription
@@ -295,10 +297,17 @@ class GameRecord:
     seed: int
     result: list[JsonDict]
     seats: list[SeatRecord]
-    log: JsonDict
+    #: The log as kept, in the moves form, with the referee's section: what the
+    #: platform stores (docs/game-log.md).
+    moves_log: JsonDict
     #: The key the bots' seeds were derived with (never in the log; kept out of
     #: repr): passed back as ``bot_seed_key``, it repeats the game exactly.
     bot_seed_key: bytes = field(default=b"", repr=False)
+
+    @cached_property
+    def log(self) -> JsonDict:
+        """The log in the events form, made from the moves when first asked."""
+        return expand(self.moves_log)
 
     @property
     def faults(self) -> list[Fault]:
@@ -454,7 +463,9 @@ class _Game:
         self.seats = seats
         #: Each seat's limits: its player's own, else the match's.
         self.seat_limits = [match.limits_of(record.player) for record in seats]
-        self.state = new_game(description, seed, log=True)
+        # The moves, not every event: a game's log costs a fraction of the game
+        # (the events follow from them: vegas_engine.log.expand).
+        self.state = new_game(description, seed, log=LogMode.MOVES)
         self.bank_ms = [float(limits.bank_ms) for limits in self.seat_limits]
         self.fallback_rng = [policy_rng(seed, seat) for seat in range(description.seats)]
 
@@ -587,9 +598,7 @@ class _Game:
 
     def _progress(self) -> None:
         if self.match.on_progress is not None:
-            events = self.state.events()
-            assert events is not None  # the referee's games always log
-            self.match.on_progress(self.game_id, events)
+            self.match.on_progress(self.game_id, self.state)
 
     def _action(
         self,

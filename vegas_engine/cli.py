@@ -155,19 +155,19 @@ def _replay(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"cannot read {args.file}: {error.strerror}") from None
     document = game_logs.loads(text)
-    result = final_result(replay(document))
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "ok": True,
-                    "events": len(document["events"]),
-                    "result": [seat.to_json() for seat in result],
-                }
-            )
-        )
+    state = replay(document)
+    result = final_result(state)
+    events = state.events()
+    assert events is not None  # a replayed state logs its events
+    if "moves" in document:
+        what = f"{len(document['moves'])} moves play to the log's result ({len(events)} events)"
     else:
-        print(f"replay ok: {len(document['events'])} events match")
+        what = f"{len(events)} events match"
+    if args.json:
+        summary = {"ok": True, "events": len(events), "result": [s.to_json() for s in result]}
+        print(json.dumps(summary))
+    else:
+        print(f"replay ok: {what}")
         _print_result(result, None)
     return 0
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import jsonschema
@@ -17,7 +16,8 @@ from bots_sdk.launcher import BotSpec, house_bot, launch_bot
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import Match
 from tests.bots_sdk.botkit import raw_bot
-from vegas_engine import describe
+from vegas_engine import State, describe
+from vegas_engine.log import events_of
 from vegas_engine.state import JsonDict
 
 FAST = Limits(startup_ms=3000, decision_ms=100, bank_ms=10_000)
@@ -64,8 +64,9 @@ def test_player_limits_name_players_of_the_match() -> None:
 def test_progress_shows_the_events_so_far_before_each_decision_and_at_the_end() -> None:
     seen: list[tuple[int, list[JsonDict]]] = []
 
-    def progress(game_id: int, events: Sequence[JsonDict]) -> None:
-        seen.append((game_id, list(events)))
+    def progress(game_id: int, state: State) -> None:
+        assert state.events() is None, "the referee keeps moves: events are made when wanted"
+        seen.append((game_id, list(events_of(state))))
 
     players = [house_bot("random"), house_bot("greedy")]
     with Match(players, FAST, on_progress=progress) as match:
@@ -73,11 +74,12 @@ def test_progress_shows_the_events_so_far_before_each_decision_and_at_the_end() 
         again = match.play(describe("classic", 2), 4, [1, 0])
     first = [events for game, events in seen if game == record.game_id]
     second = [events for game, events in seen if game == again.game_id]
-    decisions = sum(event["type"] == "decision" for event in record.log["events"])
-    forced = sum(event.get("forced", False) for event in record.log["events"])
+    events = record.log["events"]
+    decisions = sum(event["type"] == "decision" for event in events)
+    forced = sum(event.get("forced", False) for event in events)
     # Once before each decision the referee asks for (forced ones are not asked), once at the end.
     assert len(first) == decisions - forced + 1
-    assert first[0][0]["type"] == "round_start" and first[-1] == record.log["events"]
+    assert first[0][0]["type"] == "round_start" and first[-1] == events
     assert second[-1] == again.log["events"]
     # Each call sees the one before it and more: the replay only grows.
     for before, after in itertools.pairwise(first):

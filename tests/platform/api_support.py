@@ -75,17 +75,23 @@ def stderr_of(seat: int) -> str:
     return f"seat {seat} debug: my secret plan\n"
 
 
-def played_log(ladder: Ladder, seed: int) -> dict[str, Any]:
+def played_log(ladder: Ladder, seed: int, *, events: bool = False) -> dict[str, Any]:
     """A real game of the ladder's rules played at random, with a referee section
-    (docs/protocol/referee-log.schema.json) in which every seat faulted with stderr."""
+    (docs/protocol/referee-log.schema.json) in which every seat faulted with stderr.
+
+    In the moves form, as the referee keeps it; with ``events`` in the events form,
+    as matches stored it before the moves form."""
     state = vegas_engine.new_game(
-        vegas_engine.describe(ladder.rules, ladder.seats, ladder.options), seed, log=True
+        vegas_engine.describe(ladder.rules, ladder.seats, ladder.options),
+        seed,
+        log=True if events else "moves",
     )
     rng = random.Random(seed)
     while not state.is_terminal():
         state.apply_action(rng.choice(state.legal_actions()))
     log = game_log(state)
-    result = [{**row, "forfeited": False} for row in log["events"][-1]["result"]]
+    final = log["events"][-1]["result"] if events else log["result"]
+    result = [{**row, "forfeited": False} for row in final]
     log["referee"] = {
         "protocol": 1,
         "game_id": 1,
@@ -130,14 +136,17 @@ def played_log(ladder: Ladder, seed: int) -> dict[str, Any]:
     return log
 
 
-def play_match(ladder: Ladder, versions: Sequence[BotVersion], seed: int = 1) -> Match:
-    """A running match finished by the service with a real log, as a worker would."""
+def play_match(
+    ladder: Ladder, versions: Sequence[BotVersion], seed: int = 1, *, events_log: bool = False
+) -> Match:
+    """A running match finished by the service with a real log, as a worker would
+    (``events_log``: stored in the events form, as matches played before the moves form)."""
     match = MatchFactory(
         ladder=ladder, seed=seed, status=MatchStatus.RUNNING, attempts=1, started_at=timezone.now()
     )
     for seat, version in enumerate(versions):
         ParticipantFactory(match=match, seat=seat, bot_version=version)
-    log = played_log(ladder, seed)
+    log = played_log(ladder, seed, events=events_log)
     outcomes = [
         SeatOutcome(seat=row["seat"], money=row["money"], rank=row["rank"])
         for row in log["referee"]["result"]

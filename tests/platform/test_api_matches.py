@@ -20,6 +20,7 @@ from arena.ladders.models import Ladder
 from arena.matches import selectors as match_selectors
 from arena.matches.apis import MatchOutput
 from arena.matches.models import Match
+from vegas_engine import log as game_logs
 
 from .api_support import client_for, drf_document, play_match, stderr_of
 from .factories import (
@@ -288,11 +289,42 @@ def test_a_match_log_is_served_decompressed_with_only_your_own_stderr(
     assert seat_stderr(as_alice) == [stderr_of(0), ""]
     assert seat_stderr(as_bob) == ["", stderr_of(1)]
     assert seat_stderr(as_anonymous) == ["", ""]
-    # Everything else is the stored log, untouched.
+    # Everything else is the stored log (its moves), played out to its events.
+    assert stored["log_schema"] == 2 and "events" not in stored
+    events = game_logs.expand(stored)["events"]
     for log in (as_alice, as_bob, as_anonymous):
-        assert log["events"] == stored["events"]
+        assert log["log_schema"] == 1 and log["events"] == events
         assert log["seed"] == 3 and log["referee"]["result"] == stored["referee"]["result"]
         assert [s["fault"]["kind"] for s in log["referee"]["seats"]] == ["crashed", "crashed"]
+    # As stored, on request: the moves, with the same redaction.
+    moves = client_for(bob).get(url, {"form": "moves"}).json()
+    assert moves["moves"] == stored["moves"] and seat_stderr(moves) == ["", stderr_of(1)]
+    assert game_logs.expand(moves)["events"] == events
+
+
+def test_a_log_stored_in_the_events_form_is_served_as_it_is(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion
+) -> None:
+    # Matches played before the moves form stored every event: both forms give them.
+    match = play_match(ladder, [shark, turtle], seed=3, events_log=True)
+    stored = stored_log(match)
+    url = f"/api/matches/{match.pk}/log/"
+    for form in ("events", "moves"):
+        log = client_for().get(url, {"form": form}).json()
+        assert log["log_schema"] == 1 and log["events"] == stored["events"]
+    moves = client_for().get(f"/api/matches/{play_match(ladder, [shark, turtle], 3).pk}/log/")
+    assert moves.json()["events"] == stored["events"], "the same game, from its moves"
+
+
+def test_a_log_form_that_does_not_exist_is_a_clear_error(
+    ladder: Ladder, shark: BotVersion, turtle: BotVersion
+) -> None:
+    match = play_match(ladder, [shark, turtle], seed=3)
+    response = client_for().get(f"/api/matches/{match.pk}/log/", {"form": "compact"})
+    assert response.status_code == 400
+    assert response.json() == {
+        "form": "'compact' is not a log form: use events (the default) or moves."
+    }
 
 
 def test_a_match_without_a_log_has_no_log(ladder: Ladder, shark: BotVersion) -> None:

@@ -212,7 +212,7 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
         state.apply_action(random_policy(state, seat, rng), seat)
     events = list(state.events() or [])
     assert any(e["type"] == "decision" and e["seat"] != 0 for e in events[-3:])
-    LivePublisher(feed=table_feed(table.pk), attempt=1, interval_s=0)(1, events)
+    LivePublisher(feed=table_feed(table.pk), attempt=1, interval_s=0).show(events)
     observation = vegas_engine.observe(state, 0)
     assert table_ask(table_id=table.pk, request_id=9, observation=observation, time_ms=80_000)
 

@@ -27,6 +27,7 @@ from arena.matches.games import MatchGame
 from arena.matches.models import Match, MatchStatus, match_feed
 from arena.matches.selectors import match_live_read
 from arena.matches.services import match_create, match_create_deal, match_run, match_start
+from vegas_engine import log as game_logs
 
 from .test_match_pipeline import house_bot, player_bot, stored_log
 from .worker import needs_concurrent_writes, protocol_bot
@@ -41,10 +42,10 @@ SLOW_BOT = protocol_bot(before="time.sleep(0.08)")
 @pytest.mark.django_db
 def test_a_publisher_writes_the_new_events_at_most_every_interval() -> None:
     publisher = LivePublisher(feed="match:1", attempt=1, interval_s=3600)
-    publisher(1, EVENTS[:3])  # within the first interval: a game over sooner writes nothing
+    publisher.show(EVENTS[:3])  # within the first interval: a game over sooner writes nothing
     assert not LiveChunk.objects.exists()
     publisher.flush()  # what is due: everything so far, now
-    publisher(1, EVENTS[:6])  # within the interval again: kept for later
+    publisher.show(EVENTS[:6])  # within the interval again: kept for later
     assert list(LiveChunk.objects.values_list("start", "end")) == [(0, 3)]
     publisher.flush()
     assert list(LiveChunk.objects.order_by("start").values_list("start", "end")) == [
@@ -62,13 +63,13 @@ def test_a_publisher_writes_the_new_events_at_most_every_interval() -> None:
 @pytest.mark.django_db
 def test_a_new_attempt_starts_the_feed_again_and_a_drop_or_the_sweep_ends_it() -> None:
     first = LivePublisher(feed="match:1", attempt=1, interval_s=0)
-    first(1, EVENTS)
+    first.show(EVENTS)
     again = LivePublisher(feed="match:1", attempt=2, interval_s=0)
-    again(1, EVENTS[:2])
+    again.show(EVENTS[:2])
     read = live_read(feed="match:1", since=5)  # a reader of attempt 1, 5 events in
     assert read is not None and (read.attempt, read.total, read.events) == (2, 2, [])
     assert live_read(feed="match:1") == type(read)(attempt=2, since=0, total=2, events=EVENTS[:2])
-    LivePublisher(feed="table:1", attempt=1, interval_s=0)(1, EVENTS)
+    LivePublisher(feed="table:1", attempt=1, interval_s=0).show(EVENTS)
     assert live_drop(feed="match:1") == 1 and live_read(feed="match:1") is None
     LiveChunk.objects.update(created_at=timezone.now() - timedelta(hours=25))
     assert live_sweep(older_than=timedelta(hours=24)) == 1
@@ -87,7 +88,7 @@ def test_a_running_deal_game_shows_nothing_while_another_game_of_its_deal_is_to_
     first, second = match_create_deal(ladder_id=ladder.pk, game=game, versions=versions)
     first = match_start(match=first)
     for match in (single, first):
-        LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0)(1, EVENTS)
+        LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0).show(EVENTS)
     shown = match_live_read(match=single, since=0)
     assert shown is not None and shown.events == EVENTS
     # Game 2 rolls the same dice: game 1's events stay hidden until it is played.
@@ -137,6 +138,6 @@ def test_a_running_match_shows_its_events_as_they_are_played_then_its_log(
     # It grew while the match was played, and every event seen is the log's, in order.
     assert len(set(totals)) >= 3
     log = stored_log(Match.objects.get(pk=match.pk))
-    events = json.loads(log)["events"]
+    events = game_logs.expand(json.loads(log))["events"]
     assert 0 < len(seen) < len(events) and seen == events[: len(seen)]
     assert not LiveChunk.objects.exists()  # the stored log replaced the feed

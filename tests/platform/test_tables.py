@@ -42,6 +42,7 @@ from arena.tables.services import (
     table_start,
     tables_end_lost,
 )
+from vegas_engine import log as game_logs
 from vegas_engine.log import game_log
 from vegas_engine.policies import play, random_policy
 from vegas_engine.replay import replay
@@ -103,8 +104,11 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def stored_log(table: Table) -> dict[str, Any]:
+    """The table's stored log (its moves), played out to its events."""
     with default_storage.open(table.log.name, "rb") as handle:
-        return dict(json.loads(gzip.decompress(handle.read())))
+        stored = json.loads(gzip.decompress(handle.read()))
+    assert stored["log_schema"] == 2 and "events" not in stored, "a table stores its moves"
+    return game_logs.expand(stored)
 
 
 # --------------------------------------------------------------------------- sitting down

@@ -170,7 +170,7 @@ def test_a_running_match_page_follows_its_game_unless_its_deal_seals_it(
     assert "waits for a worker" in waiting and replay_data(waiting)["events"] == []
     match = match_start(match=queued)
     events = game_log(play(vegas_engine.describe("classic", 2), 1, [greedy_policy] * 2))["events"]
-    LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0)(1, events[:20])
+    LivePublisher(feed=match_feed(match.pk), attempt=1, interval_s=0).show(events[:20])
     page = Client().get(f"/matches/{match.pk}/").content.decode()
     assert 'id="live-badge"' in page and "<h2>Seats</h2>" in page
     document = replay_data(page)

@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+import vegas_engine
+from vegas_engine import log as game_logs
+
 BOULEVARD_MODULES = ("big_notes", "neutral_dice", "biggies", "kickers", "rainbow", "slot_machine")
 
 
@@ -140,6 +143,36 @@ def test_replay_of_a_played_log_succeeds(played: tuple[Path, dict[str, Any]]) ->
     assert "replay ok" in human.stdout
     for seat in output["result"]:
         assert f"${seat['money']:,}" in human.stdout
+
+
+def test_replay_of_a_moves_log_plays_its_moves(
+    played: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    log_path, output = played
+    events = json.loads(log_path.read_text())
+    state = vegas_engine.new_game(
+        vegas_engine.describe(events["rules"], events["seats"], events["options"]),
+        events["seed"],
+        log="moves",
+    )
+    for event in events["events"]:
+        if event["type"] == "decision" and not event["forced"]:
+            state.apply_action(event["action"], event["seat"])
+    moves = tmp_path / "moves.json"
+    moves.write_text(game_logs.dumps(game_logs.game_log(state)))
+    run = cli("replay", moves, "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == {
+        "ok": True,
+        "events": len(events["events"]),
+        "result": output["result"],
+    }
+    decisions = sum(e["type"] == "decision" and not e["forced"] for e in events["events"])
+    assert f"replay ok: {decisions} moves play to the log's result" in cli("replay", moves).stdout
+    tampered = {**game_logs.game_log(state), "result": output["result"][::-1]}
+    moves.write_text(game_logs.dumps(tampered))
+    failed = cli("replay", moves)
+    assert failed.returncode != 0 and "result" in failed.stderr
 
 
 # ------------------------------------------------------------ corrupted logs

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
 from django.db import DatabaseError
 from django.utils import timezone
+
+from vegas_engine import State
+from vegas_engine.log import events_of
 
 from .models import LiveChunk
 
@@ -20,8 +23,11 @@ class LivePublisher:
     """The referee's ``on_progress`` for one game: its new events, at most every
     ``interval_s`` seconds (0: at every call), as chunks of ``feed``'s ``attempt``.
 
-    A new attempt starts the feed afresh. The database failing loses a view of
-    the game, never the game: the error is logged and the next call tries again.
+    The referee's state keeps moves; their events are made only when a chunk is
+    due (:func:`vegas_engine.log.events_of`), so a game shown by nobody, or over
+    within the first interval, costs no event. A new attempt starts the feed
+    afresh. The database failing loses a view of the game, never the game: the
+    error is logged and the next call tries again.
     """
 
     def __init__(self, *, feed: str, attempt: int, interval_s: float) -> None:
@@ -32,18 +38,25 @@ class LivePublisher:
         # The first chunk waits one interval too: a game over sooner writes nothing
         # (a series plays most of its games in less), its stored log is the view.
         self.last = time.monotonic()
-        self.latest: Sequence[dict[str, Any]] = ()
+        self._events: Callable[[], Sequence[dict[str, Any]]] = tuple
         if attempt > 1:  # a first attempt has nothing to clear: no write for most games
             self._publish(lambda: LiveChunk.objects.filter(feed=feed).delete())
 
-    def __call__(self, game_id: int, events: Sequence[dict[str, Any]]) -> None:
-        self.latest = events
+    def __call__(self, game_id: int, state: State) -> None:
+        self._follow(lambda: events_of(state))
+
+    def show(self, events: Sequence[dict[str, Any]]) -> None:
+        """Follow a list of events (made elsewhere) as :meth:`__call__` follows a state."""
+        self._follow(lambda: events)
+
+    def _follow(self, events: Callable[[], Sequence[dict[str, Any]]]) -> None:
+        self._events = events
         if time.monotonic() - self.last >= self.interval_s:
             self.flush()
 
     def flush(self) -> None:
         """Publish every event not published yet, now."""
-        events = self.latest
+        events = self._events()
         if len(events) <= self.sent:
             return
         start, end = self.sent, len(events)

@@ -16,7 +16,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -193,7 +193,15 @@ class MatchLogApi(APIView):
                 "download",
                 OpenApiTypes.BOOL,
                 description="Any value: served as a file to save, match-<id>.json.",
-            )
+            ),
+            OpenApiParameter(
+                "form",
+                OpenApiTypes.STR,
+                enum=["events", "moves"],
+                description="events (the default): every event; moves: the log as stored, "
+                "its moves only (a fraction of the size; vegas_engine.log.expand makes the "
+                "events from it).",
+            ),
         ],
         responses=OpenApiResponse(
             OpenApiTypes.OBJECT,
@@ -203,13 +211,22 @@ class MatchLogApi(APIView):
     )
     def get(self, request: Request, match_id: int) -> Response:
         """The match's game log as JSON (finished matches only); ``?download=1`` saves it."""
+        form = request.query_params.get("form", "events")
+        if form not in ("events", "moves"):
+            raise ValidationError(
+                {"form": f"{form!r} is not a log form: use events (the default) or moves."}
+            )
         match = match_get_visible(match_id=match_id, user=request.user)
         if match is not None and match.status == MatchStatus.FINISHED and match.sealed:
             raise NotFound(
                 f"The log of match {match.pk} is sealed until the other games dealt by its "
                 "seed (its duplicate deal) are played: it shows the dice they will roll."
             )
-        log = None if match is None else match_log_read(match=match, user=request.user)
+        log = (
+            None
+            if match is None
+            else match_log_read(match=match, user=request.user, moves=form == "moves")
+        )
         if log is None:
             raise Http404
         response = Response(log)

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
 
 from django.conf import settings
 from django.utils.crypto import salted_hmac
@@ -33,6 +32,7 @@ from arena.bots.sandboxing import (
 from arena.live.services import LivePublisher
 from bots_sdk import referee, sandbox
 from bots_sdk.faults import FaultKind
+from vegas_engine import State
 from vegas_engine import log as game_logs
 
 from .models import ForfeitCause, Match, Participant, match_feed
@@ -147,9 +147,9 @@ class MatchTable:
         finally:
             self._stack.close()
 
-    def _progress(self, game_id: int, events: Sequence[dict[str, Any]]) -> None:
+    def _progress(self, game_id: int, state: State) -> None:
         if self._live is not None:
-            self._live(game_id, events)
+            self._live(game_id, state)
 
     def _seating(self, match: Match) -> list[int]:
         """Which player sits at each seat of ``match``: its versions matched to the players."""
@@ -201,7 +201,7 @@ class MatchTable:
         started = [seat.startup_ms for seat in record.seats if seat.startup_ms is not None]
         return PlayedMatch(
             seats=seats,
-            game_log=game_logs.dumps(record.log).encode(),
+            game_log=game_logs.dumps(record.moves_log).encode(),
             start_s=max(started, default=0.0) / 1000,
             play_s=played_s,
             live_published=live.sent > 0,

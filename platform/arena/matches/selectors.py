@@ -29,6 +29,7 @@ from arena.bots.models import BotVersion, Visibility
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
+from vegas_engine import log as game_logs
 
 from .models import UNPLAYED, Match, MatchStatus, Participant, match_feed, seed_in_play
 
@@ -300,17 +301,23 @@ def log_redact_stderr(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str,
     return {**log, "referee": {**referee, "seats": seats}}
 
 
-def match_log_read(*, match: Match, user: User | AnonymousUser) -> dict[str, Any] | None:
+def match_log_read(
+    *, match: Match, user: User | AnonymousUser, moves: bool = False
+) -> dict[str, Any] | None:
     """The match's game log, decompressed, with other players' stderr removed; None
     without one, or while it is sealed (``Match.sealed``: a game of its deal is
     still to play).
 
+    The events form (docs/game-log.md), made from the stored moves; with
+    ``moves`` the log as stored (the moves form; older matches stored events).
     ``match`` must come with its participants prefetched (the selectors above).
     """
     if not match.log or match.sealed:
         return None
     with default_storage.open(str(match.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
+    if not moves:
+        log = game_logs.expand(log)
     return log_redact_stderr(log, keep_seats=_owned_seats(match, user))
 
 

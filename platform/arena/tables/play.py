@@ -81,4 +81,4 @@ def play_table(table: Table) -> PlayedTable:
         )
         for entry in record.result
     ]
-    return PlayedTable(seats=seats, game_log=game_logs.dumps(record.log).encode())
+    return PlayedTable(seats=seats, game_log=game_logs.dumps(record.moves_log).encode())

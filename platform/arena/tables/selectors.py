@@ -19,6 +19,7 @@ from arena.ladders.models import Qualification, QualificationStatus
 from arena.live.selectors import LiveEvents, live_read
 from arena.matches.selectors import log_redact_stderr
 from arena.players.models import Profile, User
+from vegas_engine import log as game_logs
 
 from .models import Table, TableSeat, TableStatus, table_feed
 
@@ -134,7 +135,7 @@ def table_log_read(*, table: Table) -> dict[str, Any] | None:
         return None
     with default_storage.open(str(table.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
-    return log_redact_stderr(log, keep_seats=set())
+    return log_redact_stderr(game_logs.expand(log), keep_seats=set())
 
 
 # --------------------------------------------------------------------------- opponents
