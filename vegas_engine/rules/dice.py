@@ -808,7 +808,13 @@ class DiceGame(OneSeatState):
         notes.sort(reverse=True)
         self._notes[casino] = []
         counts = self._counts[casino]
-        ranked, cancelled = rank_slot(self._slot) if casino == SLOT else rank_casino(counts)
+        cancelled: list[list[int]] = []  # the cancelled groups: for the log alone
+        if casino == SLOT:
+            ranked, cancelled = rank_slot(self._slot)
+        elif self._log is None:
+            ranked = payout_order(counts)
+        else:
+            ranked, cancelled = rank_casino(counts)
         won = self._won
         returned: list[int] = []  # notes the neutral player won, then the unwon ones
         for owner, note in zip(ranked, notes, strict=False):
@@ -1129,27 +1135,38 @@ def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:
     return dice
 
 
+def payout_order(counts: Sequence[int]) -> list[int]:
+    """The owners paid at a casino, most dice first, from each owner's dice count
+    (a Biggie counts 2): those whose count nobody else has; equal counts cancel.
+    """
+    # Every payout of a playout runs this: one loop (a comprehension is a call in
+    # 3.11) and a sort only when there is something to order.
+    paid: list[int] = []
+    for owner, count in enumerate(counts):
+        if count and counts.count(count) == 1:
+            paid.append(owner)
+    if len(paid) > 1:
+        # The counts of `paid` all differ, so sorting by count alone is the payout order.
+        paid.sort(key=counts.__getitem__, reverse=True)
+    return paid
+
+
 def rank_casino(counts: Sequence[int]) -> tuple[list[int], list[list[int]]]:
     """Payout order at a casino from each owner's dice count (a Biggie counts 2).
 
-    Returns the owners in payout order (most dice first) and the cancelled
-    groups: owners with equal counts, who all win nothing there.
+    Returns the owners in payout order (most dice first, :func:`payout_order`)
+    and the cancelled groups, most dice first: owners with equal counts, who
+    all win nothing there.
     """
-    # Every payout runs this: one pass, no dict, and sorts of at most a few items.
-    paid: list[int] = []  # owners whose count nobody else has
     tied: list[int] = []  # counts several owners share
-    for owner, count in enumerate(counts):
-        if count:
-            if counts.count(count) == 1:
-                paid.append(owner)
-            elif count not in tied:
-                tied.append(count)
-    # The counts of `paid` all differ, so sorting by count alone is the payout order.
-    paid.sort(key=counts.__getitem__, reverse=True)
+    for count in counts:
+        if count and count not in tied and counts.count(count) > 1:
+            tied.append(count)
     if not tied:  # most casinos: skip building an empty list of groups
-        return paid, []
+        return payout_order(counts), []
     tied.sort(reverse=True)
-    return paid, [[owner for owner, count in enumerate(counts) if count == t] for t in tied]
+    cancelled = [[owner for owner, count in enumerate(counts) if count == t] for t in tied]
+    return payout_order(counts), cancelled
 
 
 def rank_slot(dice: Sequence[tuple[int, int, int]]) -> tuple[list[int], list[list[int]]]:
