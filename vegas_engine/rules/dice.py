@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import random
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +74,13 @@ PLACES_BY_FACES: dict[frozenset[int], tuple[Action, ...]] = {
     frozenset(face - 1 for face in range(1, 7) if mask >> face & 1): PLACES_BY_MASK[mask]
     for mask in range(0, 128, 2)
 }
+#: The place actions for each roll of up to 4 dice, as tape bytes: half the rolls of a
+#: round are that short, and looking the bytes up costs a third of making a frozenset.
+PLACES_BY_SHORT_ROLL: dict[bytes, tuple[Action, ...]] = {
+    bytes(roll): PLACES_BY_FACES[frozenset(roll)]
+    for size in range(1, 5)
+    for roll in itertools.product(range(6), repeat=size)
+}
 #: A roll of no dice: one empty bytes per kind.
 NO_ROLL: tuple[bytes, ...] = (b"", b"", b"", b"")
 KICK_DIE_ACTIONS = tuple(f"kick {seat} die" for seat in range(MAX_SEATS))
@@ -100,7 +108,7 @@ class DiceDecision(Decision):
 
 
 # For the hot paths: a module global is ten times cheaper than `DiceDecision.PLACE` in 3.11.
-_PLACE, _KICK = DiceDecision.PLACE, DiceDecision.KICK
+_PLACE, _KICK, _OVER = DiceDecision.PLACE, DiceDecision.KICK, DiceDecision.NONE
 
 
 class UnwonNotes(enum.Enum):
@@ -121,6 +129,10 @@ class NextStart(enum.Enum):
 
     LAST_ROLLER = "last_roller"
     """The seat that rolled last in the round just ended."""
+
+
+# Read once a round or once a payout: module globals, for the reason of _PLACE above.
+_TO_PILE, _LAST_ROLLER = UnwonNotes.PILE, NextStart.LAST_ROLLER
 
 
 @dataclass(frozen=True)
@@ -381,18 +393,16 @@ class DiceGame(OneSeatState):
             log.append(
                 {"type": "round_start", "round": self._round + 1, "start_player": self._start}
             )
-        for casino in range(self._casino_count):
-            self._stock(casino)
-        if self._setup.chips is not None:
-            self._deal_chips(self._setup.chips)
+        self._stock_casinos()
+        if setup.chips is not None:
+            self._deal_chips(setup.chips)
         self._counts = [[0] * (n + 1) for _ in range(CASINOS + 1)]
         self._biggies = [[0] * (n + 1) for _ in range(CASINOS + 1)]
         self._slot.clear()
         self._slot_from = 0
         for hand in self._hands:
             hand[:] = setup.hand
-        for seat in range(n):
-            self._kickers_used[seat] = 0
+        self._kickers_used[:] = [0] * n
         self._neutral_out = 0
         if setup.neutral_preplaced:
             rand = self._random().random
@@ -417,26 +427,30 @@ class DiceGame(OneSeatState):
         self._tape = RollTape(self._random(), self._n, width, 2 * width)
         self._rolls = [0] * self._n
 
-    def _stock(self, casino: int) -> None:
+    def _stock_casinos(self) -> None:
+        """Stock every casino from the pile, in order (one call a round, not one a casino)."""
         setup = self._setup
         pile = self._pile
-        notes = self._notes[casino]
-        # The tape's loops inline the draw: stocking runs every round of every playout.
-        if self._explicit:
-            self._stock_explicit(notes)
-        elif setup.minimum is not None:
-            total = 0
-            while total < setup.minimum and pile:
-                note = pile.popleft()
-                notes.append(note)
-                total += setup.rainbow_stock_value if note == RAINBOW else note
-        else:
-            assert setup.notes_per_casino is not None
-            for _ in range(setup.notes_per_casino):
-                if pile:
-                    notes.append(pile.popleft())
-        if self._log is not None:
-            self._log.append({"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)})
+        minimum = setup.minimum
+        log = self._log
+        for casino in range(self._casino_count):
+            notes = self._notes[casino]
+            # The tape's loops inline the draw: stocking runs every round of every playout.
+            if self._explicit:
+                self._stock_explicit(notes)
+            elif minimum is not None:
+                total = 0
+                while total < minimum and pile:
+                    note = pile.popleft()
+                    notes.append(note)
+                    total += setup.rainbow_stock_value if note == RAINBOW else note
+            else:
+                assert setup.notes_per_casino is not None
+                for _ in range(setup.notes_per_casino):
+                    if pile:
+                        notes.append(pile.popleft())
+            if log is not None:
+                log.append({"type": "stock", "casino": casino + 1, "notes": _notes_json(notes)})
 
     def _stock_explicit(self, notes: list[int]) -> None:
         setup = self._setup
@@ -484,7 +498,8 @@ class DiceGame(OneSeatState):
         n = self._n
         hands = self._hands
         for _ in range(n):
-            if any(hands[seat]):
+            hand = hands[seat]
+            if hand[0] or hand[1] or hand[2] or hand[3]:  # any(hand), without its call
                 break
             seat = (seat + 1) % n
         else:
@@ -496,8 +511,15 @@ class DiceGame(OneSeatState):
         self._decision = _PLACE
         row = self._rolls[seat]
         self._rolls[seat] = row + 1
-        regular, biggies, kickers, neutral = hands[seat]
-        faces = self._tape.roll(seat, row, regular + biggies + kickers + neutral)
+        regular, biggies, kickers, neutral = hand
+        count = regular + biggies + kickers + neutral
+        tape = self._tape
+        if row < tape.rows and count <= tape.width:
+            # RollTape.roll's own case, inlined: the call would cost as much as the slice.
+            start = (seat * tape.rows + row) * tape.width
+            faces = tape.faces[start : start + count]
+        else:
+            faces = tape.roll(seat, row, count)
         if self._explicit:
             faces = self._chance_roll(faces, hands[seat])
         # The tape row holds the regular dice first, then Biggie, kickers, neutral dice.
@@ -514,6 +536,8 @@ class DiceGame(OneSeatState):
             self._dice = (faces, b"", b"", b"")
         if self._casino_count > CASINOS:
             self._offer_places(faces)
+        elif count <= 4:
+            self._legal = PLACES_BY_SHORT_ROLL[faces]
         else:
             self._legal = PLACES_BY_FACES[frozenset(faces)]
         if self._log is not None:
@@ -562,21 +586,21 @@ class DiceGame(OneSeatState):
         seat = self._current
         casino, face = PLACE_TARGETS[action]
         roll = self._dice
-        if roll[1] or roll[2] or roll[3]:
-            dice, biggies, kickers, neutral = self._shown(face)
-        else:  # regular dice only, as always in classic
-            dice, biggies, kickers, neutral = roll[0].count(face - 1), 0, 0, 0
         hand = self._hands[seat]
-        hand[0] -= dice
-        hand[1] -= biggies
-        hand[2] -= kickers
-        hand[3] -= neutral
         n = self._n
         counts = self._counts[casino]
+        if roll[1] or roll[2] or roll[3]:
+            dice, biggies, kickers, neutral = self._shown(face)
+            hand[1] -= biggies
+            hand[2] -= kickers
+            hand[3] -= neutral
+            counts[n] += neutral
+            if biggies:
+                self._biggies[casino][seat] += biggies
+        else:  # regular dice only, as always in classic: the other kinds need no update
+            dice, biggies, kickers, neutral = roll[0].count(face - 1), 0, 0, 0
+        hand[0] -= dice
         counts[seat] += dice + 2 * biggies
-        counts[n] += neutral
-        if biggies:
-            self._biggies[casino][seat] += biggies
         if casino == SLOT:
             slot = self._slot
             self._slot_from = len(slot)
@@ -720,7 +744,7 @@ class DiceGame(OneSeatState):
 
     def _end_round(self) -> None:
         log = self._log
-        self._decision = DiceDecision.NONE
+        self._decision = _OVER
         self._legal = ()
         self._replace_rainbows()
         for casino in range(self._casino_count):
@@ -746,7 +770,7 @@ class DiceGame(OneSeatState):
                     {"type": "game_end", "result": [seat.to_json() for seat in self._standings()]}
                 )
             return
-        if self._setup.next_start is NextStart.LAST_ROLLER:
+        if self._setup.next_start is _LAST_ROLLER:
             self._start = self._last_roller
         else:
             self._start = (self._start + 1) % self._n
@@ -756,6 +780,8 @@ class DiceGame(OneSeatState):
         pile = self._pile
         for casino in range(self._casino_count):
             notes = self._notes[casino]
+            if RAINBOW not in notes:  # every casino of a game without rainbow cards
+                continue
             index = 0
             while index < len(notes):
                 if notes[index] != RAINBOW:
@@ -782,7 +808,13 @@ class DiceGame(OneSeatState):
         notes.sort(reverse=True)
         self._notes[casino] = []
         counts = self._counts[casino]
-        ranked, cancelled = rank_slot(self._slot) if casino == SLOT else rank_casino(counts)
+        cancelled: list[list[int]] = []  # the cancelled groups: for the log alone
+        if casino == SLOT:
+            ranked, cancelled = rank_slot(self._slot)
+        elif self._log is None:
+            ranked = payout_order(counts)
+        else:
+            ranked, cancelled = rank_casino(counts)
         won = self._won
         returned: list[int] = []  # notes the neutral player won, then the unwon ones
         for owner, note in zip(ranked, notes, strict=False):
@@ -791,7 +823,7 @@ class DiceGame(OneSeatState):
             else:
                 returned.append(note)
         returned += notes[len(ranked) :]
-        if self._setup.unwon_to is UnwonNotes.PILE:
+        if self._setup.unwon_to is _TO_PILE:
             self._pile.extend(returned)
             self._returned += len(returned)
         else:
@@ -1103,25 +1135,38 @@ def roll_json(counts: Sequence[int], kinds: int) -> JsonDict:
     return dice
 
 
+def payout_order(counts: Sequence[int]) -> list[int]:
+    """The owners paid at a casino, most dice first, from each owner's dice count
+    (a Biggie counts 2): those whose count nobody else has; equal counts cancel.
+    """
+    # Every payout of a playout runs this: one loop (a comprehension is a call in
+    # 3.11) and a sort only when there is something to order.
+    paid: list[int] = []
+    for owner, count in enumerate(counts):
+        if count and counts.count(count) == 1:
+            paid.append(owner)
+    if len(paid) > 1:
+        # The counts of `paid` all differ, so sorting by count alone is the payout order.
+        paid.sort(key=counts.__getitem__, reverse=True)
+    return paid
+
+
 def rank_casino(counts: Sequence[int]) -> tuple[list[int], list[list[int]]]:
     """Payout order at a casino from each owner's dice count (a Biggie counts 2).
 
-    Returns the owners in payout order (most dice first) and the cancelled
-    groups: owners with equal counts, who all win nothing there.
+    Returns the owners in payout order (most dice first, :func:`payout_order`)
+    and the cancelled groups, most dice first: owners with equal counts, who
+    all win nothing there.
     """
-    # Every payout runs this: one pass, no dict, and sorts of at most a few items.
-    paid: list[tuple[int, int]] = []
     tied: list[int] = []  # counts several owners share
-    for owner, count in enumerate(counts):
-        if count:
-            if counts.count(count) == 1:
-                paid.append((count, owner))
-            elif count not in tied:
-                tied.append(count)
-    paid.sort(reverse=True)
+    for count in counts:
+        if count and count not in tied and counts.count(count) > 1:
+            tied.append(count)
+    if not tied:  # most casinos: skip building an empty list of groups
+        return payout_order(counts), []
     tied.sort(reverse=True)
     cancelled = [[owner for owner, count in enumerate(counts) if count == t] for t in tied]
-    return [owner for _, owner in paid], cancelled
+    return payout_order(counts), cancelled
 
 
 def rank_slot(dice: Sequence[tuple[int, int, int]]) -> tuple[list[int], list[list[int]]]:

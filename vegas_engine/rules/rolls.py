@@ -35,22 +35,26 @@ class RollTape:
     """The dice of one round: ``rows`` rolls of up to ``width`` dice per seat.
 
     Immutable, so clones of a state share it; the state counts each seat's rolls.
+    ``faces``, ``rows`` and ``width`` are public for a hot path that reads a
+    seat's row itself (DiceGame._next_turn); they are never written after
+    ``__init__``.
     """
 
-    __slots__ = ("_faces", "_key", "_rows", "_seats", "_width")
+    __slots__ = ("_key", "_seats", "faces", "rows", "width")
 
     def __init__(self, rng: random.Random, seats: int, width: int, rows: int) -> None:
         self._key = rng.getrandbits(64)
         self._seats = seats
-        self._width = width
-        self._rows = rows
-        self._faces = _faces(rng, seats * rows * width)
+        self.width = width
+        self.rows = rows
+        #: Row ``r`` of seat ``s`` is ``faces[(s * rows + r) * width:][:width]``.
+        self.faces = _faces(rng, seats * rows * width)
 
     def roll(self, stream: int, row: int, count: int) -> bytes:
         """Faces 0-5 of roll ``row`` (0-based) of ``stream``: a seat, or seats + k for others."""
-        if stream < self._seats and row < self._rows and count <= self._width:
-            start = (stream * self._rows + row) * self._width
-            return self._faces[start : start + count]
+        if stream < self._seats and row < self.rows and count <= self.width:
+            start = (stream * self.rows + row) * self.width
+            return self.faces[start : start + count]
         return _faces(random.Random(f"{self._key}:{stream}:{row}"), count)
 
 

@@ -7,6 +7,8 @@ next round.
 
 from __future__ import annotations
 
+import functools
+
 from ..description import GameDescription
 from ..system import OptionSpec, RuleSystem
 from .dice import (
@@ -44,12 +46,18 @@ SIXDICE_RULES = DiceRules(
 
 def _setup(description: GameDescription) -> DiceSetup:
     on = description.options
+    return _setup_of(description.seats, bool(on["neutral_dice"]), bool(on["slot_machine"]))
+
+
+# Built once for each seat count and options, as classic's (rules/classic.py).
+@functools.cache
+def _setup_of(seats: int, neutral_dice: bool, slot_machine: bool) -> DiceSetup:
     return DiceSetup.build(
         SIXDICE_RULES,
-        description.seats,
+        seats,
         biggies=True,
-        neutral_dice=bool(on["neutral_dice"]),
-        slot_machine=bool(on["slot_machine"]),
+        neutral_dice=neutral_dice,
+        slot_machine=slot_machine,
     )
 
 
