@@ -1,15 +1,23 @@
 """Ratings benchmark: how well the platform's Elo and matchmaking rank bots of known strength.
 
-    python3 bench/ratings.py            # 200 bots, 20,000 matches, 3 seeds (a few minutes)
+    python3 bench/ratings.py            # 200 bots, 20,000 matches, 3 seeds (about an hour)
     python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (under a minute)
+    python3 bench/ratings.py --seating 2-5 --model luck-heavy --deal-games 0   # one part
 
 A synthetic ladder of 200 bots with hidden strengths, played by the
 platform's own pure code: the scheduler (``matchmaking.plan_picks``: seeds,
 rating-weighted draws, the games-balance rule, the per-bot cap of queued
-matches, a queue of ARENA_LADDER_QUEUE_TARGET matches and two workers, so
+runs, a queue of ARENA_LADDER_QUEUE_TARGET matches and two workers, so
 matches are rated some picks after they were made) and the Elo
 (``elo.rating_changes``, as ``services.ratings_apply`` applies it: once per
-match, in finish order). Outcomes follow one of two models:
+match, in finish order). Each pick is a series, as the platform plays it:
+``Ladder.series_games`` (12) games or fewer (``matchmaking.series_units``),
+seated as ``match_create_series`` seats them (rotated), a worker taking a
+whole series and playing its games in order, the two workers' games
+finishing in turn, each game rated as it finishes; a "match" is a game.
+Every run is made twice, with the default series and with single games
+(``--series``), and a summary prints them side by side. Outcomes follow
+one of two models:
 
 * **skill-heavy**: Plackett-Luce with log-strengths spread wide;
 * **luck-heavy**: Thurstone (strength plus normal noise), the noise large.
@@ -71,7 +79,10 @@ import django
 
 django.setup()
 
+from django.conf import settings
+
 from arena.ladders import elo
+from arena.ladders.models import DEFAULT_SERIES_GAMES
 from bots_sdk.referee import rotations
 from vegas_engine import describe
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
@@ -81,8 +92,8 @@ from bots_sdk.rating import fit as sdk_fit
 
 FIELD = 200
 CHECKPOINTS = (1_000, 5_000, 20_000)
-TARGET = 8  # ARENA_LADDER_QUEUE_TARGET
-MAX_QUEUED = 2  # ARENA_BOT_MAX_QUEUED
+TARGET = settings.ARENA_LADDER_QUEUE_TARGET
+MAX_QUEUED = settings.ARENA_BOT_MAX_QUEUED
 WORKERS = 2
 NEWCOMERS = 10
 #: Strong newcomers: 20 alone one after another, two cohorts of 10 (alternate ones).
@@ -129,6 +140,14 @@ SEATINGS = {"2": (2,), "4": (4,), "2-5": (2, 3, 4, 5)}
 
 
 @dataclass
+class Run:
+    """A pick as one worker run plays it: a series' games (players by seat), in play order."""
+
+    bots: list[int]
+    games: deque[list[int]]
+
+
+@dataclass
 class Ladder:
     """The platform's scheduler and Elo on a synthetic field (copyable: newcomers fork it)."""
 
@@ -137,10 +156,15 @@ class Ladder:
     model: Model
     rng: random.Random
     nrng: np.random.Generator
+    #: ``Ladder.series_games``: games per pick (1: single games).
+    series: int = 1
     candidates: list[MatchmakingCandidate] = field(default_factory=list)
     rating: list[float] = field(default_factory=list)
     rated: list[int] = field(default_factory=list)
-    inflight: deque[list[int]] = field(default_factory=deque)
+    #: Runs queued (their games QUEUED) and running (taken by a worker, games RUNNING).
+    waiting: deque[Run] = field(default_factory=deque)
+    running: list[Run] = field(default_factory=list)
+    turn: int = 0
     #: Every rated match: (players by seat, ranks).
     played: list[tuple[list[int], Ranks]] = field(default_factory=list)
 
@@ -157,19 +181,33 @@ class Ladder:
             ladder_id=0,
             seats=self.rng.choice(self.seats),
             candidates=self.candidates,
-            queued=max(0, len(self.inflight) - WORKERS),
+            # Matches QUEUED: a run's games are RUNNING once a worker took it.
+            queued=sum(len(run.games) for run in self.waiting),
+            pick_size=self.series,
+            pick_units=self.series,
         )
-        for _, seating in plan_picks(
+        for pick in plan_picks(
             [queue], target=TARGET, max_queued=MAX_QUEUED, house_only_games=0, rng=self.rng
         ):
-            self.inflight.append([c.version_id for c in seating])
+            bots = [c.version_id for c in pick.seating]
+            # As match_create_series seats a series' games: rotated by game.
+            games = [[bots[i] for i in s] for s in rotations(len(bots), pick.units)]
+            self.waiting.append(Run(bots, deque(games)))
             # One pick at a time when mixed, so each gets its own seat count.
             queue.seats = self.rng.choice(self.seats)
 
     def step(self) -> tuple[list[int], Ranks]:
-        """Queue up to the target, then finish and rate the oldest match."""
+        """Queue up to the target, then finish and rate the next game a worker plays.
+
+        Each worker plays its run's games in order; games take equal time, so
+        the runs in play finish a game each in turn.
+        """
         self.fill()
-        players = self.inflight.popleft()
+        while len(self.running) < WORKERS and self.waiting:
+            self.running.append(self.waiting.popleft())
+        self.turn = (self.turn + 1) % len(self.running)
+        run = self.running[self.turn]
+        players = run.games.popleft()
         ranks = self.model.play(np.array([self.strength[p] for p in players]), self.nrng)
         standings = list(zip(players, ranks, strict=True))
         changes = elo.rating_changes(standings, self.rating, self.rated)
@@ -177,15 +215,18 @@ class Ladder:
             self.rating[player] += change
             self.rated[player] += 1
             self.candidates[player].rating = self.rating[player]
-        for player in players:
-            self.candidates[player].queued -= 1
+        if not run.games:
+            # A run counts once against each of its bots' cap until it ends.
+            self.running.remove(run)
+            for player in set(run.bots):
+                self.candidates[player].queued -= 1
         self.played.append((players, ranks))
         return players, ranks
 
 
-def new_ladder(model: Model, seats: tuple[int, ...], seed: int) -> Ladder:
+def new_ladder(model: Model, seats: tuple[int, ...], seed: int, series: int) -> Ladder:
     nrng = np.random.default_rng(seed)
-    ladder = Ladder([], seats, model, random.Random(seed), nrng)
+    ladder = Ladder([], seats, model, random.Random(seed), nrng, series)
     for z in nrng.normal(size=FIELD):
         ladder.add(float(z))
     return ladder
@@ -532,12 +573,17 @@ def _standard_error(values: Sequence[float]) -> str:
 
 
 def run(
-    model: Model, seating: str, seeds: Sequence[int], checkpoints: Sequence[int], sdk: bool
+    model: Model,
+    seating: str,
+    series: int,
+    seeds: Sequence[int],
+    checkpoints: Sequence[int],
+    sdk: bool,
 ) -> tuple[list[list[Checkpoint]], Placement, Placement]:
     per_checkpoint: list[list[Checkpoint]] = [[] for _ in checkpoints]
     alone, cohort = Placement(), Placement()
     for seed in seeds:
-        ladder = new_ladder(model, SEATINGS[seating], seed)
+        ladder = new_ladder(model, SEATINGS[seating], seed, series)
         held = HeldOut.draw(ladder, seed)
         for index, matches in enumerate(checkpoints):
             while len(ladder.played) < matches:
@@ -553,15 +599,20 @@ def run(
 TARGET_RHO = {"skill-heavy": (0.89, 0.965, 0.985), "luck-heavy": (0.77, 0.92, 0.955)}
 
 
+def _picks(series: int) -> str:
+    return "single games" if series == 1 else f"series of {series}"
+
+
 def report(
     model: Model,
     seating: str,
+    series: int,
     checkpoints: Sequence[int],
     results: list[list[Checkpoint]],
     alone: Placement,
     cohort: Placement,
 ) -> None:
-    _say(f"\n{model.name}, {seating} seats")
+    _say(f"\n{model.name}, {seating} seats, {_picks(series)}")
     shown = [name for name in RATERS if name in results[0][0].rho]
     header = "  ".join(f"{name:>9}" for name in shown)
     _say(
@@ -603,12 +654,48 @@ def report(
         _say(f"  newcomers {label:<6} placement error {errors}   target .10/.08{extra}")
 
 
+Outcome = tuple[list[list[Checkpoint]], Placement, Placement]
+
+
+def summary(outcomes: dict[tuple[str, str, int], Outcome], checkpoints: Sequence[int]) -> None:
+    """The key figures of each run, series beside single games (worst seed where marked)."""
+    at = "/".join(f"{m // 1000}k" for m in checkpoints)
+    _say(
+        f"\nsummary (platform Elo; rho at {at}; the PL fit's gap, slope and games max/min: "
+        "worst seed; newcomers after 20/40 games)"
+    )
+    _say(
+        f"  {'model':<11} {'seats':>5} {'picks':<13} {'rho':<17} {'gap to PL':<17} "
+        f"{'slope':<15} {'games max/min':<15} {'alone':<11} {'cohort':<11}"
+    )
+    for (model, seating, series), (results, alone, cohort) in outcomes.items():
+        rho = "/".join(f"{_mean([r.rho['platform'] for r in runs]):.3f}" for runs in results)
+        gap = "/".join(
+            f"{max(r.rho['PL fit'] - r.rho['platform'] for r in runs):+.3f}" for runs in results
+        )
+        slope = "/".join(f"{_mean([r.slope['platform'] for r in runs]):.2f}" for runs in results)
+        balance = "/".join(f"{max(r.balance for r in runs):.2f}" for runs in results)
+        placed = [
+            "/".join(f"{_mean(p.error[n]):.3f}" for n in PLACEMENT_AT) for p in (alone, cohort)
+        ]
+        _say(
+            f"  {model:<11} {seating:>5} {_picks(series):<13} {rho:<17} {gap:<17} "
+            f"{slope:<15} {balance:<15} {placed[0]:<11} {placed[1]:<11}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 seed, 5k matches, 2-5 seats")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--seating", choices=sorted(SEATINGS), action="append")
     parser.add_argument("--model", choices=[m.name for m in MODELS], action="append")
+    parser.add_argument(
+        "--series",
+        type=int,
+        action="append",
+        help=f"games per pick, Ladder.series_games (default {DEFAULT_SERIES_GAMES} and 1)",
+    )
     parser.add_argument("--sdk", action="store_true", help="also bots_sdk.rating.fit (slow)")
     parser.add_argument(
         "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
@@ -621,12 +708,17 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     _say(
         f"ratings benchmark: {FIELD} bots, {len(seeds)} seed(s), queue {TARGET}, "
-        f"{WORKERS} workers, at most {MAX_QUEUED} queued per bot"
+        f"{WORKERS} workers, at most {MAX_QUEUED} runs queued per bot, seeds {list(seeds)}"
     )
+    serieses = args.series or [DEFAULT_SERIES_GAMES, 1]
+    outcomes: dict[tuple[str, str, int], Outcome] = {}
     for model in models:
         for seating in seatings:
-            results, alone, cohort = run(model, seating, seeds, checkpoints, args.sdk)
-            report(model, seating, checkpoints, results, alone, cohort)
+            for series in serieses:
+                outcome = run(model, seating, series, seeds, checkpoints, args.sdk)
+                report(model, seating, series, checkpoints, *outcome)
+                outcomes[(model.name, seating, series)] = outcome
+    summary(outcomes, checkpoints)
     if args.deal_games:
         measure_deals(args.deal_games // (4 if args.quick else 1))
     _say(f"\ntotal {time.perf_counter() - began:.0f} s")

@@ -84,4 +84,4 @@ def test_a_pick_counts_against_the_bot_on_every_ladder() -> None:
     plan = plan_picks(
         [served, starved], target=8, max_queued=1, house_only_games=30, rng=random.Random(0)
     )
-    assert [queue.ladder_id for queue, _ in plan] == [2]
+    assert [pick.queue.ladder_id for pick in plan] == [2]

@@ -16,7 +16,13 @@ import pytest
 from django.conf import settings as django_settings
 
 from arena.bots.models import VersionStatus, Visibility
-from arena.ladders.matchmaking import opponent_weight, pick_seating
+from arena.ladders.matchmaking import (
+    LadderQueue,
+    opponent_weight,
+    pick_seating,
+    plan_picks,
+    series_units,
+)
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.selectors import MatchmakingCandidate
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
@@ -150,6 +156,42 @@ def test_a_young_ladder_s_newcomers_play_each_other() -> None:
     newcomers = [candidate(100 + i, games=2) for i in range(10)]
     seating = pick_seating([*settled, *newcomers], seats=2, max_queued=2, rng=random.Random(1))
     assert seating is not None and all(c.version_id >= 100 for c in seating)
+
+
+def test_a_series_is_one_game_while_provisional_and_grows_with_the_least_played_bot() -> None:
+    # At most a twelfth of the least-played bot's games, up to the ladder's series.
+    units = [series_units(12, games) for games in (0, 29, 30, 60, 100, 143, 144, 1000)]
+    assert units == [1, 1, 2, 5, 8, 11, 12, 12]
+    assert series_units(4, 1000) == 4
+
+
+def test_a_pick_with_a_provisional_bot_is_one_game_settled_bots_play_the_full_series() -> None:
+    def plan(games: list[int]) -> list[tuple[int, int]]:
+        field = [candidate(i, games=g) for i, g in enumerate(games)]
+        queue = LadderQueue(1, 4, field, queued=0, pick_size=12, pick_units=12)
+        picks = plan_picks(
+            [queue], target=24, max_queued=1, house_only_games=0, rng=random.Random()
+        )
+        for pick in picks:
+            # Each bot counts the pick's games; the queue its matches.
+            assert {c.games for c in pick.seating} == {g + pick.units for g in games}
+        assert queue.queued == sum(pick.size for pick in picks)
+        return [(pick.units, pick.size) for pick in picks]
+
+    assert plan([200, 200, 200, 200]) == [(12, 12)]
+    assert plan([200, 200, 200, 0]) == [(1, 1)]  # a newcomer's first games
+    assert plan([200, 200, 200, 60]) == [(5, 5)]
+
+
+def test_short_picks_fill_the_queue_a_full_series_would_overflow() -> None:
+    settled = [candidate(i, games=500) for i in range(4)]
+    fresh = [candidate(10 + i) for i in range(8)]
+    queue = LadderQueue(1, 2, [*settled, *fresh], queued=20, pick_size=12, pick_units=12)
+    picks = plan_picks([queue], target=24, max_queued=1, house_only_games=0, rng=random.Random(2))
+    # 4 games of room: single games of the fresh bots go (they seed, with the fewest
+    # games), a series of 12 would not fit.
+    assert [pick.size for pick in picks] == [1, 1, 1, 1]
+    assert all(any(c.version_id >= 10 for c in pick.seating) for pick in picks)
 
 
 def test_bots_with_enough_queued_matches_sit_out() -> None:

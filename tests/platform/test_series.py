@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion
+from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, RatingChange
 from arena.ladders.selectors import matchmaking_candidates
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
@@ -150,6 +151,7 @@ def test_the_ladder_fill_queues_a_series_per_pick_counted_in_games_and_as_one_ru
     versions = [version_row(None, f"bot{i}") for i in range(4)]
     for version in versions:
         enter(version, ladder)
+        settle(version, ladder)
 
     with django_capture_on_commit_callbacks(execute=True):
         created = ladder_fill_queue(ladder=ladder, rng=random.Random(3))
@@ -159,7 +161,7 @@ def test_the_ladder_fill_queues_a_series_per_pick_counted_in_games_and_as_one_ru
     assert published_runs == [created[0].pk]
     counts = {c.version_id: (c.games, c.queued) for c in matchmaking_candidates(ladder=ladder)}
     playing = set(created[0].participants.values_list("bot_version_id", flat=True))
-    assert {counts[v] for v in playing} == {(6, 1)}  # six games, one run
+    assert {counts[v] for v in playing} == {(SETTLED + 6, 1)}  # six games, one run
     assert ladder_fill_queue(ladder=ladder) == []  # the queue is full
     # Once the series runs, the other two bots get the next one; the two playing are
     # at their cap of one run.
@@ -177,7 +179,9 @@ def test_a_duplicate_ladder_queues_whole_deals_in_a_series_played_lane_by_lane(
     settings.ARENA_LADDER_QUEUE_TARGET = 1
     ladder = classic(2, 6, duplicate_deals=True)
     for i in range(2):
-        enter(version_row(None, f"bot{i}"), ladder)
+        version = version_row(None, f"bot{i}")
+        enter(version, ladder)
+        settle(version, ladder)
 
     created = ladder_fill_queue(ladder=ladder)
 
@@ -190,7 +194,7 @@ def test_a_duplicate_ladder_queues_whole_deals_in_a_series_played_lane_by_lane(
         (n + 4, 2, seeds[n]) for n in range(3)
     ]
     # A deal is rated once: each counts as one game.
-    assert {c.games for c in matchmaking_candidates(ladder=ladder)} == {3}
+    assert {c.games for c in matchmaking_candidates(ladder=ladder)} == {SETTLED + 3}
 
 
 # --------------------------------------------------------------------------- playing
@@ -421,6 +425,7 @@ def test_a_worker_plays_the_series_the_ladder_queues(
     greedy = house_bot(house, "greedy")
     for version in (crasher, greedy):
         enter(version, ladder)
+        settle(version, ladder)
     with redis_worker(tmp_path, media_root):
         games = ladder_fill_queue(ladder=ladder)
         assert len(games) == 4
@@ -443,6 +448,17 @@ def test_a_worker_plays_the_series_the_ladder_queues(
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+#: Rated games enough for a full series of up to 8 (a shorter one before: matchmaking.series_units).
+SETTLED = SERIES_SHARE * 8
+
+
+def settle(version: BotVersion, ladder: Ladder) -> None:
+    """Give ``version`` a settled rating on ``ladder``, so its picks are full series."""
+    from .factories import RatingFactory
+
+    RatingFactory(ladder=ladder, bot_version=version, rated_matches=SETTLED)
 
 
 def version_row(owner: Any, name: str) -> BotVersion:

@@ -25,10 +25,12 @@ from rest_framework.test import APIClient
 
 from arena.blobs.models import StorageIdentity
 from arena.bots.models import BotVersion, VersionStatus
+from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.services import ladder_fill_queue
 from arena.storage_check import check_storage
 
 from .api_support import api_upload
+from .factories import RatingFactory
 from .scenes import enter
 from .stored import stored_files, use_storage
 from .test_match_pipeline import classic_2, finished_and_rated, house_bot, replay
@@ -75,8 +77,12 @@ def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 6
     ladder = classic_2(series_games=3)
+    # Settled ratings: their picks are full series (matchmaking.series_units).
+    settled = SERIES_SHARE * 3
     for name in ("greedy", "random"):
-        enter(house_bot(house, name), ladder)
+        version = house_bot(house, name)
+        enter(version, ladder)
+        RatingFactory(ladder=ladder, bot_version=version, rated_matches=settled)
     with redis_worker(host_two.data, host_two.media, TMPDIR=str(host_two.scratch)) as (worker, _):
         assert "storage check passed: DatabaseStorage" in worker.log()
         # Alice uploads to host one over the REST API.
@@ -93,6 +99,7 @@ def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
         assert shark.status == VersionStatus.ACTIVE, shark.validation_report
         assert shark.validation_report["sandboxed"] is True
 
+        RatingFactory(ladder=ladder, bot_version=shark, rated_matches=settled)
         # Two series of three games: the bot left out of the first seeds the second.
         assert len(ladder_fill_queue(ladder=ladder)) == 6
         matches = wait_for(

@@ -6,8 +6,9 @@
   the seed, 1 / (1 + (distance / RATING_SCALE)^2), except that about
   UNIFORM_SHARE of the draws are uniform, so distant bots still meet.
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
-  games ahead sit out: rating-weighted draws favour the middle of the ladder,
-  and this keeps the most-played within about 1.2 times the least-played.
+  games ahead sit out:
+  rating-weighted draws favour the middle of the ladder, and this keeps the
+  most-played within about 1.2 times the least-played.
   A seed so far behind that the median candidate would sit out (a newcomer,
   bots that arrived together) is measured against the least-played of the
   field (the bots not that far behind) instead, so it meets the field, not
@@ -18,12 +19,13 @@
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
-- A pick is a whole series (``Ladder.series_games`` games of the same bots,
-  one worker run): it is queued only if all its games fit under the queue
-  target (or nothing is queued), counts as its rated units of each of its
-  bots (its games; on a duplicate ladder its deals, each rated once) and as
-  one queued run against each bot's cap. The balance slack grows with the
-  pick: one pick's worth of games.
+- A pick is a series (games of the same bots, seats rotating, one worker
+  run): ``Ladder.series_games`` games once its least-played bot has
+  SERIES_SHARE times that many, shorter before, one game while a bot is
+  provisional (:func:`series_units`). It is queued only if all its games fit
+  under the queue target (or nothing is queued), counts as its rated units
+  of each of its bots (its games; on a duplicate ladder its deals, each
+  rated once) and as one queued run against each bot's cap.
 
 Across ladders (:func:`plan_picks`) no ladder starves: the per-bot cap on
 queued matches is shared by every ladder, so the sweep takes one pick at a
@@ -37,6 +39,7 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .elo import is_provisional
 from .selectors import MatchmakingCandidate
@@ -44,26 +47,49 @@ from .selectors import MatchmakingCandidate
 RATING_SCALE = 200.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
+#: Games beyond BALANCE_RATIO times (one, whatever the series: a series of 12
+#: ahead would spread games per bot by a fifth at 80 games).
 BALANCE_SLACK = 1
+#: A series is at most this share of its least-played bot's games (:func:`series_units`).
+SERIES_SHARE = 12
 
 
 def opponent_weight(seed_rating: float, rating: float) -> float:
     return 1.0 / (1.0 + ((rating - seed_rating) / RATING_SCALE) ** 2)
 
 
-def queue_picks(*, target: int, queued: int, size: int) -> int:
-    """How many picks of ``size`` matches each (a series' games) to queue now.
+def pick_fits(*, target: int, queued: int, size: int) -> bool:
+    """Whether a pick of ``size`` matches (a series' games) may be queued now.
 
     Only whole picks that fit under ``target`` with the ``queued`` matches;
     a series larger than the whole target still goes when nothing is queued,
     or a ladder whose series outgrow the target would never play.
     """
-    room = target - queued
-    if room <= 0:
-        return 0
-    if queued == 0:
-        return max(1, room // size)
-    return room // size
+    return queued == 0 or queued + size <= target
+
+
+def queue_picks(*, target: int, queued: int, size: int) -> int:
+    """How many picks of ``size`` matches each fit now (:func:`pick_fits`, one after another)."""
+    picks = 0
+    while queued < target and pick_fits(target=target, queued=queued, size=size):
+        picks += 1
+        queued += size
+    return picks
+
+
+def series_units(pick_units: int, games: int) -> int:
+    """Rated units (games, or deals) of a series whose least-played bot has ``games``.
+
+    The ladder's full series (``pick_units``) once that is at most
+    1/SERIES_SHARE of the bot's games, shorter before, one while provisional.
+    A series of 12 games meets 3 opponents where 12 single games meet about
+    30: a new field ranked by series ranks worse at first, a newcomer is
+    placed on fewer opponents' ratings, and a pick of 12 games on bots of 60
+    spreads games per bot by a fifth (``bench/ratings.py``).
+    """
+    if is_provisional(games):
+        return 1
+    return max(1, min(pick_units, games // SERIES_SHARE))
 
 
 def pick_seating(
@@ -72,27 +98,22 @@ def pick_seating(
     seats: int,
     max_queued: int,
     rng: random.Random,
-    slack: float = BALANCE_SLACK,
 ) -> list[MatchmakingCandidate] | None:
-    """The candidates of the next match in seat order, or None if too few may play.
-
-    ``slack``: games an opponent may be ahead beyond BALANCE_RATIO times the
-    seed's; a pick of many games (a series) needs that many.
-    """
+    """The candidates of the next match in seat order, or None if too few may play."""
     eligible = [c for c in candidates if c.queued < max_queued]
     if len(eligible) < seats:
         return None
     # Ties broken at random: equal bots take turns instead of the lowest id first.
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
-    limit = seed.games * BALANCE_RATIO + slack
+    limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
     median = sorted(c.games for c in others)[len(others) // 2] if others else 0
     if limit < median:
         # A seed far behind (a newcomer, bots that arrived together) meets the
         # field, not only the few bots as far behind as itself; the field, the
         # bots not far behind the median, stays in balance among itself.
-        field = [c.games for c in others if c.games * BALANCE_RATIO + slack >= median]
-        limit = min(field) * BALANCE_RATIO + slack
+        field = [c.games for c in others if c.games * BALANCE_RATIO + BALANCE_SLACK >= median]
+        limit = min(field) * BALANCE_RATIO + BALANCE_SLACK
     pool = [c for c in others if c.games <= limit]
     settled = [c for c in others if not is_provisional(c.games)]
     if is_provisional(seed.games) and 2 * len(settled) >= len(others):
@@ -145,6 +166,18 @@ class LadderQueue:
         return all(c.is_house for c in self.candidates)
 
 
+class Pick(NamedTuple):
+    """One pick of the plan: a series to queue on ``queue``'s ladder."""
+
+    queue: LadderQueue
+    #: The bots in seat order (game 1's seating; the series rotates it).
+    seating: list[MatchmakingCandidate]
+    #: Rated units of the series: its games (or deals, each ``seats`` games).
+    units: int
+    #: Matches it queues.
+    size: int
+
+
 def plan_picks(
     ladders: Sequence[LadderQueue],
     *,
@@ -152,7 +185,7 @@ def plan_picks(
     max_queued: int,
     house_only_games: int,
     rng: random.Random,
-) -> list[tuple[LadderQueue, list[MatchmakingCandidate]]]:
+) -> list[Pick]:
     """The seatings to queue now on every ladder, in the order to queue them.
 
     One pick at a time, from the ladder whose bots have the fewest games there
@@ -165,12 +198,8 @@ def plan_picks(
     for queue in ladders:
         for candidate in queue.candidates:
             shared[candidate.version_id].append(candidate)
-    room = {
-        queue.ladder_id: queue_picks(target=target, queued=queue.queued, size=queue.pick_size)
-        for queue in ladders
-    }
-    active = [queue for queue in ladders if room[queue.ladder_id] > 0]
-    plan: list[tuple[LadderQueue, list[MatchmakingCandidate]]] = []
+    active = [queue for queue in ladders if queue.queued < target]
+    plan: list[Pick] = []
     while active:
         queue = min(active, key=lambda q: (q.games_per_bot, rng.random()))
         calibrated = (
@@ -185,19 +214,19 @@ def plan_picks(
                 seats=queue.seats,
                 max_queued=max_queued,
                 rng=rng,
-                slack=BALANCE_SLACK * queue.pick_units,
             )
         )
-        if seating is None:
+        units = series_units(queue.pick_units, min(c.games for c in seating)) if seating else 0
+        size = queue.pick_size // queue.pick_units * units
+        if seating is None or not pick_fits(target=target, queued=queue.queued, size=size):
             active.remove(queue)
             continue
-        plan.append((queue, seating))
+        plan.append(Pick(queue, seating, units, size))
         for candidate in seating:
-            candidate.games += queue.pick_units
+            candidate.games += units
             for same_version in shared[candidate.version_id]:
                 same_version.queued += 1
-        queue.queued += queue.pick_size
-        room[queue.ladder_id] -= 1
-        if room[queue.ladder_id] <= 0:
+        queue.queued += size
+        if queue.queued >= target:
             active.remove(queue)
     return plan

@@ -430,15 +430,15 @@ def ladders_fill_queues(
             house_only_games=settings.ARENA_HOUSE_ONLY_GAMES,
             rng=rng,
         )
-        found = BotVersion.objects.in_bulk({c.version_id for _, seating in plan for c in seating})
-        for queue, seating in plan:
-            ladder = queues[queue.ladder_id][0]
+        found = BotVersion.objects.in_bulk({c.version_id for p in plan for c in p.seating})
+        for pick in plan:
+            ladder = queues[pick.queue.ladder_id][0]
             created.extend(
                 match_create_series(
                     ladder_id=ladder.pk,
                     game=ladder.game,
-                    versions=[found[c.version_id] for c in seating],
-                    units=ladder.pick_units,
+                    versions=[found[c.version_id] for c in pick.seating],
+                    units=pick.units,
                     duplicate_deals=ladder.duplicate_deals,
                 )
             )

@@ -87,9 +87,9 @@ def simulate(
     result = SimResult()
     planned: Counter[tuple[str, str]] = Counter()  # queued, running or finished
     busy: Counter[str] = Counter()  # a bot's matches queued or running
-    queue: deque[tuple[str, list[str]]] = deque()  # series: (ladder, bots)
+    queue: deque[tuple[str, list[str], int]] = deque()  # series: (ladder, bots, games)
     queued_on: Counter[str] = Counter()  # matches
-    running: list[tuple[float, int, str, list[str]]] = []  # (ends at, order, ladder, bots)
+    running: list[tuple[float, int, str, list[str], int]] = []  # (ends, order, ladder, bots, games)
     by_name: Mapping[str, SimLadder] = {ladder.name: ladder for ladder in ladders}
 
     def candidates(ladder: SimLadder) -> list[MatchmakingCandidate]:
@@ -120,13 +120,13 @@ def simulate(
         plan = plan_picks(
             queues, target=target, max_queued=max_queued, house_only_games=house_only_games, rng=rng
         )
-        for picked, seating in plan:
-            name = ladders[picked.ladder_id].name
-            seated = [bots[c.version_id].name for c in seating]
-            queue.append((name, seated))
-            queued_on[name] += series_games
+        for pick in plan:
+            name = ladders[pick.queue.ladder_id].name
+            seated = [bots[c.version_id].name for c in pick.seating]
+            queue.append((name, seated, pick.units))
+            queued_on[name] += pick.units
             for bot in seated:
-                planned[(name, bot)] += series_games
+                planned[(name, bot)] += pick.units
                 busy[bot] += 1
 
     groups = [list(range(len(ladders)))] if interleaved else [[i] for i in range(len(ladders))]
@@ -137,22 +137,22 @@ def simulate(
                 sweep(group)
             next_sweep += sweep_s
         while free and queue:
-            name, seated = queue.popleft()
-            queued_on[name] -= series_games
+            name, seated, games = queue.popleft()
+            queued_on[name] -= games
             free -= 1
             order += 1
-            ends = now + by_name[name].match_s * series_games
-            heapq.heappush(running, (ends, order, name, seated))
+            ends = now + by_name[name].match_s * games
+            heapq.heappush(running, (ends, order, name, seated, games))
         # Advance to the next event: a match ending or the next sweep.
         now = min(next_sweep, running[0][0]) if running else next_sweep
         while running and running[0][0] <= now:
-            ended, _, name, seated = heapq.heappop(running)
+            ended, _, name, seated, games = heapq.heappop(running)
             free += 1
-            result.finished += series_games
+            result.finished += games
             # Its first game ended a series' worth of games earlier.
-            first = ended - by_name[name].match_s * (series_games - 1)
+            first = ended - by_name[name].match_s * (games - 1)
             result.first_finish.setdefault(name, first)
             for bot in seated:
-                result.games[(name, bot)] += series_games
+                result.games[(name, bot)] += games
                 busy[bot] -= 1
     return result
