@@ -31,6 +31,7 @@ from arena.bots.services import (
     bot_version_upload,
 )
 from arena.ladders.entries import bot_submit
+from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_create, ladder_fill_queue
 from arena.matches.models import ForfeitCause, Match, MatchStatus
@@ -48,7 +49,7 @@ from arena.matches.services import (
 from bots_sdk.launcher import HOUSE_DIR
 
 from .api_support import api_upload
-from .factories import BotFactory
+from .factories import BotFactory, RatingFactory
 from .scenes import enter, on_ladder
 from .worker import (
     GOOD_BOT,
@@ -305,8 +306,12 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
 ) -> None:
     settings.ARENA_LADDER_QUEUE_TARGET = 6
     ladder = classic_2(series_games=3)
+    # Settled ratings: their picks are full series (matchmaking.series_units).
+    settled = SERIES_SHARE * 3
     for name in ("greedy", "random"):
-        enter(house_bot(house, name), ladder)
+        version = house_bot(house, name)
+        enter(version, ladder)
+        RatingFactory(ladder=ladder, bot_version=version, rated_matches=settled)
     with redis_worker(tmp_path, media_root) as (worker, _):
         assert "bot sandbox self-test passed" in worker.log()
         # Alice uploads over the REST API with her token, as a bot author would.
@@ -331,6 +336,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         )
         assert fault["request"]["id"] == 2 and fault["signal"] == 9
 
+        RatingFactory(ladder=ladder, bot_version=shark, rated_matches=settled)
         # Two series of three games among shark, greedy and random, each played by one
         # worker run: the bot left out of the first seeds the second.
         queued = ladder_fill_queue(ladder=ladder)
@@ -349,8 +355,8 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         assert downloaded.status_code == 200
         assert "replay ok" in replay(downloaded.content, tmp_path)
     rating = Rating.objects.get(bot_version=shark)
-    assert rating.rated_matches >= 1 and rating.rating != 1500
-    assert rating.rated_matches == shark.participations.count()
+    assert rating.rated_matches > settled and rating.rating != 1500
+    assert rating.rated_matches == settled + shark.participations.count()
     ladder_page = Client().get(f"/ladders/{ladder.slug}/")
     assert ladder_page.status_code == 200 and b"shark" in ladder_page.content
 
@@ -363,9 +369,20 @@ bot_submit(owner=alice, name="shark", filename="shark.py", content={SANDBOXED_BO
 """
 
 EMBEDDED_FILL = """
-from arena.ladders.models import Ladder
+from arena.bots.models import BotVersion
+from arena.ladders.matchmaking import SERIES_SHARE
+from arena.ladders.models import Ladder, Rating
+from arena.ladders.selectors import matchmaking_candidates
 from arena.ladders.services import ladder_fill_queue
-print(len(ladder_fill_queue(ladder=Ladder.objects.get(slug="classic-2"))))
+ladder = Ladder.objects.get(slug="classic-2")
+# Settled ratings: a pick is the ladder's full series (matchmaking.series_units).
+for candidate in matchmaking_candidates(ladder=ladder):
+    version = BotVersion.objects.get(pk=candidate.version_id)
+    Rating.objects.create(
+        ladder=ladder, bot=version.bot, bot_version=version,
+        rated_matches=SERIES_SHARE * ladder.series_deals,
+    )
+print(len(ladder_fill_queue(ladder=ladder)))
 """
 
 

@@ -80,8 +80,9 @@ def simulate(
 
     ``interleaved`` False: each sweep fills one ladder after the other, as the
     platform did before plan_picks took turns (the figure to compare with).
-    ``series_games``: each pick is a series of that many games of the same
-    bots (``Ladder.series_games``), played by one worker in a row.
+    ``series_games``: each pick is a series of up to that many games of the
+    same bots (``Ladder.series_games``; shorter while its bots have few
+    games, ``matchmaking.series_units``), played by one worker in a row.
     """
     rng = random.Random(seed)
     result = SimResult()
