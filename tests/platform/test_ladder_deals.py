@@ -27,7 +27,7 @@ from arena.bots.models import BotVersion
 from arena.ladders.admin import LadderAdmin
 from arena.ladders.deals import DealTotal, deal_ranks
 from arena.ladders.elo import SeatRating, k_factor, seat_changes
-from arena.ladders.matchmaking import queue_picks
+from arena.ladders.matchmaking import pick_fits
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.selectors import matchmaking_candidates
 from arena.ladders.services import (
@@ -296,7 +296,11 @@ def test_the_database_refuses_a_game_number_without_its_deal() -> None:
     ],
 )
 def test_the_queue_takes_whole_picks_only(target: int, queued: int, size: int, picks: int) -> None:
-    assert queue_picks(target=target, queued=queued, size=size) == picks
+    taken = 0
+    while queued < target and pick_fits(target=target, queued=queued, size=size):
+        taken += 1
+        queued += size
+    assert taken == picks
 
 
 def test_matchmaking_queues_complete_deals_with_one_seed_each(settings: Any) -> None:

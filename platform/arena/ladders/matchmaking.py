@@ -6,9 +6,8 @@
   the seed, 1 / (1 + (distance / RATING_SCALE)^2), except that about
   UNIFORM_SHARE of the draws are uniform, so distant bots still meet.
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
-  games ahead sit out:
-  rating-weighted draws favour the middle of the ladder, and this keeps the
-  most-played within about 1.2 times the least-played.
+  games ahead sit out: rating-weighted draws favour the middle of the ladder,
+  and this keeps the most-played within about 1.2 times the least-played.
   A seed so far behind that the median candidate would sit out (a newcomer,
   bots that arrived together) is measured against the least-played of the
   field (the bots not that far behind) instead, so it meets the field, not
@@ -47,8 +46,8 @@ from .selectors import MatchmakingCandidate
 RATING_SCALE = 200.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
-#: Games beyond BALANCE_RATIO times (one, whatever the series: a series of 12
-#: ahead would spread games per bot by a fifth at 80 games).
+#: Games beyond BALANCE_RATIO times: one whatever the series (a series' worth let
+#: games per bot spread to 1.23 at 5k games of 200 bots, ``bench/ratings.py``).
 BALANCE_SLACK = 1
 #: A series is at most this share of its least-played bot's games (:func:`series_units`).
 SERIES_SHARE = 12
@@ -68,24 +67,15 @@ def pick_fits(*, target: int, queued: int, size: int) -> bool:
     return queued == 0 or queued + size <= target
 
 
-def queue_picks(*, target: int, queued: int, size: int) -> int:
-    """How many picks of ``size`` matches each fit now (:func:`pick_fits`, one after another)."""
-    picks = 0
-    while queued < target and pick_fits(target=target, queued=queued, size=size):
-        picks += 1
-        queued += size
-    return picks
-
-
 def series_units(pick_units: int, games: int) -> int:
     """Rated units (games, or deals) of a series whose least-played bot has ``games``.
 
     The ladder's full series (``pick_units``) once that is at most
     1/SERIES_SHARE of the bot's games, shorter before, one while provisional.
     A series of 12 games meets 3 opponents where 12 single games meet about
-    30: a new field ranked by series ranks worse at first, a newcomer is
-    placed on fewer opponents' ratings, and a pick of 12 games on bots of 60
-    spreads games per bot by a fifth (``bench/ratings.py``).
+    30: a new field played in full series ranked worse at 1k games (rho .81
+    against .90, ``bench/ratings.py``) and picks of 12 games on bots of 80
+    spread games per bot to 1.5 times.
     """
     if is_provisional(games):
         return 1
