@@ -20,7 +20,8 @@ import vegas_engine
 from arena.bots.models import BotVersion
 from arena.ladders.models import Ladder
 from arena.matches.models import Match, MatchStatus
-from arena.matches.services import SeatOutcome, match_finish
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_finish
 from vegas_engine.log import game_log
 
 from .factories import MatchFactory, ParticipantFactory

@@ -20,7 +20,8 @@ from arena.bots.validation import fault_report
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.services import ratings_apply
 from arena.matches.models import Match
-from arena.matches.services import SeatOutcome, match_create, match_finish, match_start
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_create, match_finish, match_start
 from bots_sdk.faults import Fault, FaultKind
 from vegas_engine.log import dumps, game_log
 from vegas_engine.policies import greedy_policy, play, random_policy

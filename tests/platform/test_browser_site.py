@@ -13,7 +13,7 @@ from arena.bots.models import BotVersion, VersionStatus, Visibility
 from arena.ladders.models import Challenge, Entry
 from arena.leagues.models import LeagueVisibility
 from arena.matches.models import Match, MatchStatus
-from arena.matches.services import SeatOutcome
+from arena.matches.outcomes import SeatOutcome
 from arena.tables import services as table_services
 from arena.tables.models import Table
 from arena.tables.services import table_create, table_finish, table_start

@@ -58,7 +58,8 @@ from arena.leagues.services import (
 )
 from arena.leagues.tasks import league_tick, leagues_advance
 from arena.matches.models import ForfeitCause, Match, MatchStatus
-from arena.matches.services import SeatOutcome, match_finish, match_start
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_finish, match_start
 from arena.players.models import User
 from bots_sdk.referee import standings as referee_standings
 from vegas_engine.log import dumps, game_log

@@ -28,7 +28,8 @@ from arena.ladders.selectors import MatchmakingCandidate
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
 from arena.ladders.tasks import ladders_fill_queues
 from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.services import SeatOutcome, match_finish, match_start
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_finish, match_start
 
 from .factories import BotFactory, BotVersionFactory
 from .scenes import enter, never_run

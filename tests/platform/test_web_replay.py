@@ -15,7 +15,8 @@ from django.db import transaction
 
 from arena.ladders.models import Ladder
 from arena.matches.models import ForfeitCause, Match
-from arena.matches.services import SeatOutcome, match_create, match_finish, match_start
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_create, match_finish, match_start
 from bots_sdk.faults import Fault, FaultKind
 from vegas_engine.log import dumps
 from vegas_engine.rules.royale import ROYALE_RULES

@@ -20,7 +20,8 @@ from arena.live.services import LivePublisher
 from arena.matches import services as match_services
 from arena.matches.games import MatchGame
 from arena.matches.models import match_feed
-from arena.matches.services import SeatOutcome, match_create, match_create_deal, match_start
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_create, match_create_deal, match_start
 from arena.tables import services
 from arena.tables.models import Table, TableStatus
 from arena.tables.services import table_create, table_finish, table_start

@@ -36,7 +36,7 @@ from vegas_engine import State
 from vegas_engine import log as game_logs
 
 from .models import ForfeitCause, Match, Participant, match_feed
-from .services import SeatOutcome
+from .outcomes import SeatOutcome
 
 
 def forfeit_cause(kind: FaultKind) -> ForfeitCause:

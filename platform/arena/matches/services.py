@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -31,7 +30,8 @@ from arena.transitions import check_move
 from bots_sdk import referee
 
 from .games import MatchGame
-from .models import ForfeitCause, Match, MatchStatus, Participant, match_feed
+from .models import Match, MatchStatus, Participant, match_feed
+from .outcomes import SeatOutcome
 from .runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
@@ -69,16 +69,6 @@ class MatchTransitionError(ArenaError):
 
 class MatchResultError(ArenaError):
     code = "match_result"
-
-
-@dataclass(frozen=True)
-class SeatOutcome:
-    """How one seat ended, as reported by the referee."""
-
-    seat: int
-    money: int
-    rank: int
-    forfeit: ForfeitCause | None = None
 
 
 def _checked_seed(

@@ -19,8 +19,8 @@ from arena.bots.sandboxing import (
     require_isolation,
 )
 from arena.live.services import LivePublisher
+from arena.matches.outcomes import SeatOutcome
 from arena.matches.play import bot_seed_key, forfeit_cause
-from arena.matches.services import SeatOutcome
 from bots_sdk import referee, sandbox
 from bots_sdk.launcher import BotSpec
 from vegas_engine import log as game_logs

@@ -22,7 +22,8 @@ from arena.errors import ArenaError
 from arena.ladders.models import QualificationStatus
 from arena.live.services import live_drop
 from arena.matches.games import MatchGame
-from arena.matches.services import MAX_SEED, SeatOutcome
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import MAX_SEED
 from arena.players.models import User
 from arena.queueing import publish_on_commit
 from arena.transitions import check_move
