@@ -160,6 +160,42 @@ def test_the_ladder_draws_each_bots_recent_trend(ladder: Any) -> None:
     assert all(len(points.split()) == 13 for points in lines)
 
 
+def test_the_leaderboards_trends_are_the_last_changes_values(ladder: Any) -> None:
+    """rating_trends (one LATERAL query on PostgreSQL) reads what the changes say:
+    the rating before the last TREND_POINTS changes, then after each."""
+    from arena.ladders.selectors import rating_changes_recent, rating_trends
+
+    ratings = board(ladder, 4)
+    matches = [MatchFactory(ladder=ladder, status=MatchStatus.FINISHED) for _ in range(20)]
+    rng = random.Random(3)
+    # Histories of 20, 13, 1 and no changes, interleaved as matches rate several bots.
+    RatingChange.objects.bulk_create(
+        RatingChange(
+            rating=rating,
+            match=matches[step],
+            rating_before=rng.uniform(1000, 2000),
+            rating_after=rng.uniform(1000, 2000),
+            k=48,
+            matches_before=step,
+        )
+        for step in range(20)
+        for rating, length in zip(ratings, (20, 13, 1, 0), strict=True)
+        if step < length
+    )
+    ids = [r.pk for r in ratings]
+    for points in (1, 12, 30):
+        old = {
+            rating_id: [changes[0].rating_before, *(c.rating_after for c in changes)]
+            if changes
+            else []
+            for rating_id, changes in rating_changes_recent(rating_ids=ids, points=points).items()
+        }
+        assert rating_trends(rating_ids=ids, points=points) == old
+        lengths = [min(n, points) + 1 if n else 0 for n in (20, 13, 1, 0)]
+        assert [len(old[i]) for i in ids] == lengths
+    assert rating_trends(rating_ids=[], points=12) == {}
+
+
 def test_the_ladder_hides_private_bots_and_inactive_versions(ladder: Any, alice: Any) -> None:
     ratings = board(ladder, 3)
     Bot.objects.filter(pk=ratings[0].bot_id).update(visibility=Visibility.PRIVATE)

@@ -53,14 +53,13 @@ class LeaderboardRow:
 
 
 def leaderboard_rows(
-    ratings: Sequence[Rating], changes: dict[int, list[RatingChange]], *, first_rank: int
+    ratings: Sequence[Rating], trends: dict[int, list[float]], *, first_rank: int
 ) -> list[LeaderboardRow]:
-    rows = []
-    for offset, rating in enumerate(ratings):
-        recent = changes.get(rating.pk, [])
-        values = [recent[0].rating_before, *(c.rating_after for c in recent)] if recent else []
-        rows.append(LeaderboardRow(first_rank + offset, rating, charts.sparkline(values)))
-    return rows
+    """``trends``: each rating's recent values, oldest first (``rating_trends``)."""
+    return [
+        LeaderboardRow(first_rank + offset, rating, charts.sparkline(trends.get(rating.pk, [])))
+        for offset, rating in enumerate(ratings)
+    ]
 
 
 def bots_with_ratings(

@@ -59,7 +59,7 @@ from arena.ladders.selectors import (
     ladder_get,
     ladder_leaderboard,
     ladder_list_with_counts,
-    rating_changes_recent,
+    rating_trends,
     version_qualifications,
 )
 from arena.leagues.models import EntryStatus, League, RoundStatus
@@ -192,14 +192,12 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
     ).get_page(request.GET.get("page"))
     ratings = list(page.object_list)
     settling = list(ladder_leaderboard(ladder=ladder, provisional=True)[:PROVISIONAL_SHOWN])
-    changes = rating_changes_recent(
-        rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS
-    )
+    trends = rating_trends(rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS)
     context = {
         "ladder": ladder,
         "page": page,
-        "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
-        "provisional_rows": presenters.leaderboard_rows(settling, changes, first_rank=1),
+        "rows": presenters.leaderboard_rows(ratings, trends, first_rank=page.start_index()),
+        "provisional_rows": presenters.leaderboard_rows(settling, trends, first_rank=1),
         "provisional_matches": PROVISIONAL_MATCHES,
         "trend_points": TREND_POINTS,
         **_ladder_live_context(request, ladder),
