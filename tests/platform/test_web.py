@@ -196,6 +196,45 @@ def test_the_leaderboards_trends_are_the_last_changes_values(ladder: Any) -> Non
     assert rating_trends(rating_ids=[], points=12) == {}
 
 
+def test_pages_near_the_end_are_read_from_the_end_with_the_same_rows(ladder: Any) -> None:
+    """EndNearPaginator reads the second half's pages in the reversed order: the rows,
+    order and numbering are Django's Paginator's, ties in rating included."""
+    from django.core.paginator import Paginator
+
+    from arena.ladders.selectors import ladder_leaderboard
+    from arena.pagination import EndNearPaginator
+
+    board(ladder, 23)
+    Rating.objects.filter(bot__name__in=["bot003", "bot004", "bot005", "bot020"]).update(
+        rating=1990
+    )
+    leaderboard = ladder_leaderboard(ladder=ladder)
+    for per_page in (5, 7, 23, 50):
+        plain, near = Paginator(leaderboard, per_page), EndNearPaginator(leaderboard, per_page)
+        assert near.num_pages == plain.num_pages
+        for number in range(1, plain.num_pages + 1):
+            ours, django = near.page(number), plain.page(number)
+            assert [r.pk for r in ours] == [r.pk for r in django]
+            assert ours.start_index() == django.start_index()
+    assert EndNearPaginator(leaderboard, 5, count=40).num_pages == 8  # a count given is used
+
+
+def test_the_ladder_count_is_reused_for_a_few_seconds(ladder: Any) -> None:
+    """The ladder page's count of ranked bots is counted once per LEADERBOARD_COUNT_SECONDS
+    (in the cache): a bot ranked meanwhile shows on its page, in the count after that."""
+    from django.core.cache import cache
+
+    from arena.ladders.selectors import ladder_leaderboard_count
+
+    board(ladder, 3)
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
+    RatingFactory(ladder=ladder, rating=1000, rated_matches=40)
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
+    assert ladder_leaderboard_count(ladder=ladder) == 4  # counted apart
+    cache.clear()  # as when the seconds are up
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 4
+
+
 def test_the_ladder_hides_private_bots_and_inactive_versions(ladder: Any, alice: Any) -> None:
     ratings = board(ladder, 3)
     Bot.objects.filter(pk=ratings[0].bot_id).update(visibility=Visibility.PRIVATE)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -107,6 +109,27 @@ def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> Qu
         .only(*RATING_SHOWN)
         .order_by("-rating", "id")
     )
+
+
+#: Seconds a ladder's count of ranked ratings is reused (the ladder page's "Page 1 of N"):
+#: the count joins every one of them to its bot, version and entry (25 ms at 10,000 bots)
+#: for a number that moves only when a bot settles, leaves or changes version.
+LEADERBOARD_COUNT_SECONDS = 10
+
+
+def ladder_leaderboard_count(*, ladder: Ladder, provisional: bool | None = None) -> int:
+    """``ladder_leaderboard(...).count()``, counted at most every LEADERBOARD_COUNT_SECONDS
+    (in Django's cache; counted each time when the cache cannot be reached)."""
+    key = f"arena:leaderboard-count:{ladder.pk}:{provisional}"
+    try:
+        count = cache.get(key)
+    except Exception:  # the cache backend's own errors (redis, ...): count instead
+        count = None
+    if count is None:
+        count = ladder_leaderboard(ladder=ladder, provisional=provisional).count()
+        with contextlib.suppress(Exception):  # uncached, it is counted again next time
+            cache.set(key, count, LEADERBOARD_COUNT_SECONDS)
+    return int(count)
 
 
 def unrated_finished_matches(limit: int = 500) -> list[Match]:

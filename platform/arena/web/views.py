@@ -58,6 +58,7 @@ from arena.ladders.selectors import (
     challenge_get,
     ladder_get,
     ladder_leaderboard,
+    ladder_leaderboard_count,
     ladder_list_with_counts,
     rating_trends,
     version_qualifications,
@@ -100,6 +101,7 @@ from arena.matches.selectors import (
     match_live_read,
     match_log_read,
 )
+from arena.pagination import EndNearPaginator
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
@@ -187,8 +189,10 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such ladder.")
     # Settled ratings are ranked; ratings still settling are listed apart, so a
     # newcomer's few lucky games never put it at the top of the ladder.
-    page = Paginator(
-        ladder_leaderboard(ladder=ladder, provisional=False), LEADERBOARD_PAGE_SIZE
+    page = EndNearPaginator(
+        ladder_leaderboard(ladder=ladder, provisional=False),
+        LEADERBOARD_PAGE_SIZE,
+        count=ladder_leaderboard_count(ladder=ladder, provisional=False),
     ).get_page(request.GET.get("page"))
     ratings = list(page.object_list)
     settling = list(ladder_leaderboard(ladder=ladder, provisional=True)[:PROVISIONAL_SHOWN])
