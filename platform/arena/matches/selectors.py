@@ -15,7 +15,6 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import (
     Case,
-    Count,
     Exists,
     OuterRef,
     Prefetch,
@@ -69,19 +68,21 @@ def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     )
 
 
+def _queue_order(*, ladder_id: int) -> QuerySet[Match]:
+    return Match.objects.filter(
+        ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
+    ).order_by(
+        Case(When(status=MatchStatus.RUNNING, then=Value(0)), default=Value(1)),
+        "created_at",
+        "id",
+    )
+
+
 def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
     """A ladder's matches waiting or playing: running first, then queued, oldest first
     (served by the (status, created_at) index). Slice it: the scheduler keeps it short
     (ARENA_LADDER_QUEUE_TARGET), but a league queues a whole round on its ladder at once."""
-    return with_participants(
-        Match.objects.filter(
-            ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
-        ).order_by(
-            Case(When(status=MatchStatus.RUNNING, then=Value(0)), default=Value(1)),
-            "created_at",
-            "id",
-        )
-    )
+    return with_participants(_queue_order(ladder_id=ladder_id))
 
 
 @dataclass(frozen=True)
@@ -98,18 +99,22 @@ def ladder_matches_live(
     *, ladder_id: int, user: User | AnonymousUser, latest: int, queued: int
 ) -> LadderLive:
     """The ``latest`` finished matches and the first ``queued`` of the queue that ``user``
-    may see, with the queue's counts: six queries, however long the queue."""
+    may see, with the queue's counts: six queries, however long the queue.
+
+    The queue's visible ids and statuses are read once, in order, and counted
+    here: counting and listing it apart checked every match's seats against the
+    hidden versions twice (a league's round queues hundreds at once).
+    """
     hidden = _hidden_versions(user)
-    waiting = _visible(Match.objects.filter(ladder_id=ladder_id, status__in=UNPLAYED), hidden)
-    counts = waiting.aggregate(
-        running=Count("pk", filter=Q(status=MatchStatus.RUNNING)),
-        queued=Count("pk", filter=Q(status=MatchStatus.QUEUED)),
-    )
+    waiting = list(_visible(_queue_order(ladder_id=ladder_id), hidden).values_list("pk", "status"))
+    first = [pk for pk, _ in waiting[:queued]]
+    shown = {match.pk: match for match in with_participants(Match.objects.filter(pk__in=first))}
+    running = sum(1 for _, status in waiting if status == MatchStatus.RUNNING)
     return LadderLive(
         latest=list(_visible(ladder_recent_matches(ladder_id=ladder_id), hidden)[:latest]),
-        queue=list(_visible(ladder_queue(ladder_id=ladder_id), hidden)[:queued]),
-        running=counts["running"],
-        queued=counts["queued"],
+        queue=[shown[pk] for pk in first if pk in shown],
+        running=running,
+        queued=len(waiting) - running,
     )
 
 
