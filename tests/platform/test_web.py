@@ -344,6 +344,56 @@ def test_the_record_counts_every_pair_of_seats_against_each_opponent_bot(
     assert [(r["name"], r["games"]) for r in recent] == [("crab", 6)]
 
 
+@pytest.mark.parametrize("two_versions", [False, True])
+def test_a_bots_latest_seats_skip_matches_hidden_from_the_visitor(
+    two_versions: bool, alice: Any, bob: Any
+) -> None:
+    """Read a window at a time and checked for hidden versions window by window, the
+    latest seats are the plain query's: the visible finished matches, newest first."""
+    from arena.matches.selectors import LATEST_SEATS_WINDOW, _hidden_among
+
+    ladder = LadderFactory(slug="trios", seats=3)
+    shark = BotFactory(owner=alice, name="shark")
+    v1 = BotVersionFactory(bot=shark, number=1, status=VersionStatus.RETIRED)
+    v2 = BotVersionFactory(bot=shark, number=2, parent=v1)
+    secret = BotVersionFactory(bot=BotFactory(owner=bob, name="secret", visibility="private"))
+    crab = BotVersionFactory(bot=BotFactory(owner=bob, name="crab"))
+    rng = random.Random(9)
+    total = 2 * LATEST_SEATS_WINDOW + 30
+    for n in range(total):
+        mine = [v2] if not two_versions else [v1, v2] if n % 7 == 0 else [rng.choice([v1, v2])]
+        # Most of them with the private bot: the visible ones span every window.
+        third = secret if rng.random() < 0.8 else crab
+        seated = [*mine, third, crab][:3]
+        match = finished_match(ladder, seated, [1, 2, 3])
+        if n % 11 == 0:  # not finished: no rank
+            Participant.objects.filter(match=match).update(rank=None)
+    versions = [v1.pk, v2.pk]
+
+    def plain(hidden: set[int]) -> list[tuple[int, int]]:
+        out = set(
+            Participant.objects.filter(bot_version_id__in=hidden).values_list("match_id", flat=True)
+        )
+        seats = Participant.objects.filter(bot_version_id__in=versions, rank__isnull=False)
+        rows = [(s.match_id, s.seat, s.pk) for s in seats if s.match_id not in out]
+        return [(pk, match_id) for match_id, _, pk in sorted(rows, key=lambda r: (-r[0], r[1]))]
+
+    # Some hidden from the anonymous visitor (not from the private bot's owner), with
+    # visible ones several windows deep.
+    assert 30 < len(plain({secret.pk})) < len(plain(set())) - 30
+    for user, hidden in ((AnonymousUser(), {secret.pk}), (bob, set())):
+        expected = plain(hidden)
+        for limit in (1, 20, 1000):
+            got = bot_latest_seats(version_ids=versions, user=user, limit=limit)
+            assert got == expected[:limit]
+    # A rare bot's matches far apart: probed by id, not by their range.
+    ids = sorted(Match.objects.values_list("pk", flat=True))
+    sparse = {ids[0], ids[-1]}
+    out = set(Participant.objects.filter(bot_version=secret).values_list("match_id", flat=True))
+    assert _hidden_among(sparse, [secret.pk]) == sparse & out
+    assert _hidden_among(set(ids), [secret.pk]) == out
+
+
 def test_the_bot_page_costs_a_bounded_number_of_queries(
     ladder: Any, alice: Any, bob: Any, django_assert_max_num_queries: Any
 ) -> None:
