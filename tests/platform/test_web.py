@@ -235,6 +235,24 @@ def test_the_ladder_count_is_reused_for_a_few_seconds(ladder: Any) -> None:
     assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 4
 
 
+def test_the_leaderboards_links_and_names_are_reverses_and_escaped(ladder: Any) -> None:
+    """The rows written in Python link as reverse() does (quoting a non-ASCII username)
+    and escape what players named."""
+    from django.urls import reverse
+
+    from arena.web.templatetags.arena_web import _link
+
+    for name in ("zoë", "a.b+c@d_-", "bench0"):
+        assert _link("web:player", name) == reverse("web:player", args=[name])
+    assert _link("web:bot", 42) == reverse("web:bot", args=[42])
+    rating = board(ladder, 1)[0]
+    Bot.objects.filter(pk=rating.bot_id).update(name="<b>&co")
+    User.objects.filter(pk=rating.bot.owner_id).update(username="zoë")
+    html = client_for().get("/ladders/classic-2/").content.decode()
+    assert f'<a href="/bots/{rating.bot_id}/">&lt;b&gt;&amp;co</a>' in html
+    assert '<a class="owner" href="/players/zo%C3%AB/">zoë</a>' in html
+
+
 def test_the_ladder_hides_private_bots_and_inactive_versions(ladder: Any, alice: Any) -> None:
     ratings = board(ladder, 3)
     Bot.objects.filter(pk=ratings[0].bot_id).update(visibility=Visibility.PRIVATE)
