@@ -428,7 +428,8 @@ def bot_latest_seats(
 
     if not hidden:
         return latest(None, limit)
-    window = max(limit, LATEST_SEATS_WINDOW)
+    # A little more than asked: the window's last match and the hidden ones are left out.
+    window = max(limit + limit // 8, LATEST_SEATS_WINDOW)
     found: list[tuple[int, int]] = []
     upto = None
     while len(found) < limit:
