@@ -195,41 +195,55 @@ def rating_changes_recent(
     return result
 
 
-def rating_trends(*, rating_ids: Sequence[int], points: int) -> dict[int, list[float]]:
-    """What a leaderboard's sparklines draw: per rating, the rating before its last
-    ``points`` changes and after each, oldest first ([] without a change).
+@dataclass(frozen=True)
+class ChangePoint:
+    """One rating change as a chart draws it (not a model object: a bot page draws 900)."""
+
+    pk: int
+    rating_id: int
+    rating_before: float
+    rating_after: float
+
+
+def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[ChangePoint]]:
+    """:func:`rating_changes_recent` as :class:`ChangePoint` (the same changes, in order).
 
     On PostgreSQL one query walks ratingchange_rating_recent down ``points`` rows
-    per rating (LATERAL ... LIMIT) and reads numbers: a page's 60 ratings were
-    two queries, an OR of 60 ranges built by the ORM and 700 model objects. The
-    values are :func:`rating_changes_recent`'s, which other databases use.
+    per rating (LATERAL ... LIMIT) and reads numbers: the ORM's two queries built
+    an OR of a range per rating and a model object per change.
     """
     if connection.vendor != "postgresql":
         return {
-            rating_id: [changes[0].rating_before, *(c.rating_after for c in changes)]
-            if changes
-            else []
+            rating_id: [
+                ChangePoint(c.pk, c.rating_id, c.rating_before, c.rating_after) for c in changes
+            ]
             for rating_id, changes in rating_changes_recent(
                 rating_ids=rating_ids, points=points
             ).items()
         }
-    trends: dict[int, list[float]] = {rating_id: [] for rating_id in rating_ids}
+    result: dict[int, list[ChangePoint]] = {rating_id: [] for rating_id in rating_ids}
     if not rating_ids or points < 1:
-        return trends
+        return result
     table = connection.ops.quote_name(RatingChange._meta.db_table)
     query = (
-        "SELECT r.id, c.rating_before, c.rating_after FROM unnest(%s::bigint[]) AS r (id) "
+        "SELECT c.id, r.id, c.rating_before, c.rating_after FROM unnest(%s::bigint[]) AS r (id) "
         "CROSS JOIN LATERAL (SELECT id, rating_before, rating_after FROM " + table + " "
         "WHERE rating_id = r.id ORDER BY id DESC LIMIT %s) AS c ORDER BY r.id, c.id"
     )
     with connection.cursor() as cursor:
         cursor.execute(query, [list(rating_ids), points])
-        for rating_id, before, after in cursor.fetchall():
-            values = trends[rating_id]
-            if not values:
-                values.append(before)
-            values.append(after)
-    return trends
+        for row in cursor.fetchall():
+            result[row[1]].append(ChangePoint(*row))
+    return result
+
+
+def rating_trends(*, rating_ids: Sequence[int], points: int) -> dict[int, list[float]]:
+    """What a leaderboard's sparklines draw: per rating, the rating before its last
+    ``points`` changes and after each, oldest first ([] without a change)."""
+    return {
+        rating_id: [changes[0].rating_before, *(c.rating_after for c in changes)] if changes else []
+        for rating_id, changes in _recent_points(rating_ids=rating_ids, points=points).items()
+    }
 
 
 def bot_ratings(*, bot: Bot) -> QuerySet[Rating]:
@@ -250,22 +264,32 @@ def bots_active_ratings(*, bots: Iterable[Bot]) -> QuerySet[Rating]:
     )
 
 
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A change of a bot's history with its rating (and so its version)."""
+
+    pk: int
+    rating_before: float
+    rating_after: float
+    rating: Rating
+
+
 def bot_rating_history(
     *, ratings: Sequence[Rating], points: int
-) -> list[tuple[Ladder, list[RatingChange]]]:
+) -> list[tuple[Ladder, list[HistoryPoint]]]:
     """Per ladder, a bot's last ``points`` rating changes across its versions, oldest first.
 
     ``ratings`` are the bot's (:func:`bot_ratings`). Each change comes with
-    its ``rating`` (and so its version) loaded, so a chart can mark where a
-    new version took over.
+    its ``rating`` (and so its version), so a chart can mark where a new
+    version took over.
     """
-    recent = rating_changes_recent(rating_ids=[r.pk for r in ratings], points=points)
-    by_ladder: dict[int, tuple[Ladder, list[RatingChange]]] = {}
+    recent = _recent_points(rating_ids=[r.pk for r in ratings], points=points)
+    by_ladder: dict[int, tuple[Ladder, list[HistoryPoint]]] = {}
     for rating in ratings:
         _, changes = by_ladder.setdefault(rating.ladder_id, (rating.ladder, []))
-        for change in recent[rating.pk]:
-            change.rating = rating
-            changes.append(change)
+        changes += (
+            HistoryPoint(c.pk, c.rating_before, c.rating_after, rating) for c in recent[rating.pk]
+        )
     history = []
     for ladder, changes in by_ladder.values():
         # Change ids grow in the order matches were rated: the ladder's timeline.
