@@ -208,9 +208,12 @@ class ChangePoint:
 def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[ChangePoint]]:
     """:func:`rating_changes_recent` as :class:`ChangePoint` (the same changes, in order).
 
-    On PostgreSQL one query walks ratingchange_rating_recent down ``points`` rows
-    per rating (LATERAL ... LIMIT) and reads numbers: the ORM's two queries built
-    an OR of a range per rating and a model object per change.
+    On PostgreSQL one query reads numbers: per rating (LATERAL) its ``points``-th
+    latest change id, a short walk down ratingchange_rating_recent, then the
+    changes from there on, a range of the same index. The ORM's two queries built
+    an OR of a range per rating and a model object per change. (Not ``ORDER BY id
+    DESC LIMIT points``: guessing 150 changes a rating, the planner read all 20,000
+    of a house bot's and sorted them, 170 ms.)
     """
     if connection.vendor != "postgresql":
         return {
@@ -227,11 +230,13 @@ def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[
     table = connection.ops.quote_name(RatingChange._meta.db_table)
     query = (
         "SELECT c.id, r.id, c.rating_before, c.rating_after FROM unnest(%s::bigint[]) AS r (id) "
+        "CROSS JOIN LATERAL (SELECT COALESCE((SELECT id FROM " + table + " "
+        "WHERE rating_id = r.id ORDER BY id DESC OFFSET %s LIMIT 1), 0) AS id) AS cutoff "
         "CROSS JOIN LATERAL (SELECT id, rating_before, rating_after FROM " + table + " "
-        "WHERE rating_id = r.id ORDER BY id DESC LIMIT %s) AS c ORDER BY r.id, c.id"
+        "WHERE rating_id = r.id AND id >= cutoff.id) AS c ORDER BY r.id, c.id"
     )
     with connection.cursor() as cursor:
-        cursor.execute(query, [list(rating_ids), points])
+        cursor.execute(query, [list(rating_ids), points - 1])
         for row in cursor.fetchall():
             result[row[1]].append(ChangePoint(*row))
     return result
