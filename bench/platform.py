@@ -3,10 +3,16 @@
     python3 bench/platform.py            # 10,000 bots, 1,000,000 matches (a few minutes)
     python3 bench/platform.py --quick    # 500 bots, 20,000 matches (smoke run, under a minute)
     python3 bench/platform.py --pipeline-only   # the match pipeline only (no bulk load)
+    python3 bench/platform.py --reuse --only ladder --only "bot page"
+        # load once and keep the database; later runs measure it again (no load), here
+        # only the endpoints whose label or URL contains "ladder" or "bot page"
 
-It creates its own database (``arena_bench``, dropped again at the end, even
-on errors) on the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another),
-and a temporary data folder for files. Then:
+It creates its own database (``arena_bench``, ``--database`` names another;
+dropped again at the end, even on errors, unless ``--keep`` or ``--reuse``) on
+the PostgreSQL server at 127.0.0.1:5432 (``--pg`` names another), and a
+temporary data folder for files. With ``--reuse`` a database this bench loaded
+at the same size is measured again as it is (migrated, not loaded again: the
+full load takes minutes); without one it is loaded and kept. Then:
 
 * **fair share**: the scheduler's games per bot on each default ladder over
   30 simulated minutes, taking turns beside the old one-ladder-at-a-time fill;
@@ -15,8 +21,10 @@ and a temporary data folder for files. Then:
   written with COPY into tables whose indexes and constraints are dropped for
   the load and rebuilt after it (then VACUUM ANALYZE, as a live database);
 * **latency**: median and p95 over N in-process requests (Django's test
-  Client, anonymous) of the ladder standings API, the ladder page, a ladder's
-  latest matches and a bot's matches;
+  Client, in a process loaded by ``arena.wsgi``) of every page and API list,
+  wall time and, beside it, the CPU time of this process (the time Python
+  spent; the wall time adds PostgreSQL's and any wait for a CPU on a busy
+  machine);
 * **ratings**: the Elo service (``ratings_apply``) rating new results one
   match per call, as the tasks do, and a backlog in one call;
 * **pipeline**: when ``arena.matches.tasks.match_run`` exists, matches per
@@ -149,6 +157,29 @@ def _create_database(server: dict[str, Any], database: str) -> None:
         name = sql.Identifier(database)
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
         conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
+
+
+def _loaded_mark(sizes: Sizes) -> str:
+    """The comment a fully loaded database gets: ``--reuse`` measures only such a one."""
+    return f"arena bench: {sizes.bots} bots, {sizes.matches} matches loaded"
+
+
+def _is_loaded(server: dict[str, Any], database: str, sizes: Sizes) -> bool:
+    with psycopg.connect(**server, dbname="postgres", autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+            (database,),
+        ).fetchone()
+    return row is not None and row[0] == _loaded_mark(sizes)
+
+
+def _mark_loaded(server: dict[str, Any], database: str, sizes: Sizes) -> None:
+    with psycopg.connect(**server, dbname="postgres", autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("COMMENT ON DATABASE {} IS {}").format(
+                sql.Identifier(database), sql.Literal(_loaded_mark(sizes))
+            )
+        )
 
 
 def _drop_database(server: dict[str, Any], database: str) -> None:
@@ -669,21 +700,39 @@ def load_played_match() -> int:
 LATENCY_BUDGET_S = 20.0
 
 
-def _latency(call: Callable[[], Any], requests: int) -> tuple[float, float, int]:
-    """Median and p95 in ms, and the number of requests timed."""
+def _p95(times: list[float]) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Per request, in ms: wall time, and this process's CPU time (not PostgreSQL's)."""
+
+    median: float
+    p95: float
+    cpu_median: float
+    cpu_p95: float
+    timed: int
+
+
+def _latency(call: Callable[[], Any], requests: int) -> Latency:
+    """Wall and CPU time of ``requests`` calls (fewer when they pass the budget)."""
     for _ in range(min(5, requests)):  # warm caches and connections
         call()
     times: list[float] = []
+    cpu: list[float] = []
     began = time.perf_counter()
     while len(times) < requests and (
         len(times) < 10 or time.perf_counter() - began < LATENCY_BUDGET_S
     ):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
+        cpu.append((time.process_time() - start_cpu) * 1000)
         times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    p95 = times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)]
-    return statistics.median(times), p95, len(times)
+    return Latency(
+        statistics.median(times), _p95(times), statistics.median(cpu), _p95(cpu), len(times)
+    )
 
 
 @dataclass(frozen=True)
@@ -809,8 +858,11 @@ def _follow_next(client: Any, url: str) -> str | None:
     return following.removeprefix("http://testserver") if following else None
 
 
-def measure_latency(sizes: Sizes, showcase_match: int | None = None) -> None:
-    """p95 of every page and API list beside the target (``LATENCY_TARGET_MS``)."""
+def measure_latency(
+    sizes: Sizes, showcase_match: int | None = None, only: list[str] | None = None
+) -> None:
+    """p95 of every page and API list beside the target (``LATENCY_TARGET_MS``); ``only``:
+    just the endpoints whose label or URL contains one of these (case-insensitive)."""
     from django.test import Client
 
     # The requests run in a process set up as a server's worker: the application loaded
@@ -835,9 +887,14 @@ def measure_latency(sizes: Sizes, showcase_match: int | None = None) -> None:
         following = _follow_next(client_of(None), url)
         if following:
             targets.append(Target(label, following))
+    if only:
+        wanted = [text.lower() for text in only]
+        targets = [
+            t for t in targets if any(w in t.label.lower() or w in t.url.lower() for w in wanted)
+        ]
     _say(
-        f"{'request (in-process)':<44} {'median':>9} {'p95':>9}   target p95 < "
-        f"{LATENCY_TARGET_MS:.0f} ms, n={sizes.requests}"
+        f"{'request (in-process)':<44} {'median':>9} {'p95':>9}   {'CPU med':>9} {'CPU p95':>9}"
+        f"   target p95 < {LATENCY_TARGET_MS:.0f} ms, n={sizes.requests}"
     )
     over = []
     for target in targets:
@@ -852,14 +909,15 @@ def measure_latency(sizes: Sizes, showcase_match: int | None = None) -> None:
             if response.streaming:
                 b"".join(response.streaming_content)
 
-        median, p95, timed = _latency(call, sizes.requests)
-        verdict = "ok" if p95 < LATENCY_TARGET_MS else "OVER"
+        took = _latency(call, sizes.requests)
+        verdict = "ok" if took.p95 < LATENCY_TARGET_MS else "OVER"
         if verdict == "OVER":
             over.append(target.label)
         who = " (signed in)" if target.user is not None else ""
-        fewer = f" (n={timed})" if timed < sizes.requests else ""
+        fewer = f" (n={took.timed})" if took.timed < sizes.requests else ""
         _say(
-            f"  {target.label:<42} {median:7.1f}ms {p95:7.1f}ms {verdict:>4}  "
+            f"  {target.label:<42} {took.median:7.1f}ms {took.p95:7.1f}ms   "
+            f"{took.cpu_median:7.1f}ms {took.cpu_p95:7.1f}ms {verdict:>4}  "
             f"{target.url}{who}{fewer}"
         )
     _say(
@@ -1339,13 +1397,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reuse",
         action="store_true",
-        help="measure the database kept by --keep (migrated, not loaded again)",
+        help="measure the database this bench loaded before at this size (migrated, not "
+        "loaded again); without one, load it; keep it either way",
     )
     parser.add_argument(
         "--only",
         action="append",
-        choices=SECTIONS,
-        help="run only this section (repeatable; default: all)",
+        metavar="SECTION_OR_ENDPOINT",
+        help=f"run only this section ({', '.join(SECTIONS)}) or only the latency of the "
+        "endpoints whose label or URL contains this text (repeatable; default: all)",
     )
     parser.add_argument(
         "--pg",
@@ -1366,7 +1426,13 @@ def main(argv: list[str] | None = None) -> int:
         django.setup()
         measure_fair_share()
         return 0
-    sections = {"pipeline"} if args.pipeline_only else set(args.only or SECTIONS)
+    only = args.only or []
+    endpoints = [text for text in only if text not in SECTIONS]
+    sections = {text for text in only if text in SECTIONS} | ({"latency"} if endpoints else set())
+    if not only:
+        sections = set(SECTIONS)
+    if args.pipeline_only:
+        sections = {"pipeline"}
     database = args.database
     server = _server_params(args.pg)
     broker = REDIS_URL if _reachable(*REDIS) else "filesystem://"
@@ -1375,7 +1441,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(env)
     began = time.perf_counter()
     _say(f"platform benchmark: {sizes.bots:,} bots, {sizes.matches:,} matches ({database})")
-    if not args.reuse:
+    reuse = args.reuse and _is_loaded(server, database, sizes)
+    if args.reuse and not reuse:
+        _say(f"  no loaded database {database} of this size: loading one, kept for --reuse")
+    if not reuse:
         _create_database(server, database)
     try:
         import django
@@ -1387,7 +1456,7 @@ def main(argv: list[str] | None = None) -> int:
 
         from django.db import connections
 
-        if args.reuse:
+        if reuse:
             with _timed("migrate the kept database"):
                 call_command("migrate", verbosity=0)
             showcase = _showcase_match()
@@ -1406,8 +1475,9 @@ def main(argv: list[str] | None = None) -> int:
                     showcase = load_played_match()
                     with connections["default"].cursor() as cursor:
                         cursor.execute("VACUUM (ANALYZE)")
+                _mark_loaded(server, database, sizes)
         if "latency" in sections:
-            measure_latency(sizes, showcase)
+            measure_latency(sizes, showcase, endpoints)
         if "ratings" in sections:
             measure_ratings(sizes)
         if "pipeline" in sections:

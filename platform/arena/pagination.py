@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import BasePagination, CursorPagination, LimitOffsetPagination
@@ -79,3 +81,32 @@ def paginated_response(
     page = paginator.paginate_queryset(queryset, request, view=view)
     data = serializer_class(page, many=True).data
     return paginator.get_paginated_response(data)
+
+
+class EndNearPaginator(Paginator):  # type: ignore[type-arg]
+    """Numbered pages of an ordered queryset; a page nearer the end than the start is read
+    from the end (the order reversed, a short OFFSET, the rows turned back), so the last
+    page costs what the first does: a deep OFFSET sorted and skipped every row before it
+    (the last page of a 10,000-bot ladder). ``count``: the rows' number when it is known
+    (the count query reads all of them too)."""
+
+    def __init__(self, object_list: QuerySet[Any], per_page: int, *, count: int | None = None):
+        super().__init__(object_list, per_page)
+        self.rows = object_list
+        self._known_count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self.rows.count() if self._known_count is None else self._known_count
+
+    def page(self, number: Any) -> Page:  # type: ignore[type-arg]
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        if bottom <= self.count - top or not self.rows.ordered:
+            return Page(self.rows[bottom:top], number, self)
+        reversed_rows = list(self.rows.reverse()[self.count - top : self.count - bottom])
+        reversed_rows.reverse()
+        return Page(reversed_rows, number, self)

@@ -319,16 +319,23 @@ def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: A
 
 def test_the_served_application_is_frozen_for_the_garbage_collector(tmp_path: Path) -> None:
     """Loaded by arena.wsgi (gunicorn), the application's objects are left out of the
-    collector's full passes, which otherwise walk them all every ten requests or so."""
+    collector's full passes, which otherwise walk them all every ten requests or so, and
+    the young generation is large enough for a request's objects."""
     clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     clean.update(
         ARENA_DATA_DIR=str(tmp_path),
         PYTHONPATH=os.pathsep.join([str(REPO_DIR), str(REPO_DIR / "platform")]),
     )
-    code = "import gc; import arena.wsgi; print(gc.get_freeze_count(), len(gc.get_objects()))"
+    code = (
+        "import gc; import arena.wsgi; "
+        "print(gc.get_freeze_count(), len(gc.get_objects()), *gc.get_threshold())"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], env=clean, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    frozen, tracked = map(int, done.stdout.split())
+    frozen, tracked, young, *older = map(int, done.stdout.split())
     assert frozen > 10 * tracked  # nearly everything loaded is frozen
+    # A request's objects fit in the young generation: a list page no longer runs dozens
+    # of collections (the default young generation holds 700).
+    assert young == 50_000 and older == [10, 10]

@@ -160,6 +160,99 @@ def test_the_ladder_draws_each_bots_recent_trend(ladder: Any) -> None:
     assert all(len(points.split()) == 13 for points in lines)
 
 
+def test_the_leaderboards_trends_are_the_last_changes_values(ladder: Any) -> None:
+    """rating_trends (one LATERAL query on PostgreSQL) reads what the changes say:
+    the rating before the last TREND_POINTS changes, then after each."""
+    from arena.ladders.selectors import rating_changes_recent, rating_trends
+
+    ratings = board(ladder, 4)
+    matches = [MatchFactory(ladder=ladder, status=MatchStatus.FINISHED) for _ in range(20)]
+    rng = random.Random(3)
+    # Histories of 20, 13, 1 and no changes, interleaved as matches rate several bots.
+    RatingChange.objects.bulk_create(
+        RatingChange(
+            rating=rating,
+            match=matches[step],
+            rating_before=rng.uniform(1000, 2000),
+            rating_after=rng.uniform(1000, 2000),
+            k=48,
+            matches_before=step,
+        )
+        for step in range(20)
+        for rating, length in zip(ratings, (20, 13, 1, 0), strict=True)
+        if step < length
+    )
+    ids = [r.pk for r in ratings]
+    for points in (1, 12, 30):
+        old = {
+            rating_id: [changes[0].rating_before, *(c.rating_after for c in changes)]
+            if changes
+            else []
+            for rating_id, changes in rating_changes_recent(rating_ids=ids, points=points).items()
+        }
+        assert rating_trends(rating_ids=ids, points=points) == old
+        lengths = [min(n, points) + 1 if n else 0 for n in (20, 13, 1, 0)]
+        assert [len(old[i]) for i in ids] == lengths
+    assert rating_trends(rating_ids=[], points=12) == {}
+
+
+def test_pages_near_the_end_are_read_from_the_end_with_the_same_rows(ladder: Any) -> None:
+    """EndNearPaginator reads the second half's pages in the reversed order: the rows,
+    order and numbering are Django's Paginator's, ties in rating included."""
+    from django.core.paginator import Paginator
+
+    from arena.ladders.selectors import ladder_leaderboard
+    from arena.pagination import EndNearPaginator
+
+    board(ladder, 23)
+    Rating.objects.filter(bot__name__in=["bot003", "bot004", "bot005", "bot020"]).update(
+        rating=1990
+    )
+    leaderboard = ladder_leaderboard(ladder=ladder)
+    for per_page in (5, 7, 23, 50):
+        plain, near = Paginator(leaderboard, per_page), EndNearPaginator(leaderboard, per_page)
+        assert near.num_pages == plain.num_pages
+        for number in range(1, plain.num_pages + 1):
+            ours, django = near.page(number), plain.page(number)
+            assert [r.pk for r in ours] == [r.pk for r in django]
+            assert ours.start_index() == django.start_index()
+    assert EndNearPaginator(leaderboard, 5, count=40).num_pages == 8  # a count given is used
+
+
+def test_the_ladder_count_is_reused_for_a_few_seconds(ladder: Any) -> None:
+    """The ladder page's count of ranked bots is counted once per LEADERBOARD_COUNT_SECONDS
+    (in the cache): a bot ranked meanwhile shows on its page, in the count after that."""
+    from django.core.cache import cache
+
+    from arena.ladders.selectors import ladder_leaderboard_count
+
+    board(ladder, 3)
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
+    RatingFactory(ladder=ladder, rating=1000, rated_matches=40)
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
+    assert ladder_leaderboard_count(ladder=ladder) == 4  # counted apart
+    cache.clear()  # as when the seconds are up
+    assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 4
+
+
+def test_the_leaderboards_links_and_names_are_reverses_and_escaped(ladder: Any) -> None:
+    """The rows written in Python link as reverse() does (quoting a non-ASCII username)
+    and escape what players named."""
+    from django.urls import reverse
+
+    from arena.web.templatetags.arena_web import _link
+
+    for name in ("zoë", "a.b+c@d_-", "bench0"):
+        assert _link("web:player", name) == reverse("web:player", args=[name])
+    assert _link("web:bot", 42) == reverse("web:bot", args=[42])
+    rating = board(ladder, 1)[0]
+    Bot.objects.filter(pk=rating.bot_id).update(name="<b>&co")
+    User.objects.filter(pk=rating.bot.owner_id).update(username="zoë")
+    html = client_for().get("/ladders/classic-2/").content.decode()
+    assert f'<a href="/bots/{rating.bot_id}/">&lt;b&gt;&amp;co</a>' in html
+    assert '<a class="owner" href="/players/zo%C3%AB/">zoë</a>' in html
+
+
 def test_the_ladder_hides_private_bots_and_inactive_versions(ladder: Any, alice: Any) -> None:
     ratings = board(ladder, 3)
     Bot.objects.filter(pk=ratings[0].bot_id).update(visibility=Visibility.PRIVATE)
@@ -267,6 +360,56 @@ def test_the_record_counts_every_pair_of_seats_against_each_opponent_bot(
     # The latest matches only: the six of the second version.
     recent = bot_opponent_records(version_ids=versions, seats=latest[:6], limit=1)
     assert [(r["name"], r["games"]) for r in recent] == [("crab", 6)]
+
+
+@pytest.mark.parametrize("two_versions", [False, True])
+def test_a_bots_latest_seats_skip_matches_hidden_from_the_visitor(
+    two_versions: bool, alice: Any, bob: Any
+) -> None:
+    """Read a window at a time and checked for hidden versions window by window, the
+    latest seats are the plain query's: the visible finished matches, newest first."""
+    from arena.matches.selectors import LATEST_SEATS_WINDOW, _hidden_among
+
+    ladder = LadderFactory(slug="trios", seats=3)
+    shark = BotFactory(owner=alice, name="shark")
+    v1 = BotVersionFactory(bot=shark, number=1, status=VersionStatus.RETIRED)
+    v2 = BotVersionFactory(bot=shark, number=2, parent=v1)
+    secret = BotVersionFactory(bot=BotFactory(owner=bob, name="secret", visibility="private"))
+    crab = BotVersionFactory(bot=BotFactory(owner=bob, name="crab"))
+    rng = random.Random(9)
+    total = 2 * LATEST_SEATS_WINDOW + 30
+    for n in range(total):
+        mine = [v2] if not two_versions else [v1, v2] if n % 7 == 0 else [rng.choice([v1, v2])]
+        # Most of them with the private bot: the visible ones span every window.
+        third = secret if rng.random() < 0.8 else crab
+        seated = [*mine, third, crab][:3]
+        match = finished_match(ladder, seated, [1, 2, 3])
+        if n % 11 == 0:  # not finished: no rank
+            Participant.objects.filter(match=match).update(rank=None)
+    versions = [v1.pk, v2.pk]
+
+    def plain(hidden: set[int]) -> list[tuple[int, int]]:
+        out = set(
+            Participant.objects.filter(bot_version_id__in=hidden).values_list("match_id", flat=True)
+        )
+        seats = Participant.objects.filter(bot_version_id__in=versions, rank__isnull=False)
+        rows = [(s.match_id, s.seat, s.pk) for s in seats if s.match_id not in out]
+        return [(pk, match_id) for match_id, _, pk in sorted(rows, key=lambda r: (-r[0], r[1]))]
+
+    # Some hidden from the anonymous visitor (not from the private bot's owner), with
+    # visible ones several windows deep.
+    assert 30 < len(plain({secret.pk})) < len(plain(set())) - 30
+    for user, hidden in ((AnonymousUser(), {secret.pk}), (bob, set())):
+        expected = plain(hidden)
+        for limit in (1, 20, 40, 1000):  # 40: more than the first window shows
+            got = bot_latest_seats(version_ids=versions, user=user, limit=limit)
+            assert got == expected[:limit]
+    # A rare bot's matches far apart: probed by id, not by their range.
+    ids = sorted(Match.objects.values_list("pk", flat=True))
+    sparse = {ids[0], ids[-1]}
+    out = set(Participant.objects.filter(bot_version=secret).values_list("match_id", flat=True))
+    assert _hidden_among(sparse, [secret.pk]) == sparse & out
+    assert _hidden_among(set(ids), [secret.pk]) == out
 
 
 def test_the_bot_page_costs_a_bounded_number_of_queries(

@@ -107,7 +107,8 @@ def test_a_long_queue_shows_its_head_and_counts_the_rest(
     Match.objects.filter(pk=made[-1].pk).update(status=MatchStatus.RUNNING)
 
     client = client_for(bob)
-    # session, user, ladder, then the block's: hidden versions, counts, latest, queue + seats
+    # session, user, ladder, then the block's: hidden versions, the queue's visible ids,
+    # its head + seats, latest
     with django_assert_max_num_queries(8):
         live = client.get("/ladders/pairs/live/")
     text = text_of(live)

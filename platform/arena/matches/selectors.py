@@ -15,7 +15,6 @@ from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import (
     Case,
-    Count,
     Exists,
     OuterRef,
     Prefetch,
@@ -70,19 +69,21 @@ def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
     )
 
 
+def _queue_order(*, ladder_id: int) -> QuerySet[Match]:
+    return Match.objects.filter(
+        ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
+    ).order_by(
+        Case(When(status=MatchStatus.RUNNING, then=Value(0)), default=Value(1)),
+        "created_at",
+        "id",
+    )
+
+
 def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
     """A ladder's matches waiting or playing: running first, then queued, oldest first
     (served by the (status, created_at) index). Slice it: the scheduler keeps it short
     (ARENA_LADDER_QUEUE_TARGET), but a league queues a whole round on its ladder at once."""
-    return with_participants(
-        Match.objects.filter(
-            ladder_id=ladder_id, status__in=(MatchStatus.RUNNING, MatchStatus.QUEUED)
-        ).order_by(
-            Case(When(status=MatchStatus.RUNNING, then=Value(0)), default=Value(1)),
-            "created_at",
-            "id",
-        )
-    )
+    return with_participants(_queue_order(ladder_id=ladder_id))
 
 
 @dataclass(frozen=True)
@@ -99,18 +100,22 @@ def ladder_matches_live(
     *, ladder_id: int, user: User | AnonymousUser, latest: int, queued: int
 ) -> LadderLive:
     """The ``latest`` finished matches and the first ``queued`` of the queue that ``user``
-    may see, with the queue's counts: six queries, however long the queue."""
+    may see, with the queue's counts: six queries, however long the queue.
+
+    The queue's visible ids and statuses are read once, in order, and counted
+    here: counting and listing it apart checked every match's seats against the
+    hidden versions twice (a league's round queues hundreds at once).
+    """
     hidden = _hidden_versions(user)
-    waiting = _visible(Match.objects.filter(ladder_id=ladder_id, status__in=UNPLAYED), hidden)
-    counts = waiting.aggregate(
-        running=Count("pk", filter=Q(status=MatchStatus.RUNNING)),
-        queued=Count("pk", filter=Q(status=MatchStatus.QUEUED)),
-    )
+    waiting = list(_visible(_queue_order(ladder_id=ladder_id), hidden).values_list("pk", "status"))
+    first = [pk for pk, _ in waiting[:queued]]
+    shown = {match.pk: match for match in with_participants(Match.objects.filter(pk__in=first))}
+    running = sum(1 for _, status in waiting if status == MatchStatus.RUNNING)
     return LadderLive(
         latest=list(_visible(ladder_recent_matches(ladder_id=ladder_id), hidden)[:latest]),
-        queue=list(_visible(ladder_queue(ladder_id=ladder_id), hidden)[:queued]),
-        running=counts["running"],
-        queued=counts["queued"],
+        queue=[shown[pk] for pk in first if pk in shown],
+        running=running,
+        queued=len(waiting) - running,
     )
 
 
@@ -383,6 +388,14 @@ def _seats_in_visible_matches(
     return seats if hidden_match is None else seats.exclude(hidden_match)
 
 
+#: Seats of a bot read per window while its matches are checked for hidden versions.
+LATEST_SEATS_WINDOW = 100
+#: Match ids per candidate match at most for the hidden versions' seats to be read by
+#: their range of ids (one index range per hidden version): a busy bot's latest matches
+#: are close together. A rarer bot's are far apart: its matches are probed one by one.
+HIDDEN_RANGE_SPREAD = 50
+
+
 def bot_latest_seats(
     *, version_ids: list[int], user: User | AnonymousUser, limit: int
 ) -> list[tuple[int, int]]:
@@ -395,23 +408,63 @@ def bot_latest_seats(
     ALL of LIMITs): given ``IN (...)`` the planner may instead walk every
     match backwards hunting for a rare bot's seats. SQLite (the embedded,
     single-machine mode) takes the plain query.
+
+    With versions hidden from ``user``, the seats are read a window at a time
+    and the window's matches checked for them at once (:func:`_hidden_among`),
+    not match by match in the seats' query: 1,000 probes of a busy bot's
+    matches, each reading its seats.
     """
     if not version_ids:
         return []
 
     hidden = _hidden_versions(user)
 
-    def seats(ids: list[int]) -> QuerySet[Participant]:
+    def seats(ids: list[int], upto: int | None) -> QuerySet[Participant]:
         # A seat gets its rank when its match finishes: no join with the match.
         finished = Participant.objects.filter(bot_version_id__in=ids, rank__isnull=False)
-        return _seats_in_visible_matches(finished, hidden=hidden).order_by("-match_id", "seat")
+        if upto is not None:
+            finished = finished.filter(match_id__lte=upto)
+        return finished.order_by("-match_id", "seat")
 
-    if len(version_ids) == 1 or not connection.features.supports_slicing_ordering_in_compound:
-        latest: QuerySet[Participant, Any] = seats(version_ids)
+    def latest(upto: int | None, count: int) -> list[tuple[int, int]]:
+        if len(version_ids) == 1 or not connection.features.supports_slicing_ordering_in_compound:
+            return list(seats(version_ids, upto).values_list("id", "match_id")[:count])
+        ranges = [seats([pk], upto).values_list("id", "match_id")[:count] for pk in version_ids]
+        merged = ranges[0].union(*ranges[1:], all=True).order_by("-match_id", "id")
+        return list(merged[:count])
+
+    if not hidden:
+        return latest(None, limit)
+    # A little more than asked: the window's last match and the hidden ones are left out.
+    window = max(limit + limit // 8, LATEST_SEATS_WINDOW)
+    found: list[tuple[int, int]] = []
+    upto = None
+    while len(found) < limit:
+        rows = latest(upto, window)
+        full = len(rows) == window
+        if full:
+            # The window may end inside a match (two versions of the bot at one table):
+            # that match is read again, whole, with the next window.
+            upto = rows[-1][1]
+            rows = [row for row in rows if row[1] != upto]
+        out = _hidden_among({match_id for _, match_id in rows}, hidden)
+        found += [row for row in rows if row[1] not in out]
+        if not full:
+            break
+    return found[:limit]
+
+
+def _hidden_among(match_ids: set[int], hidden: list[int]) -> set[int]:
+    """Those of ``match_ids`` that seat one of the ``hidden`` versions."""
+    if not match_ids:
+        return set()
+    low, high = min(match_ids), max(match_ids)
+    seats = Participant.objects.filter(bot_version_id__any_of=hidden)
+    if high - low <= HIDDEN_RANGE_SPREAD * len(match_ids):
+        seats = seats.filter(match_id__gte=low, match_id__lte=high)
     else:
-        ranges = [seats([pk]).values_list("id", "match_id")[:limit] for pk in version_ids]
-        latest = ranges[0].union(*ranges[1:], all=True).order_by("-match_id", "id")
-    return list(latest.values_list("id", "match_id")[:limit])
+        seats = seats.filter(match_id__any_of=sorted(match_ids))
+    return match_ids & set(seats.values_list("match_id", flat=True))
 
 
 def bot_recent_seats(*, seats: Sequence[tuple[int, int]]) -> list[Participant]:

@@ -19,7 +19,8 @@ from django.contrib.auth.models import AnonymousUser
 import vegas_engine
 from arena.bots.models import Bot
 from arena.bots.selectors import may_read_internals
-from arena.ladders.models import Ladder, Qualification, Rating, RatingChange
+from arena.ladders.models import Ladder, Qualification, Rating
+from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
 from arena.leagues.selectors import (
     league_can_manage,
@@ -53,14 +54,13 @@ class LeaderboardRow:
 
 
 def leaderboard_rows(
-    ratings: Sequence[Rating], changes: dict[int, list[RatingChange]], *, first_rank: int
+    ratings: Sequence[Rating], trends: dict[int, list[float]], *, first_rank: int
 ) -> list[LeaderboardRow]:
-    rows = []
-    for offset, rating in enumerate(ratings):
-        recent = changes.get(rating.pk, [])
-        values = [recent[0].rating_before, *(c.rating_after for c in recent)] if recent else []
-        rows.append(LeaderboardRow(first_rank + offset, rating, charts.sparkline(values)))
-    return rows
+    """``trends``: each rating's recent values, oldest first (``rating_trends``)."""
+    return [
+        LeaderboardRow(first_rank + offset, rating, charts.sparkline(trends.get(rating.pk, [])))
+        for offset, rating in enumerate(ratings)
+    ]
 
 
 def bots_with_ratings(
@@ -72,7 +72,7 @@ def bots_with_ratings(
     return [(bot, by_bot[bot.pk]) for bot in bots]
 
 
-def history_chart(changes: Sequence[RatingChange]) -> charts.LineChart | None:
+def history_chart(changes: Sequence[HistoryPoint]) -> charts.LineChart | None:
     """The rating after each change, marking where another version of the bot took over."""
     if not changes:
         return None

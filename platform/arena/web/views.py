@@ -58,8 +58,9 @@ from arena.ladders.selectors import (
     challenge_get,
     ladder_get,
     ladder_leaderboard,
+    ladder_leaderboard_count,
     ladder_list_with_counts,
-    rating_changes_recent,
+    rating_trends,
     version_qualifications,
 )
 from arena.leagues.models import EntryStatus, League, RoundStatus
@@ -100,6 +101,7 @@ from arena.matches.selectors import (
     match_live_read,
     match_log_read,
 )
+from arena.pagination import EndNearPaginator
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
@@ -187,19 +189,19 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such ladder.")
     # Settled ratings are ranked; ratings still settling are listed apart, so a
     # newcomer's few lucky games never put it at the top of the ladder.
-    page = Paginator(
-        ladder_leaderboard(ladder=ladder, provisional=False), LEADERBOARD_PAGE_SIZE
+    page = EndNearPaginator(
+        ladder_leaderboard(ladder=ladder, provisional=False),
+        LEADERBOARD_PAGE_SIZE,
+        count=ladder_leaderboard_count(ladder=ladder, provisional=False),
     ).get_page(request.GET.get("page"))
     ratings = list(page.object_list)
     settling = list(ladder_leaderboard(ladder=ladder, provisional=True)[:PROVISIONAL_SHOWN])
-    changes = rating_changes_recent(
-        rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS
-    )
+    trends = rating_trends(rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS)
     context = {
         "ladder": ladder,
         "page": page,
-        "rows": presenters.leaderboard_rows(ratings, changes, first_rank=page.start_index()),
-        "provisional_rows": presenters.leaderboard_rows(settling, changes, first_rank=1),
+        "rows": presenters.leaderboard_rows(ratings, trends, first_rank=page.start_index()),
+        "provisional_rows": presenters.leaderboard_rows(settling, trends, first_rank=1),
         "provisional_matches": PROVISIONAL_MATCHES,
         "trend_points": TREND_POINTS,
         **_ladder_live_context(request, ladder),
