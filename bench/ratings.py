@@ -1,6 +1,6 @@
 """Ratings benchmark: how well the platform's Elo and matchmaking rank bots of known strength.
 
-    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 16 minutes)
+    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 7 minutes)
     python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (under a minute)
     python3 bench/ratings.py --seating 2-5 --model luck-heavy --deal-games 0   # one part
     python3 bench/ratings.py --seating 2 --deal-games 0   # 2 seats: deals beside games (4 minutes)
