@@ -1,8 +1,9 @@
 """Ratings benchmark: how well the platform's Elo and matchmaking rank bots of known strength.
 
-    python3 bench/ratings.py            # 200 bots, 20,000 matches, 3 seeds (about 15 minutes)
+    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 7 minutes)
     python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (under a minute)
     python3 bench/ratings.py --seating 2-5 --model luck-heavy --deal-games 0   # one part
+    python3 bench/ratings.py --seating 2 --deal-games 0   # 2 seats: deals beside games (4 minutes)
 
 A synthetic ladder of 200 bots with hidden strengths, played by the
 platform's own pure code: the scheduler (``matchmaking.plan_picks``: seeds,
@@ -22,12 +23,35 @@ one of two models:
 * **skill-heavy**: Plackett-Luce with log-strengths spread wide;
 * **luck-heavy**: Thurstone (strength plus normal noise), the noise large.
 
-Tables have a ladder's fixed seat count (2 or 4) or 2-5 seats at random. On
-the very same matches it fits, for comparison: Elo with a fixed K of 8 and 16,
-OpenSkill's Plackett-Luce (a TrueSkill-like online Bayesian rating), an
-offline Plackett-Luce maximum-likelihood fit and ``bots_sdk.rating.fit``.
+Tables have a ladder's fixed seat count (2 or 4) or 2-5 seats at random.
 
-Per checkpoint (1k, 5k, 20k matches) it prints, averaged over the seeds:
+**Duplicate deals.** A 2-seat ladder plays duplicate deals by default, and
+the bench plays it both ways (``--play deals``, ``--play games``): a pick
+is a series of whole deals (``Ladder.pick_games`` and ``pick_units``:
+``series_games // 2`` deals, through the same ``plan_picks`` and
+``series_units``, which count a deal as one unit), played lane by lane as
+``match_create_series`` plays them, each deal rated once as its last game
+finishes, on its bots' money totals (``deals.deal_totals`` and
+``deal_ranks``, then ``elo.rating_changes``, as ``services.ratings_apply``
+rates a deal). A game's luck is split into the deal's, drawn once per seat
+per deal (the dice: it stays with the seat while the bots swap), and the
+play's, fresh each game; the two sum to the model's luck exactly (normal:
+two normals; Gumbel: -log Gamma(1+b) and -log Beta(1, b)), so a single game
+is the same either way, and a seat's performance is its money. The deal's
+share is set so that the engine's own close pair (greedy against greedy 10%
+random, ENGINE_SINGLE single games -> ENGINE_DEALS games in deals) is as
+hard to call in the model: a strength gap for the single games, then the
+share for the deals (skill-heavy 58%, luck-heavy 76% of the variance); the
+run prints the pair played on the ladder's code. Checkpoints and
+newcomers' 20 and 40 count games (a deal is 2), not deals; held-out
+results are deals too.
+
+On the very same rated units (games, or deals) it fits, for comparison:
+Elo with a fixed K of 8 and 16, OpenSkill's Plackett-Luce (a TrueSkill-like
+online Bayesian rating), an offline Plackett-Luce maximum-likelihood fit and
+``bots_sdk.rating.fit``.
+
+Per checkpoint (1k, 5k, 20k games) it prints, averaged over the seeds:
 Spearman rho of ratings against the hidden strengths (with the standard error
 of the platform's mean over the seeds, and the worst seed's gap between the
 offline fit and the platform); the accuracy of the
@@ -82,6 +106,7 @@ django.setup()
 from django.conf import settings
 
 from arena.ladders import elo
+from arena.ladders.deals import DealSeat, deal_ranks, deal_totals
 from arena.ladders.models import DEFAULT_SERIES_GAMES
 from bots_sdk.referee import rotations
 from vegas_engine import describe
@@ -110,10 +135,30 @@ Ranks = list[int]
 
 
 @dataclass(frozen=True)
+class Luck:
+    """A game's luck at each seat, split: the deal's (the dice) and the play's.
+
+    The deal part is drawn once per seat for a whole duplicate deal, so it
+    follows the seat: the bots swap seats, the dice stay. The play part is
+    fresh in every game. Their sum has the model's one-game luck exactly,
+    so a single game plays as ``Model.play``.
+    """
+
+    #: Share of the luck's variance that is the deal's.
+    share: float
+    deal: Callable[[int, np.random.Generator], np.ndarray]
+    play: Callable[[int, np.random.Generator], np.ndarray]
+
+
+@dataclass(frozen=True)
 class Model:
     name: str
     #: Ranks (1 best) of the table's seats, from their hidden strengths.
     play: Callable[[np.ndarray, np.random.Generator], Ranks]
+    #: A seat's performance: ``spread`` * strength + luck (its money in a deal).
+    spread: float
+    #: The luck split with a given share of deal luck.
+    split: Callable[[float], Luck]
 
 
 def _ranks_of(performance: np.ndarray) -> Ranks:
@@ -132,19 +177,102 @@ def _thurstone(z: np.ndarray, rng: np.random.Generator) -> Ranks:
     return _ranks_of(LUCK_SPREAD * z + rng.normal(size=len(z)))
 
 
-MODELS = (Model("skill-heavy", _plackett_luce), Model("luck-heavy", _thurstone))
+def _trigamma(x: float) -> float:
+    """The variance of -log of a Gamma(x) variable (recurrence, then the asymptotic series)."""
+    total = 0.0
+    while x < 8:
+        total += 1 / (x * x)
+        x += 1
+    inv = 1 / x
+    return total + inv + inv**2 / 2 + inv**3 / 6 - inv**5 / 30 + inv**7 / 42 - inv**9 / 30
+
+
+def _gumbel_split(share: float) -> Luck:
+    """Gumbel luck = -log Exp(1) = -log Gamma(1+b) - log Beta(1, b), independent parts.
+
+    (Gamma(1) = Beta(1, b) * Gamma(1+b).) The deal part's variance is
+    trigamma(1+b), a ``share`` of the Gumbel's trigamma(1): b by bisection.
+    """
+    low, high = 1e-9, 1e9
+    for _ in range(200):
+        b = math.sqrt(low * high)
+        low, high = (b, high) if _trigamma(1 + b) > share * _trigamma(1) else (low, b)
+    b = math.sqrt(low * high)
+    return Luck(
+        share,
+        lambda n, rng: -np.log(rng.gamma(1 + b, size=n)),
+        # Beta(1, b) is 1 - U^(1/b).
+        lambda n, rng: -np.log1p(-(rng.random(n) ** (1 / b))),
+    )
+
+
+def _normal_split(share: float) -> Luck:
+    deal, play = math.sqrt(share), math.sqrt(1 - share)
+    return Luck(
+        share, lambda n, rng: deal * rng.normal(size=n), lambda n, rng: play * rng.normal(size=n)
+    )
+
+
+MODELS = (
+    Model("skill-heavy", _plackett_luce, SKILL_SPREAD, _gumbel_split),
+    Model("luck-heavy", _thurstone, LUCK_SPREAD, _normal_split),
+)
 SEATINGS = {"2": (2,), "4": (4,), "2-5": (2, 3, 4, 5)}
 
 
 # --------------------------------------------------------------------------- the ladder
 
 
+#: Money per unit of performance: a deal ranks its bots on money totals, in whole units.
+MONEY = 1_000_000
+
+
+@dataclass
+class Deal:
+    """A duplicate deal: its dice (each seat's deal luck) and the seats played so far."""
+
+    luck: np.ndarray
+    left: int
+    seats: list[DealSeat] = field(default_factory=list)
+
+    def play(
+        self,
+        players: list[int],
+        strength: np.ndarray,
+        model: Model,
+        luck: Luck,
+        nrng: np.random.Generator,
+    ) -> None:
+        """One game: each seat's money is its performance, the seat's deal luck shared."""
+        performance = model.spread * strength + self.luck + luck.play(len(players), nrng)
+        self.seats.extend(
+            DealSeat(p, round(MONEY * x), False) for p, x in zip(players, performance, strict=True)
+        )
+        self.left -= 1
+
+    def standings(self) -> tuple[list[int], Ranks]:
+        """The players (game 1's seat order) and their ranks, as ``ratings_apply`` ranks a deal."""
+        totals = deal_totals(self.seats)
+        return [t.player for t in totals], deal_ranks(totals)
+
+
+def play_deal(
+    model: Model, luck: Luck, table: list[int], strength: Sequence[float], nrng: np.random.Generator
+) -> Ranks:
+    """A whole deal of ``table`` (seat order of game 1): its ranks, by player in that order."""
+    deal = Deal(luck.deal(len(table), nrng), len(table))
+    for seating in rotations(len(table), len(table)):
+        players = [table[i] for i in seating]
+        deal.play(players, np.array([strength[p] for p in players]), model, luck, nrng)
+    return deal.standings()[1]
+
+
 @dataclass
 class Run:
-    """A pick as one worker run plays it: a series' games (players by seat), in play order."""
+    """A pick as one worker run plays it: a series' games (players by seat, deal), in play order."""
 
     bots: list[int]
-    games: deque[list[int]]
+    games: deque[tuple[list[int], Deal | None]]
 
 
 @dataclass
@@ -158,14 +286,20 @@ class Ladder:
     nrng: np.random.Generator
     #: ``Ladder.series_games``: games per pick (1: single games).
     series: int = 1
+    #: ``Ladder.duplicate_deals``, with the luck split of its deals.
+    luck: Luck | None = None
     candidates: list[MatchmakingCandidate] = field(default_factory=list)
     rating: list[float] = field(default_factory=list)
     rated: list[int] = field(default_factory=list)
+    #: Games in each bot's rated units (``rated`` counts a deal once).
+    rated_games: list[int] = field(default_factory=list)
+    #: Games played.
+    games: int = 0
     #: Runs queued (their games QUEUED) and running (taken by a worker, games RUNNING).
     waiting: deque[Run] = field(default_factory=deque)
     running: list[Run] = field(default_factory=list)
     turn: int = 0
-    #: Every rated match: (players by seat, ranks).
+    #: Every rated unit, a game or a deal: (players by seat, ranks).
     played: list[tuple[list[int], Ranks]] = field(default_factory=list)
 
     def add(self, strength: float) -> int:
@@ -174,59 +308,82 @@ class Ladder:
         self.candidates.append(MatchmakingCandidate(player, elo.INITIAL_RATING, 0, 0))
         self.rating.append(elo.INITIAL_RATING)
         self.rated.append(0)
+        self.rated_games.append(0)
         return player
 
     def fill(self) -> None:
+        # Ladder.pick_games and pick_units: whole deals on a duplicate ladder (fixed seats).
+        deals = max(1, self.series // self.seats[0])
         queue = LadderQueue(
             ladder_id=0,
             seats=self.rng.choice(self.seats),
             candidates=self.candidates,
             # Matches QUEUED: a run's games are RUNNING once a worker took it.
             queued=sum(len(run.games) for run in self.waiting),
-            pick_size=self.series,
-            pick_units=self.series,
+            pick_size=deals * self.seats[0] if self.luck else self.series,
+            pick_units=deals if self.luck else self.series,
         )
         for pick in plan_picks(
             [queue], target=TARGET, max_queued=MAX_QUEUED, house_only_games=0, rng=self.rng
         ):
             bots = [c.version_id for c in pick.seating]
-            # As match_create_series seats a series' games: rotated by game.
-            games = [[bots[i] for i in s] for s in rotations(len(bots), pick.units)]
+            games: list[tuple[list[int], Deal | None]]
+            if self.luck:
+                # As match_create_series plays deals: lane by lane, game k of each deal
+                # seating the bots rotated by k - 1 (match_create_deal).
+                seats = len(bots)
+                units = [Deal(self.luck.deal(seats, self.nrng), seats) for _ in range(pick.units)]
+                games = [([bots[i] for i in s], d) for s in rotations(seats, seats) for d in units]
+            else:
+                # As match_create_series seats a series' games: rotated by game.
+                games = [([bots[i] for i in s], None) for s in rotations(len(bots), pick.units)]
             self.waiting.append(Run(bots, deque(games)))
             # One pick at a time when mixed, so each gets its own seat count.
             queue.seats = self.rng.choice(self.seats)
 
-    def step(self) -> tuple[list[int], Ranks]:
-        """Queue up to the target, then finish and rate the next game a worker plays.
+    def step(self) -> tuple[list[int], Ranks] | None:
+        """Queue up to the target, then finish the next game a worker plays; rate its unit.
 
         Each worker plays its run's games in order; games take equal time, so
-        the runs in play finish a game each in turn.
+        the runs in play finish a game each in turn. A deal is rated once, as
+        its last game finishes (None until then); a single game at once.
         """
         self.fill()
         while len(self.running) < WORKERS and self.waiting:
             self.running.append(self.waiting.popleft())
         self.turn = (self.turn + 1) % len(self.running)
         run = self.running[self.turn]
-        players = run.games.popleft()
-        ranks = self.model.play(np.array([self.strength[p] for p in players]), self.nrng)
-        standings = list(zip(players, ranks, strict=True))
-        changes = elo.rating_changes(standings, self.rating, self.rated)
-        for player, change in changes.items():
-            self.rating[player] += change
-            self.rated[player] += 1
-            self.candidates[player].rating = self.rating[player]
+        players, deal = run.games.popleft()
+        self.games += 1
+        strength = np.array([self.strength[p] for p in players])
+        unit: tuple[list[int], Ranks] | None
+        if deal is None:
+            unit = players, self.model.play(strength, self.nrng)
+        else:
+            assert self.luck
+            deal.play(players, strength, self.model, self.luck, self.nrng)
+            unit = None if deal.left else deal.standings()
+        if unit:
+            changes = elo.rating_changes(list(zip(*unit, strict=True)), self.rating, self.rated)
+            for player, change in changes.items():
+                self.rating[player] += change
+                self.rated[player] += 1
+                self.rated_games[player] += 1 if deal is None else len(players)
+                self.candidates[player].rating = self.rating[player]
+            self.played.append(unit)
         if not run.games:
             # A run counts once against each of its bots' cap until it ends.
             self.running.remove(run)
             for player in set(run.bots):
                 self.candidates[player].queued -= 1
-        self.played.append((players, ranks))
-        return players, ranks
+        return unit
 
 
-def new_ladder(model: Model, seats: tuple[int, ...], seed: int, series: int) -> Ladder:
+def new_ladder(
+    model: Model, seats: tuple[int, ...], seed: int, series: int, luck: Luck | None = None
+) -> Ladder:
     nrng = np.random.default_rng(seed)
-    ladder = Ladder([], seats, model, random.Random(seed), nrng, series)
+    ladder = Ladder([], seats, model, random.Random(seed), nrng, series, luck)
     for z in nrng.normal(size=FIELD):
         ladder.add(float(z))
     return ladder
@@ -299,7 +456,10 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class HeldOut:
-    """Pairs of seats of matches the raters never saw: (i, j, 1 if i finished ahead)."""
+    """Pairs of seats the raters never saw: (i, j, 1 if i finished ahead).
+
+    Of single matches, or of deals on a duplicate ladder.
+    """
 
     i: np.ndarray
     j: np.ndarray
@@ -311,7 +471,10 @@ class HeldOut:
         i, j, ahead = [], [], []
         for _ in range(HELD_OUT):
             table = rng.sample(range(FIELD), rng.choice(ladder.seats))
-            ranks = ladder.model.play(np.array([ladder.strength[p] for p in table]), nrng)
+            if ladder.luck:
+                ranks = play_deal(ladder.model, ladder.luck, table, ladder.strength, nrng)
+            else:
+                ranks = ladder.model.play(np.array([ladder.strength[p] for p in table]), nrng)
             for a in range(len(table)):
                 for b in range(a + 1, len(table)):
                     i.append(table[a])
@@ -351,8 +514,9 @@ class Checkpoint:
 RATERS = ("platform", "K=16", "K=8", "openskill", "PL fit", "sdk fit")
 
 
-def measure(ladder: Ladder, held: HeldOut, matches: int, with_sdk: bool) -> Checkpoint:
-    played = ladder.played[:matches]
+def measure(ladder: Ladder, held: HeldOut, with_sdk: bool) -> Checkpoint:
+    """The ratings now, and the other raters' on the units rated so far."""
+    played = ladder.played
     truth = np.array(ladder.strength[:FIELD])
     found = {
         "platform": np.array(ladder.rating[:FIELD]),
@@ -446,14 +610,18 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
         for _ in range(100_000):
             if not any(waiting.values()):
                 break
-            table, ranks = ladder.step()
+            unit = ladder.step()
+            if unit is None:
+                continue
+            table, ranks = unit
             for p in joined.intersection(table):
                 own[p].append((table, ranks))
-                if ladder.rated[p] <= 20:
+                if ladder.rated_games[p] <= 20:
                     others = [q for q in table if q != p]
                     opponents[p][0] += sum(q in joined for q in others)
                     opponents[p][1] += len(others)
-                if waiting[p] and ladder.rated[p] >= waiting[p][0]:
+                # After n games: n/2 deals of 2 seats.
+                if waiting[p] and ladder.rated_games[p] >= waiting[p][0]:
                     at = waiting[p].pop(0)
                     strength = ladder.strength[p]
                     field_now = np.array(ladder.rating[:FIELD])
@@ -554,6 +722,78 @@ def measure_deals(games: int) -> None:
             )
 
 
+#: The deals part's own measure on the engine (``measure_deals``, classic, 2 seats, greedy
+#: against greedy 10% random, 2,000 games each way): games to tell them apart.
+ENGINE_SINGLE, ENGINE_DEALS = 402, 89
+CALIBRATION_DRAWS = 500_000
+
+
+def _edge(units: float) -> float:
+    """The win rate p that ``games_to_tell_apart`` tells from a coin in ``units`` units.
+
+    p - 1/2 = 1.96 sqrt(p (1 - p) / units), solved for p.
+    """
+    t = 1.96 / math.sqrt(units)
+    return 0.5 + t / (2 * math.sqrt(1 + t * t))
+
+
+def _deal_share(model: Model, engine: tuple[int, int]) -> tuple[float, float]:
+    """The share of deal luck, and the pair's strength gap, that reproduce the engine's pair.
+
+    The gap d (in performance) makes a single game as hard to call as on the
+    engine (``engine``: single games, games in deals); the share then makes
+    a deal of 2 seats as easy to call as there. In a deal each seat's deal
+    luck reaches both bots, once each, so it cancels from the money totals:
+    A is ahead iff 2d + A's play luck of both games - B's > 0. The share of
+    deal luck by bisection on common random numbers.
+    """
+    rng = np.random.default_rng(0)
+    whole = model.split(0.5)
+    one_game = (whole.deal(CALIBRATION_DRAWS, rng) + whole.play(CALIBRATION_DRAWS, rng)) - (
+        whole.deal(CALIBRATION_DRAWS, rng) + whole.play(CALIBRATION_DRAWS, rng)
+    )
+    gap = -float(np.quantile(one_game, 1 - _edge(engine[0])))
+    wanted = _edge(engine[1] / 2)
+    low, high = 0.0, 0.999
+    for _ in range(30):
+        share = (low + high) / 2
+        luck, draws = model.split(share), np.random.default_rng(1)
+        play = sum(sign * luck.play(CALIBRATION_DRAWS, draws) for sign in (1, 1, -1, -1))
+        # More deal luck, less play luck left in the totals: a deal calls easier.
+        low, high = (share, high) if float(np.mean(2 * gap + play > 0)) < wanted else (low, share)
+    return (low + high) / 2, gap
+
+
+def calibrate(
+    models: Sequence[Model], engine: tuple[int, int], units: int = 100_000
+) -> dict[str, float]:
+    """Each model's share of deal luck, checked on the ladder's own code for deals."""
+    _say(
+        "\nduplicate deals on 2 seats: each game's luck split into the deal's (each seat's, "
+        "shared by the deal's games: the dice) and the play's, the deal's share set so that "
+        f"the engine's close pair (greedy, greedy 10% random: {engine[0]} single games "
+        f"-> {engine[1]} games in deals) is as close here"
+    )
+    shares = {}
+    for model in models:
+        share, gap = _deal_share(model, engine)
+        shares[model.name] = share
+        luck, nrng = model.split(share), np.random.default_rng(2)
+        pair = [gap / model.spread, 0.0]
+        single = [1.0 if model.play(np.array(pair), nrng)[0] == 1 else 0.0 for _ in range(units)]
+        deals = [
+            1.0 if play_deal(model, luck, [0, 1], pair, nrng)[0] == 1 else 0.0
+            for _ in range(units // 2)
+        ]
+        n_single, n_deals = games_to_tell_apart(single, 1), games_to_tell_apart(deals, 2)
+        _say(
+            f"  {model.name:<11} deal luck {share:.0%} of the variance; the pair "
+            f"{pair[0]:.2f} sd of strength apart: {n_single:.0f} single games -> "
+            f"{n_deals:.0f} in deals ({units:,} games each way, on the ladder's code)"
+        )
+    return shares
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -576,6 +816,7 @@ def run(
     model: Model,
     seating: str,
     series: int,
+    luck: Luck | None,
     seeds: Sequence[int],
     checkpoints: Sequence[int],
     sdk: bool,
@@ -583,12 +824,12 @@ def run(
     per_checkpoint: list[list[Checkpoint]] = [[] for _ in checkpoints]
     alone, cohort = Placement(), Placement()
     for seed in seeds:
-        ladder = new_ladder(model, SEATINGS[seating], seed, series)
+        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck)
         held = HeldOut.draw(ladder, seed)
         for index, matches in enumerate(checkpoints):
-            while len(ladder.played) < matches:
+            while ladder.games < matches:
                 ladder.step()
-            per_checkpoint[index].append(measure(ladder, held, matches, sdk and seed == seeds[0]))
+            per_checkpoint[index].append(measure(ladder, held, sdk and seed == seeds[0]))
         for placement, together in ((alone, False), (cohort, True)):
             first = placement.counts()
             newcomers(ladder, together, placement)
@@ -599,7 +840,9 @@ def run(
 TARGET_RHO = {"skill-heavy": (0.89, 0.965, 0.985), "luck-heavy": (0.77, 0.92, 0.955)}
 
 
-def _picks(series: int) -> str:
+def _picks(series: int, deals: bool) -> str:
+    if deals:
+        return f"deals, series of {max(1, series // 2)}"
     return "single games" if series == 1 else f"series of {series}"
 
 
@@ -607,16 +850,17 @@ def report(
     model: Model,
     seating: str,
     series: int,
+    deals: bool,
     checkpoints: Sequence[int],
     results: list[list[Checkpoint]],
     alone: Placement,
     cohort: Placement,
 ) -> None:
-    _say(f"\n{model.name}, {seating} seats, {_picks(series)}")
+    _say(f"\n{model.name}, {seating} seats, {_picks(series, deals)}")
     shown = [name for name in RATERS if name in results[0][0].rho]
     header = "  ".join(f"{name:>9}" for name in shown)
     _say(
-        f"  {'matches':>7}  rho: {header}  platform±  target  PL-platform | acc: platform  PL fit "
+        f"  {'games':>7}  rho: {header}  platform±  target  PL-platform | acc: platform  PL fit "
         f"| slope: platform  PL fit  sdk fit | games max/min"
     )
     for index, matches in enumerate(checkpoints):
@@ -657,7 +901,9 @@ def report(
 Outcome = tuple[list[list[Checkpoint]], Placement, Placement]
 
 
-def summary(outcomes: dict[tuple[str, str, int], Outcome], checkpoints: Sequence[int]) -> None:
+def summary(
+    outcomes: dict[tuple[str, str, int, bool], Outcome], checkpoints: Sequence[int]
+) -> None:
     """The key figures of each run, series beside single games (worst seed where marked)."""
     at = "/".join(f"{m // 1000}k" for m in checkpoints)
     _say(
@@ -665,10 +911,10 @@ def summary(outcomes: dict[tuple[str, str, int], Outcome], checkpoints: Sequence
         "worst seed; newcomers after 20/40 games)"
     )
     _say(
-        f"  {'model':<11} {'seats':>5} {'picks':<13} {'rho':<17} {'gap to PL':<17} "
+        f"  {'model':<11} {'seats':>5} {'picks':<20} {'rho':<17} {'gap to PL':<17} "
         f"{'slope':<15} {'games max/min':<15} {'alone':<11} {'cohort':<11}"
     )
-    for (model, seating, series), (results, alone, cohort) in outcomes.items():
+    for (model, seating, series, deals), (results, alone, cohort) in outcomes.items():
         rho = "/".join(f"{_mean([r.rho['platform'] for r in runs]):.3f}" for runs in results)
         gap = "/".join(
             f"{max(r.rho['PL fit'] - r.rho['platform'] for r in runs):+.3f}" for runs in results
@@ -679,7 +925,7 @@ def summary(outcomes: dict[tuple[str, str, int], Outcome], checkpoints: Sequence
             "/".join(f"{_mean(p.error[n]):.3f}" for n in PLACEMENT_AT) for p in (alone, cohort)
         ]
         _say(
-            f"  {model:<11} {seating:>5} {_picks(series):<13} {rho:<17} {gap:<17} "
+            f"  {model:<11} {seating:>5} {_picks(series, deals):<20} {rho:<17} {gap:<17} "
             f"{slope:<15} {balance:<15} {placed[0]:<11} {placed[1]:<11}"
         )
 
@@ -696,6 +942,21 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help=f"games per pick, Ladder.series_games (default {DEFAULT_SERIES_GAMES} and 1)",
     )
+    parser.add_argument(
+        "--play",
+        choices=("deals", "games"),
+        action="append",
+        help="on 2 seats, duplicate deals (the default there) and/or single games (default both)",
+    )
+    parser.add_argument(
+        "--deal-calibration",
+        type=int,
+        nargs=2,
+        default=(ENGINE_SINGLE, ENGINE_DEALS),
+        metavar=("SINGLE", "DEALS"),
+        help="the engine pair's games to tell apart, single and in deals, that the deal luck "
+        f"reproduces (default {ENGINE_SINGLE} {ENGINE_DEALS})",
+    )
     parser.add_argument("--sdk", action="store_true", help="also bots_sdk.rating.fit (slow)")
     parser.add_argument(
         "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
@@ -711,13 +972,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{WORKERS} workers, at most {MAX_QUEUED} runs queued per bot, seeds {list(seeds)}"
     )
     serieses = args.series or [DEFAULT_SERIES_GAMES, 1]
-    outcomes: dict[tuple[str, str, int], Outcome] = {}
+    plays = args.play or ["deals", "games"]
+    shares: dict[str, float] = {}
+    if "2" in seatings and "deals" in plays:
+        shares = calibrate(models, tuple(args.deal_calibration))
+    outcomes: dict[tuple[str, str, int, bool], Outcome] = {}
     for model in models:
         for seating in seatings:
-            for series in serieses:
-                outcome = run(model, seating, series, seeds, checkpoints, args.sdk)
-                report(model, seating, series, checkpoints, *outcome)
-                outcomes[(model.name, seating, series)] = outcome
+            # Duplicate deals on fixed 2-seat ladders only, where they are the default.
+            for deals in [d for d in (True, False) if (d and seating == "2") or not d]:
+                if ("deals" if deals else "games") not in plays and seating == "2":
+                    continue
+                luck = model.split(shares[model.name]) if deals else None
+                for series in serieses:
+                    outcome = run(model, seating, series, luck, seeds, checkpoints, args.sdk)
+                    report(model, seating, series, deals, checkpoints, *outcome)
+                    outcomes[(model.name, seating, series, deals)] = outcome
     summary(outcomes, checkpoints)
     if args.deal_games:
         measure_deals(args.deal_games // (4 if args.quick else 1))
