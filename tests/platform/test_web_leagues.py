@@ -15,6 +15,7 @@ from html import unescape
 from typing import Any
 
 import pytest
+from django.template import Context, Template
 from django.test import Client
 from django.utils import timezone
 
@@ -29,8 +30,13 @@ from arena.leagues.models import (
     LeagueStatus,
     LeagueVisibility,
 )
-from arena.leagues.selectors import league_entry_candidates, league_standings
+from arena.leagues.selectors import (
+    league_entry_candidates,
+    league_page_fixtures,
+    league_standings,
+)
 from arena.leagues.services import league_entry_remove
+from arena.matches.models import Participant
 from arena.players.models import User
 from arena.web import presenters, views
 
@@ -736,3 +742,58 @@ def test_the_candidates_are_all_own_bots_then_the_first_of_others(
     assert classic == ["a0", "a1", "a2", "a3", "b0"]
     boulevard = [c.bot.name for c in league_entry_candidates(user=bob, rules="boulevard")]
     assert boulevard == ["b0", "b1", "secret", "a1", "a3", "boul", "z"]
+
+
+# --------------------------------------------------------------------------- fixture rows
+
+#: The fixtures' rows as web/league.html wrote them with template nodes, before
+#: arena_web.fixture_rows: the tag must say exactly the same.
+FIXTURE_ROWS_AS_TEMPLATE = (
+    "{% load arena_web %}{% for fixture in fixtures %}{% for game in fixture.games.all %}<tr>"
+    '<td class="num" data-label="Table">{{ fixture.table }}</td>'
+    '<td class="num" data-label="Game">{{ game.number|add:1 }}</td>'
+    '<td class="wide" data-label="Seats">{% for seat in game.seats.all %}'
+    '<span class="seat-tag {{ seat.seat|seat_class }}">{{ seat.entry.bot.name }}'
+    "{% if seat.entry.bot_version %}"
+    ' <span class="muted small">v{{ seat.entry.bot_version.number }}</span>{% endif %}'
+    "{% if seat.result_rank %} · #{{ seat.result_rank }} {{ seat.result_money|money }}"
+    "{% endif %}{% if seat.result_forfeit %} · forfeit{% endif %}"
+    "{% if seat.result_rank == 1 %} ★{% endif %}</span>"
+    "{% if not forloop.last %}\n{% endif %}{% endfor %}</td>"
+    '<td data-label="Result"><span class="badge status-{{ game.status }}">'
+    "{{ game.get_status_display|lower }}</span></td>"
+    '<td data-label="Match">{% if game.match_id %}'
+    "<a href=\"{% url 'web:match' game.match_id %}\">Match #{{ game.match_id }}</a>"
+    '{% else %}<span class="muted">—</span>{% endif %}</td>'
+    "</tr>{% endfor %}{% endfor %}"
+)
+
+
+def test_the_fixture_rows_tag_writes_what_the_template_wrote(
+    pairs: Ladder, carol: User, alice: User
+) -> None:
+    bots = make_bots(alice, 5, "<b>run")  # a name to escape
+    league = advance(create(carol, pairs, bots, name="Open", slug="open"), T0)
+    play_round(league, 1)
+    # A seat of a played game lost by forfeit (its result stays in the match).
+    game = LeagueGame.objects.filter(fixture__round__league=league, match__isnull=False).first()
+    assert game is not None
+    Participant.objects.filter(match_id=game.match_id, seat=1).update(forfeit="timeout")
+    league = advance(league, T0 + timedelta(hours=3))
+    fixtures = list(league_page_fixtures(league=league))
+    seats = [s for f in fixtures for g in f.games.all() for s in g.seats.all()]
+    assert {bool(s.result_rank) for s in seats} == {True, False}, "played and unplayed games"
+    assert any(s.result_forfeit for s in seats) and any(s.result_rank == 1 for s in seats)
+
+    def squeezed(html: str) -> str:
+        return re.sub(r">\s+<", "><", html.strip())
+
+    written = Template("{% load arena_web %}{% fixture_rows fixtures %}").render(
+        Context({"fixtures": fixtures})
+    )
+    expected = Template(FIXTURE_ROWS_AS_TEMPLATE).render(Context({"fixtures": fixtures}))
+    assert squeezed(written) == squeezed(expected)
+    assert "&lt;b&gt;run" in written and "<b>run" not in written
+    # Seat tags are inline: the space between them is what sets them apart on screen.
+    assert re.search(r'</span>\s+<span class="seat-tag', written)
+    assert written.count("<tr>") == sum(len(f.games.all()) for f in fixtures) > 2
