@@ -357,6 +357,12 @@ def test_the_record_counts_every_pair_of_seats_against_each_opponent_bot(
     assert records[0]["name"] == "crab" and records[0]["games"] == 12
     assert all(r["owner"] == "bob" for r in records)
     assert [r["games"] for r in records] == sorted((r["games"] for r in records), reverse=True)
+    # Most met first, then by name: a shorter list is the longer one's head, ties included.
+    keys = [(-r["games"], r["name"]) for r in records]
+    assert keys == sorted(keys)
+    for limit in range(1, len(records) + 1):
+        cut = bot_opponent_records(version_ids=versions, seats=latest, limit=limit)
+        assert cut == records[:limit]
     # The latest matches only: the six of the second version.
     recent = bot_opponent_records(version_ids=versions, seats=latest[:6], limit=1)
     assert [(r["name"], r["games"]) for r in recent] == [("crab", 6)]
@@ -422,8 +428,9 @@ def test_the_bot_page_costs_a_bounded_number_of_queries(
     client = client_for()
     # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), latest
     # seats (the private versions hidden from the visitor, the seats), recent seats (rows,
-    # their matches' seats), record (every seat of those matches with its bot)
-    with django_assert_max_num_queries(12):
+    # their matches' seats), record (every seat of those matches, their versions' bots,
+    # the names of the opponents shown)
+    with django_assert_max_num_queries(13):
         response = client.get(f"/bots/{shark.bot_id}/")
     assert response.content.count(b'href="/matches/') == 12
 

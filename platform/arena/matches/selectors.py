@@ -24,7 +24,7 @@ from django.db.models import (
     When,
 )
 
-from arena.bots.models import BotVersion, Visibility
+from arena.bots.models import Bot, BotVersion, Visibility
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -495,36 +495,42 @@ def bot_opponent_records(
     match_ids = {match_id for _, match_id in seats}
     if not match_ids:
         return []
-    # Every seat of those matches (a few thousand small rows, with the seat's bot and its
-    # owner), paired up here: joining the seats to each other in SQL cost ten times more.
-    tables: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    bots: dict[int, tuple[str, str]] = {}
-    for match_id, version_id, bot_id, name, owner, rank in Participant.objects.filter(
+    # Every seat of those matches (a few thousand small rows), paired up here: joining the
+    # seats to each other in SQL cost ten times more. The bot of each version comes apart
+    # and the names and owners of the opponents shown last: joined to each of the
+    # thousands of seats they took more time than the seats themselves.
+    tables: dict[int, list[tuple[int, int | None]]] = defaultdict(list)
+    for match_id, version_id, rank in Participant.objects.filter(
         match_id__any_of=match_ids
-    ).values_list(
-        "match_id",
-        "bot_version_id",
-        "bot_version__bot_id",
-        "bot_version__bot__name",
-        "bot_version__bot__owner__username",
-        "rank",
-    ):
-        tables[match_id].append((version_id, bot_id, rank))
-        bots[bot_id] = (name, owner)
+    ).values_list("match_id", "bot_version_id", "rank"):
+        tables[match_id].append((version_id, rank))
+    versions = {version_id for table in tables.values() for version_id, _ in table}
+    bot_of = dict(BotVersion.objects.filter(pk__any_of=versions).values_list("pk", "bot_id"))
     mine = set(version_ids)
     # Per opponent bot: games, wins, draws, losses.
     tally: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for table in tables.values():
-        own = [rank for version_id, _, rank in table if version_id in mine]
-        for version_id, bot_id, rank in table:
+        own = [rank for version_id, rank in table if version_id in mine]
+        for version_id, rank in table:
             if version_id in mine:
                 continue
-            counts = tally[bot_id]
+            counts = tally[bot_of[version_id]]
             for my_rank in own:
                 counts[0] += 1
                 if my_rank is not None and rank is not None:
                     counts[1 if my_rank < rank else 2 if my_rank == rank else 3] += 1
-    ranked = sorted(tally, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
+    # The most met first, then by name: the names of every bot with as many games as
+    # the last one shown, so ties are broken as before.
+    most = sorted(tally, key=lambda bot_id: -tally[bot_id][0])[:limit]
+    least = tally[most[-1]][0] if most else 0
+    close = [bot_id for bot_id in tally if tally[bot_id][0] >= least]
+    bots = {
+        bot_id: (name, owner)
+        for bot_id, name, owner in Bot.objects.filter(pk__any_of=close).values_list(
+            "pk", "name", "owner__username"
+        )
+    }
+    ranked = sorted(close, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
     return [
         {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1]}
         | dict(zip(("games", "wins", "draws", "losses"), tally[bot_id], strict=True))
