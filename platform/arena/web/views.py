@@ -327,7 +327,10 @@ def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> Challen
     first = visible.values("pk")[:CHALLENGE_OPPONENTS]
     return ChallengeForm(
         data,
-        opponents=visible.filter(pk__in=first).select_related("owner"),
+        # Only what an option shows: 500 whole bots and owners were a fifth of the page.
+        opponents=visible.filter(pk__in=first)
+        .select_related("owner")
+        .only("name", "owner__username"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
     )
 
