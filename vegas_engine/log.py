@@ -228,9 +228,11 @@ def check(document: Any) -> JsonDict:
         raise CorruptLogError("log_schema", f"version {schema} is not {known}")
     body = BODY_FIELDS.get(schema, {}) if isinstance(schema, int) else {}
     fields = {**HEADER_FIELDS, **body}
+    if schema == MOVES_SCHEMA_VERSION and document.get("result", []) is None:
+        raise CorruptLogError("result", "truncated: no result (the game was not over)")
     for name, kind in fields.items():
         if name not in document:
-            raise CorruptLogError(name, "missing header field")
+            raise CorruptLogError(name, "missing field" if name in body else "missing header field")
         value = document[name]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise CorruptLogError(name, f"expected {_kind_name(kind)}, got {value!r}")
@@ -262,19 +264,14 @@ def _check_events(events: list[Any]) -> None:
 
 
 def _check_moves(document: JsonDict) -> None:
-    chance = document.get("chance", ChanceMode.TAPE.value)
-    if chance not in (ChanceMode.TAPE.value, ChanceMode.EXPLICIT.value):
-        raise CorruptLogError("chance", f"expected 'explicit' (or no field), got {chance!r}")
+    if document.get("chance", ChanceMode.EXPLICIT.value) != ChanceMode.EXPLICIT.value:
+        raise CorruptLogError(
+            "chance", f"expected 'explicit' (or no field: the tape), got {document['chance']!r}"
+        )
     if not isinstance(document.get("position", {}), dict):
         raise CorruptLogError("position", "expected an object (a state.position())")
     for index, move in enumerate(document["moves"]):
-        seat = move[0] if isinstance(move, list) and len(move) == 2 else False
-        if (
-            not isinstance(move, list)
-            or len(move) != 2
-            or not (seat is None or (type(seat) is int and seat >= 0))
-            or not isinstance(move[1], str)
-        ):
+        if not (isinstance(move, list) and len(move) == 2 and _is_move(*move)):
             raise CorruptLogError(
                 f"moves[{index}]",
                 f"a move is [seat, action] or [null, chance outcome], got {move!r}",
@@ -282,6 +279,11 @@ def _check_moves(document: JsonDict) -> None:
     for index, seat in enumerate(document["result"]):
         if not isinstance(seat, dict) or not {"seat", "money", "notes", "rank"} <= seat.keys():
             raise CorruptLogError(f"result[{index}]", "a seat's result: seat, money, notes, rank")
+
+
+def _is_move(seat: Any, action: Any) -> bool:
+    """A seat number or null (chance), then a string."""
+    return (seat is None or (type(seat) is int and seat >= 0)) and isinstance(action, str)
 
 
 def description_of(log: JsonDict) -> GameDescription:

@@ -184,6 +184,7 @@ def test_moves_that_do_not_play_are_a_corrupt_log(
         (lambda log: log.pop("moves"), "moves"),
         (lambda log: log.__setitem__("result", None), "result"),
         (lambda log: log.__setitem__("chance", "dice"), "chance"),
+        (lambda log: log.__setitem__("chance", "tape"), "chance"),  # the tape: no field
         (lambda log: log.__setitem__("position", []), "position"),
         (lambda log: log.__setitem__("log_schema", 3), "log_schema"),
     ],
@@ -194,6 +195,7 @@ def test_moves_that_do_not_play_are_a_corrupt_log(
         "no moves",
         "no result",
         "chance",
+        "chance tape",
         "position",
         "schema 3",
     ],
@@ -206,6 +208,11 @@ def test_malformed_moves_logs_fail_loads_and_the_schema(
         game_logs.loads(json.dumps(log))
     assert raised.value.where == field
     assert list(VALIDATOR.iter_errors(log))
+
+
+def test_a_log_of_a_game_not_over_is_truncated(sample: dict[str, Any]) -> None:
+    with pytest.raises(CorruptLogError, match="truncated: no result"):
+        game_logs.loads(json.dumps({**sample, "result": None}))
 
 
 def test_a_log_of_both_forms_fails_the_schema(sample: dict[str, Any]) -> None:
