@@ -21,6 +21,15 @@ class LimitOffset(LimitOffsetPagination):
     max_limit = 200
 
 
+class ChallengePages(LimitOffset):
+    """Pages of challenges sized by their matches: each carries up to
+    ARENA_CHALLENGE_MAX_GAMES (10) with their seats, so 10 challenges hold up to 100
+    matches and 20 up to 200, what a page of matches holds at most."""
+
+    default_limit = 10
+    max_limit = 20
+
+
 class LatestFirstCursor(CursorPagination):
     """Keyset pages for large tables (matches): no COUNT(*), no deep OFFSET."""
 

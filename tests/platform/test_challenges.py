@@ -150,3 +150,19 @@ def test_each_player_asks_for_a_limited_number_of_games_an_hour(
     )
     assert answer.status_code == 400 and answer.json()["code"] == "challenge_quota"
     assert Challenge.objects.count() == 2 and Match.objects.count() == 3
+
+
+def test_a_page_of_challenges_is_sized_by_their_matches(alice: Any, duel: Ladder) -> None:
+    """Each challenge carries up to ten matches with their seats: ten challenges a page by
+    default and twenty at most, up to the 200 matches a page of matches holds."""
+    version = BotVersionFactory(bot__owner=alice)
+    Challenge.objects.bulk_create(
+        Challenge(requested_by=alice, ladder=duel, bot_version=version, games=10)
+        for _ in range(25)
+    )
+    client = client_for(alice)
+    first = client.get("/api/challenges/").json()
+    assert (first["count"], len(first["results"])) == (25, 10)
+    assert "limit=10" in first["next"] and "offset=10" in first["next"]
+    assert len(client.get("/api/challenges/?limit=50").json()["results"]) == 20
+    assert len(client.get("/api/challenges/?offset=20").json()["results"]) == 5

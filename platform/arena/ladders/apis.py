@@ -27,7 +27,7 @@ from arena.bots.selectors import bot_active_version, bot_get_visible, may_read_i
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
-from arena.pagination import LatestFirstCursor, LimitOffset, paginated_response
+from arena.pagination import ChallengePages, LatestFirstCursor, LimitOffset, paginated_response
 from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
@@ -410,7 +410,7 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
 
 
 class ChallengeListApi(APIView):
-    pagination_class = LimitOffset
+    pagination_class = ChallengePages
     permission_classes = (permissions.IsAuthenticated,)
 
     class InputSerializer(serializers.Serializer[None]):
