@@ -26,9 +26,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# bench/platform.py is named by the issue: while this folder leads sys.path,
-# `import platform` would find it instead of the standard library. Move the
-# folder to the end, where the standard library wins.
+# bench/platform.py is named by the issue: while this folder leads sys.path, a
+# library's `import platform` would find it instead of the standard library.
+# Move the folder to the end, where the standard library wins.
 _BENCH = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _BENCH] + [_BENCH]
 
@@ -38,7 +38,6 @@ import gc
 import io
 import json
 import os
-import platform
 import pstats
 import random
 import statistics
@@ -56,7 +55,7 @@ ROOT = BENCH.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import bare_classic
+from bench import bare_classic
 
 import vegas_engine
 from vegas_engine import LogMode, describe, new_game
@@ -151,7 +150,8 @@ def engine_play(rules: str, seats: int, log: LogMode, choice: Callable[[Any], An
 
 def bare_play(choice: Callable[[Any], Any]) -> Play:
     def play(seed: int) -> int:
-        return bare_classic.play_game(seed, choice)[1]
+        _, decisions = bare_classic.play_game(seed, choice)
+        return decisions
 
     return play
 
@@ -609,20 +609,22 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     target_row = next(
         row for row in rows if (row["rules"], row["seats"]) == (TARGET_RULES, TARGET_SEATS)
     )
+    clone_speedup = target_row.get("clone_speedup")  # none when the row failed
     measured: dict[str, float | None] = {
         "engine_over_bare": reference["bare"]["engine_over_bare"],
         "engine_over_lasvegas": reference["lasvegas"].get("engine_over_lasvegas"),
         "full_log_over_no_log": statistics.median(paired_log),
-        "clone_speedup": target_row.get("clone_speedup"),
+        "clone_speedup": clone_speedup if isinstance(clone_speedup, float) else None,
     }
     goals = [
         {
             "what": what,
             "goal": goal,
             "measured": measured[what],
-            "met": None if measured[what] is None else measured[what] >= goal,
+            "met": None if value is None else value >= goal,
         }
         for what, goal in GOALS.items()
+        for value in [measured[what]]
     ]
     targets = [
         {
@@ -635,8 +637,8 @@ def run(reps: int, slice_s: float | None, quick: bool, show_progress: bool) -> d
     ]
     return {
         "engine_version": vegas_engine.__version__,
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "machine": f"{platform.system()} {platform.machine()}",
+        "python": f"{sys.implementation.name} {sys.version.split()[0]}",
+        "machine": f"{os.uname().sysname} {os.uname().machine}",
         "cpu": pinned,
         "clock": "wall" if clock is CLOCKS["wall"] else "cpu",
         "repetitions": reps,

@@ -99,7 +99,7 @@ def make_bots(count: int) -> list[Any]:
             code=f"bots/code/{bot.pk:064x}.py",
             code_sha256=f"{bot.pk:064x}",
             code_size=100,
-            code_format=CodeFormat.PY,
+            code_format=CodeFormat.FILE,
             status=VersionStatus.ACTIVE,
         )
         for bot in bots

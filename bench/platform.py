@@ -425,7 +425,8 @@ def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
         # ---- players, bots, versions (in memory: small)
         owners = math.ceil(sizes.bots / BOTS_PER_OWNER)
         users, profiles, bots, versions = [], [], [], []
-        entries, qualifications = [], []
+        entries: list[str] = []
+        qualifications: list[str] = []
         pool: list[tuple[int, int]] = []  # (version id, bot id) of active public versions
         private_pool: list[tuple[int, int]] = []  # (version id, owner id) of private ones
         suffix = {key: table.suffix for key, table in tables.items()}
@@ -593,10 +594,10 @@ def load(sizes: Sizes, data_dir: Path, dsn: str) -> None:
             tables["challenge_match"].copy(conn, challenge_matches)
         for handle in files.values():
             Path(handle.name).unlink()
-        for table in tables.values():
+        for copied in tables.values():
             conn.execute(
                 sql.SQL("SELECT setval(pg_get_serial_sequence({}, 'id'), MAX(id)) FROM {}").format(
-                    sql.Literal(table.name), sql.Identifier(table.name)
+                    sql.Literal(copied.name), sql.Identifier(copied.name)
                 )
             )
         conn.commit()
@@ -1174,7 +1175,8 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
                 "started_at", "finished_at", "rated_at"
             )
         )
-        spans = [(begin, end) for begin, end, _ in rows]
+        # A finished match has both times (match_start, match_finish).
+        spans = [(begin, end) for begin, end, _ in rows if begin and end]
         played = statistics.mean((end - begin).total_seconds() for begin, end in spans)
         lags = sorted((rated - end).total_seconds() for _, end, rated in rows if rated and end)
         lag = (
@@ -1312,8 +1314,10 @@ def measure_series(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
             )
             others = mine.exclude(status=MatchStatus.FINISHED).count()
             timed = [timings[pk] for pk, *_ in rows if pk in timings]
-            queue = mean([(began - queued).total_seconds() for _, queued, began, _, _ in rows])
-            lags = [(rated - ended).total_seconds() for *_, ended, rated in rows if rated]
+            queue = mean(
+                [(began - queued).total_seconds() for _, queued, began, _, _ in rows if began]
+            )
+            lags = [(rated - ended).total_seconds() for *_, ended, rated in rows if rated and ended]
             rate = mean(lags)
             start_s, play_s, store_s = (mean([t[i] for t in timed]) for i in range(3))
             per_minute[per_run] = len(rows) / seconds[per_run] * 60
