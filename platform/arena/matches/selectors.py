@@ -32,11 +32,15 @@ from vegas_engine import log as game_logs
 
 from .models import UNPLAYED, Match, MatchStatus, Participant, match_feed, seed_in_play
 
+#: A seat's own columns (its match's and version's ids, its result).
+SEAT_OWN = (
+    *("match_id", "seat", "bot_version_id", "money", "rank", "forfeit"),
+    *("rating_before", "rating_after"),
+)
 #: What pages and the API show of a seat's version, bot and owner: never the version's
 #: report and code or the owner's password hash, read (and parsed) for nothing per seat.
 SEAT_SHOWN = (
-    *("match_id", "seat", "bot_version_id", "money", "rank", "forfeit"),
-    *("rating_before", "rating_after"),
+    *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
     "bot_version__bot__owner__username",
@@ -476,6 +480,9 @@ def bot_recent_seats(*, seats: Sequence[tuple[int, int]]) -> list[Participant]:
     return list(
         Participant.objects.filter(pk__in=[pk for pk, _ in seats])
         .select_related("match__ladder", "bot_version")
+        # Not the match's options and runner, the ladder's limits and the version's report:
+        # JSON parsed three times a row for nothing (a third of the page's seats' CPU).
+        .only(*SEAT_OWN, "match__ladder__slug", "match__ladder__name", "bot_version__number")
         .prefetch_related(Prefetch("match__participants", queryset=seats_shown()))
         .order_by("-match_id", "seat")
     )
