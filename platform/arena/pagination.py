@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -114,8 +115,40 @@ class EndNearPaginator(Paginator):  # type: ignore[type-arg]
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
-        if bottom <= self.count - top or not self.rows.ordered:
-            return Page(self.rows[bottom:top], number, self)
-        reversed_rows = list(self.rows.reverse()[self.count - top : self.count - bottom])
-        reversed_rows.reverse()
-        return Page(reversed_rows, number, self)
+        return Page(rows_between(self.rows, bottom, top, self.count), number, self)
+
+
+def rows_between(rows: QuerySet[Any], bottom: int, top: int, count: int) -> list[Any]:
+    """``rows[bottom:top]`` of ``count`` ordered rows; nearer the end than the start, read
+    from the end (the order reversed, a short OFFSET, the rows turned back)."""
+    if bottom <= count - top or not rows.ordered:
+        return list(rows[bottom:top])
+    from_end = list(rows.reverse()[count - top : count - bottom])
+    from_end.reverse()
+    return from_end
+
+
+class EndNearLimitOffset(LimitOffset):
+    """Limit/offset pages whose offsets past the middle are read from the end, as
+    :class:`EndNearPaginator` reads pages; ``count``: the rows' number when it is known."""
+
+    def __init__(self, *, count: int | None = None) -> None:
+        self.known_count = count
+
+    def paginate_queryset(
+        self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: APIView | None = None
+    ) -> list[Any] | None:
+        if not isinstance(queryset, QuerySet):
+            return super().paginate_queryset(queryset, request, view)
+        self.request = request
+        self.limit = self.get_limit(request)
+        if self.limit is None:
+            return None
+        self.count = self.get_count(queryset) if self.known_count is None else self.known_count
+        self.offset = self.get_offset(request)
+        if self.count > self.limit and self.template is not None:
+            self.display_page_controls = True
+        if self.count == 0 or self.offset > self.count:
+            return []
+        top = min(self.offset + self.limit, self.count)
+        return rows_between(queryset, self.offset, top, self.count)

@@ -78,6 +78,35 @@ def test_bob_cannot_upload_to_alices_bot_and_strangers_cannot_upload(alice: Any,
     assert client_for().post("/api/bots/", {"name": "x"}).status_code == 401
 
 
+def test_standings_past_the_middle_are_read_from_the_end_with_the_same_rows() -> None:
+    """The standings' far pages are read in the reversed order: every limit and offset
+    gives the rows, order, count and links of a plain limit/offset page, ties included."""
+    from django.core.cache import cache
+
+    from arena.ladders.selectors import ladder_leaderboard
+
+    ladder = LadderFactory(slug="classic-2")
+    for i in range(23):
+        # Four bots tied at 1990 (broken by id), the rest one point apart.
+        rating = 1990 if i in (3, 4, 5, 20) else 2000 - i
+        RatingFactory(ladder=ladder, rating=rating, rated_matches=30 + i)
+    expected = [r.bot_id for r in ladder_leaderboard(ladder=ladder)]
+    api = client_for()
+    for limit in (5, 7, 23, 50):
+        for offset in (0, 3, 11, 12, 16, 18, 22, 23, 30):
+            page = api.get(f"/api/ladders/classic-2/leaderboard/?limit={limit}&offset={offset}")
+            body = page.json()
+            assert [r["bot_id"] for r in body["results"]] == expected[offset : offset + limit]
+            assert body["count"] == 23
+            assert (body["next"] is None) == (offset + limit >= 23)
+    # The count is the ladder page's, reused for a few seconds: a bot rated meanwhile
+    # shows on its page, in the count after that.
+    RatingFactory(ladder=ladder, rating=100, rated_matches=40)
+    assert api.get("/api/ladders/classic-2/leaderboard/").json()["count"] == 23
+    cache.clear()
+    assert api.get("/api/ladders/classic-2/leaderboard/").json()["count"] == 24
+
+
 def test_private_bots_are_hidden_from_others(alice: Any, bob: Any) -> None:
     bot = BotFactory(owner=alice, name="secret", visibility="private")
     assert client_for(bob).get(f"/api/bots/{bot.pk}/").status_code == 404

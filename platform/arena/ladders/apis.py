@@ -27,7 +27,13 @@ from arena.bots.selectors import bot_active_version, bot_get_visible, may_read_i
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
-from arena.pagination import ChallengePages, LatestFirstCursor, LimitOffset, paginated_response
+from arena.pagination import (
+    ChallengePages,
+    EndNearLimitOffset,
+    LatestFirstCursor,
+    LimitOffset,
+    paginated_response,
+)
 from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
@@ -39,6 +45,7 @@ from .selectors import (
     challenge_get,
     ladder_get,
     ladder_leaderboard,
+    ladder_leaderboard_count,
     ladder_list,
     player_challenges,
     version_qualifications,
@@ -149,7 +156,7 @@ class LadderDetailApi(APIView):
 
 
 class LeaderboardApi(APIView):
-    pagination_class = LimitOffset
+    pagination_class = EndNearLimitOffset  # the schema's pages; get() gives it the count
 
     class OutputSerializer(serializers.Serializer[Rating]):
         class Meta:
@@ -167,13 +174,11 @@ class LeaderboardApi(APIView):
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
         """The standings: the playing version of each public bot, best first."""
-        return paginated_response(
-            pagination_class=self.pagination_class,
-            serializer_class=self.OutputSerializer,
-            queryset=ladder_leaderboard(ladder=_ladder_or_404(slug)),
-            request=request,
-            view=self,
-        )
+        ladder = _ladder_or_404(slug)
+        # As the ladder page: counted every few seconds, far pages read from the end.
+        paginator = EndNearLimitOffset(count=ladder_leaderboard_count(ladder=ladder))
+        rows = paginator.paginate_queryset(ladder_leaderboard(ladder=ladder), request, view=self)
+        return paginator.get_paginated_response(self.OutputSerializer(rows or [], many=True).data)  # type: ignore[arg-type]  # many=True takes a list
 
 
 class LadderMatchesApi(APIView):
