@@ -11,8 +11,8 @@ another) and a temporary data folder. Then it times:
   by seed) and its second (tables by score, no repeated table, seats from
   the history), each as pure pairing and seating (``formats``), then as the
   service that pairs and stores the round (fixtures, games, seats), then as
-  the creation of the round's matches (``match_create``, queued on an
-  in-memory broker);
+  the creation of the round's matches (a series per table of 4 games,
+  ``match_create_plays``, queued on an in-memory broker);
 * **round robin**: 64 entrants on 4 seats (a balanced design of 21 rounds,
   C(64, 4) being far over the cap) and on 2 seats (all 2,016 pairs): the
   league's start, which stores every fixture of every round;

@@ -17,6 +17,7 @@ from .api_support import client_for
 from .factories import BotFactory, BotVersionFactory
 from .scenes import enter, never_run
 from .test_match_pipeline import player_bot
+from .test_series import referee_seats
 from .worker import GOOD_BOT
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +59,13 @@ def test_alice_s_private_bot_meets_bob_s_unrated_and_only_she_reads_it(
     # The challenger's seat rotates with the games.
     seats = [m.participants.get(bot_version=shark).seat for m in matches]
     assert seats == [0, 1]
+    # The same bots in both: one series, played by one run with one process per bot.
+    assert [(m.series_id, m.series_game) for m in matches] == [
+        (matches[0].pk, 1),
+        (matches[0].pk, 2),
+    ]
+    started = [[seat["startup_ms"] is not None for seat in referee_seats(m)] for m in matches]
+    assert started == [[True, True], [False, False]]
     assert not RatingChange.objects.exists()
 
     shown = client_for(alice).get(f"/api/challenges/{body['id']}/").json()
@@ -89,6 +97,9 @@ def test_random_opponents_come_from_the_ladder_s_players(
         seated = set(match.participants.values_list("bot_version_id", flat=True))
         assert seated == {shark.pk, *others}
         assert elsewhere.pk not in seated
+        # Random seats are drawn anew for each game: a match each, not a series.
+        assert (match.series_id, match.series_game) == (None, None)
+    assert challenge.matches.count() == 3
 
 
 @pytest.mark.parametrize(
@@ -157,8 +168,7 @@ def test_a_page_of_challenges_is_sized_by_their_matches(alice: Any, duel: Ladder
     default and twenty at most, up to the 200 matches a page of matches holds."""
     version = BotVersionFactory(bot__owner=alice)
     Challenge.objects.bulk_create(
-        Challenge(requested_by=alice, ladder=duel, bot_version=version, games=10)
-        for _ in range(25)
+        Challenge(requested_by=alice, ladder=duel, bot_version=version, games=10) for _ in range(25)
     )
     client = client_for(alice)
     first = client.get("/api/challenges/").json()

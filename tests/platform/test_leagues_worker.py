@@ -209,6 +209,10 @@ def test_a_league_plays_on_the_worker_round_by_round_on_a_driven_clock(
     for games in deals.values():
         assert len(games) == 2 and games[0].seed == games[1].seed
         assert {g.match.seed for g in games if g.match} == {games[0].seed}
+        # A table's games are one series, played by one worker run.
+        series = sorted((g.match.series_id, g.match.series_game) for g in games if g.match)
+        first = min(g.match_id for g in games if g.match_id)
+        assert series == [(first, 1), (first, 2)]
     assert not newer.participations.exists()
     # Rated league: every game counts on the ladder's Elo, two changes a match.
     assert RatingChange.objects.filter(match__in=matches).count() == 24

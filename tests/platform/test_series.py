@@ -2,7 +2,8 @@
 
 A series is the scheduler's pick on a ladder: ``Ladder.series_games`` games
 (each a match of its own: seed, log, forfeits, rating), seats rotating,
-played in order at one table (``play.MatchTable``). Here in this process
+played in order at one table (``play.MatchTable``); a league table's games
+are one too, each with its own seats and seed. Here in this process
 with bots for real in the sandbox: processes started once per bot, a crash
 forfeiting its own game only, an infrastructure failure retrying only the
 games not recorded, duplicate deals played lane by lane so that no process
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,15 @@ from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, RatingChange
 from arena.ladders.selectors import matchmaking_candidates
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
+from arena.leagues.models import GameStatus, League, LeagueFormat, LeagueGame, LeagueStatus
+from arena.leagues.selectors import league_standings, seats_with_results
+from arena.leagues.services import league_advance, league_create
 from arena.matches import services
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 from arena.matches.services import (
+    MatchSetupError,
+    Play,
+    match_create_plays,
     match_create_series,
     match_run,
     match_start_series,
@@ -125,6 +132,46 @@ def test_a_series_is_its_games_with_rotating_seats_and_one_run_message(
     assert seated == [[a, b, c], [c, a, b], [b, c, a]] * 2
     # One message runs the whole series.
     assert published_runs == [first.pk]
+
+
+def test_plays_make_a_series_of_their_own_seats_and_seeds_and_one_play_a_plain_match(
+    alice: Any, bob: Any, published_runs: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(2, 1)
+    a, b = version_row(alice, "a"), version_row(bob, "b")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        games = match_create_plays(
+            ladder_id=ladder.pk,
+            game=ladder.game,
+            plays=[Play([b, a], 7), Play([a, b], 7), Play([a, b], None)],
+            rated=False,
+        )
+        (alone,) = match_create_plays(ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b])])
+        # A ladder's series of one game is a plain match too.
+        (single,) = match_create_series(
+            ladder_id=ladder.pk, game=ladder.game, versions=[a, b], units=1
+        )
+
+    first = games[0]
+    assert [(g.series_id, g.series_game, g.rated) for g in games] == [
+        (first.pk, n, False) for n in (1, 2, 3)
+    ]
+    seated = [
+        list(g.participants.order_by("seat").values_list("bot_version_id", flat=True))
+        for g in in_play_order(games)
+    ]
+    assert seated == [[b.pk, a.pk], [a.pk, b.pk], [a.pk, b.pk]]
+    assert [g.seed for g in games[:2]] == [7, 7] and games[2].seed >= 0
+    assert (alone.series_id, alone.series_game, single.series_id) == (None, None, None)
+    assert published_runs == [first.pk, alone.pk, single.pk]
+    # The games of a series are played by the same bots; nothing is created otherwise.
+    c = version_row(bob, "c")
+    with pytest.raises(MatchSetupError, match="played by the same bots"):
+        match_create_plays(
+            ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b]), Play([a, c])]
+        )
+    assert Match.objects.count() == 5
 
 
 def test_the_database_refuses_a_game_number_without_its_series(alice: Any, bob: Any) -> None:
@@ -379,6 +426,188 @@ def test_a_redelivered_message_and_the_sweeps_leave_a_running_series_alone(
     assert set(
         Match.objects.filter(pk__in=[g.pk for g in games]).values_list("status", flat=True)
     ) == {MatchStatus.QUEUED}
+
+
+# --------------------------------------------------------------------------- leagues
+
+T0 = datetime(2031, 3, 1, 18, 0, tzinfo=UTC)
+
+
+def league_of(
+    organiser: Any,
+    ladder: Ladder,
+    versions: list[BotVersion],
+    slug: str = "series-cup",
+    **options: Any,
+) -> League:
+    """A round robin of ``versions``' bots whose first round starts (and is queued) at T0."""
+    league = league_create(
+        organiser=organiser,
+        ladder=ladder,
+        name="Series cup",
+        slug=slug,
+        format=LeagueFormat.ROUND_ROBIN,
+        start_at=T0,
+        round_interval=timedelta(days=1),
+        bots=[v.bot for v in versions],
+        now=T0 - timedelta(days=1),
+        **options,
+    )
+    league_advance(league=league, now=T0)
+    return league
+
+
+def tables_of(league: League, round_number: int = 1) -> dict[int, list[LeagueGame]]:
+    """The round's games by table, in game number order."""
+    tables: dict[int, list[LeagueGame]] = {}
+    for game in LeagueGame.objects.filter(
+        fixture__round__league=league, fixture__round__number=round_number
+    ).order_by("fixture__table", "number"):
+        tables.setdefault(game.fixture_id, []).append(game)
+    return tables
+
+
+def seated_versions(game: LeagueGame) -> list[int]:
+    """The frozen versions the league seats at ``game``, in seat order."""
+    return list(game.seats.order_by("seat").values_list("entry__bot_version_id", flat=True))
+
+
+def match_versions(match: Match) -> list[int]:
+    return list(match.participants.order_by("seat").values_list("bot_version_id", flat=True))
+
+
+def test_a_league_table_is_one_series_each_game_with_its_seats_and_seed(
+    carol: Any, published_runs: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(2, 12)
+    versions = [version_row(carol, f"bot{i}") for i in range(4)]
+    with django_capture_on_commit_callbacks(execute=True):
+        league = league_of(carol, ladder, versions, games_per_table=3)
+
+    tables = tables_of(league)
+    assert [len(games) for games in tables.values()] == [3, 3]
+    firsts = []
+    for games in tables.values():
+        assert all(g.status == GameStatus.QUEUED and g.match is not None for g in games)
+        matches = [g.match for g in games if g.match is not None]
+        first = matches[0]
+        firsts.append(first.pk)
+        # In game number order, each game its own seats and seed, unrated as the ladder's.
+        assert [(m.series_id, m.series_game) for m in matches] == [
+            (first.pk, 1),
+            (first.pk, 2),
+            (first.pk, 3),
+        ]
+        assert [m.seed for m in matches] == [g.seed for g in games]
+        assert len({g.seed for g in games}) == 3
+        assert [match_versions(m) for m in matches] == [seated_versions(g) for g in games]
+        assert len({tuple(seated_versions(g)) for g in games}) == 2  # seats rotate
+    # One run message per table.
+    assert published_runs == firsts
+
+
+def test_a_duplicate_league_table_is_a_series_lane_by_lane_and_one_game_a_plain_match(
+    carol: Any, published_runs: list[int], django_capture_on_commit_callbacks: Any
+) -> None:
+    ladder = classic(2, 12)
+    versions = [version_row(carol, f"bot{i}") for i in range(2)]
+    with django_capture_on_commit_callbacks(execute=True):
+        league = league_of(carol, ladder, versions, games_per_table=2, duplicate=True)
+
+    (games,) = tables_of(league).values()
+    assert [(g.number, g.deal) for g in games] == [(0, 0), (1, 0), (2, 1), (3, 1)]
+    matches = [g.match for g in games if g.match is not None]
+    # Every deal's first game, then every deal's second: each lane sees each seed once.
+    assert [m.series_game for m in matches] == [1, 3, 2, 4]
+    assert {m.series_id for m in matches} == {matches[0].pk}
+    assert [m.seed for m in matches] == [g.seed for g in games]
+    assert games[0].seed == games[1].seed != games[2].seed == games[3].seed
+    assert [match_versions(m) for m in matches] == [seated_versions(g) for g in games]
+    assert published_runs == [matches[0].pk]
+
+    # A table of one game: a plain match.
+    published_runs.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        single = league_of(carol, ladder, versions, "single", games_per_table=1)
+    ((game,),) = tables_of(single).values()
+    assert game.match is not None and game.match.series_id is None
+    assert game.match.seed == game.seed and published_runs == [game.match.pk]
+
+
+def test_a_league_table_plays_in_one_run_a_crash_forfeiting_its_own_game_only(
+    alice: Any,
+    carol: Any,
+    house: Any,
+    launches: list[str],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    ladder = classic(2, 12)
+    crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
+    greedy = house_bot(house, "greedy")
+    league = league_of(carol, ladder, [crasher, greedy], games_per_table=3)
+    (games,) = tables_of(league).values()
+    first = games[0].match
+    assert first is not None
+
+    with django_capture_on_commit_callbacks(execute=True):
+        match_run(match=first)
+
+    played = in_play_order([g.match for g in games if g.match is not None])
+    assert [(g.status, g.attempts) for g in played] == [(MatchStatus.FINISHED, 1)] * 3
+    assert [m.seed for m in played] == [g.seed for g in games]
+    forfeits = [g.participants.get(bot_version=crasher).forfeit for g in played]
+    assert forfeits == ["", ForfeitCause.CRASHED, ""]
+    # Greedy's one process played all three games; the crasher's second took game 3.
+    assert Counter(launches) == {"crasher v1": 2, "greedy v1": 1}
+    assert all(RatingChange.objects.filter(match=g).count() == 2 for g in played)
+
+    # The league reads each game's result from its match, as when played alone.
+    league_advance(league=league, now=T0 + timedelta(minutes=1))
+    league.refresh_from_db()
+    assert league.status == LeagueStatus.FINISHED
+    seats = seats_with_results(LeagueGame.objects.get(pk=games[0].pk).seats.all())
+    assert {s.result_forfeit for s in seats} == {False}
+    points = dict.fromkeys((crasher.pk, greedy.pk), 0.0)
+    money = dict.fromkeys((crasher.pk, greedy.pk), 0)
+    for match in played:
+        for participant in match.participants.all():
+            points[participant.bot_version_id] += league.points_per_rank[participant.rank - 1]
+            money[participant.bot_version_id] += participant.money
+    standings = {s.entry.bot_version_id: s for s in league_standings(league=league)}
+    assert {v: (s.games, s.points, s.money) for v, s in standings.items()} == {
+        v: (3, points[v], money[v]) for v in points
+    }
+    assert (standings[crasher.pk].forfeits, standings[greedy.pk].forfeits) == (1, 0)
+    assert standings[greedy.pk].position == 1  # two wins at least: the crasher's forfeit
+
+
+def test_a_duplicate_league_table_starts_a_process_per_bot_per_lane(
+    alice: Any, carol: Any, house: Any, launches: list[str]
+) -> None:
+    ladder = classic(2, 12)
+    shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
+    league = league_of(carol, ladder, [shark, greedy], games_per_table=3, duplicate=True)
+    (games,) = tables_of(league).values()
+
+    match_run(match=in_play_order([g.match for g in games if g.match is not None])[0])
+
+    played = in_play_order([g.match for g in games if g.match is not None])
+    assert [g.status for g in played] == [MatchStatus.FINISHED] * 6
+    assert [[seat["forfeited"] for seat in referee_seats(g)] for g in played] == [
+        [False, False]
+    ] * 6
+    # Three deals of two games: two processes per bot (one a lane), none seeing a seed
+    # twice; in game number order it would take four (a fresh one at each repeated seed).
+    assert Counter(launches) == {"shark v1": 2, "greedy v1": 2}
+    seen: dict[int, list[set[int]]] = {shark.pk: [], greedy.pk: []}
+    for game in played:
+        records = referee_seats(game)
+        for participant in game.participants.all():
+            processes = seen[participant.bot_version_id]
+            if records[participant.seat]["startup_ms"] is not None:
+                processes.append(set())
+            assert game.seed not in processes[-1], f"a process saw seed {game.seed} twice"
+            processes[-1].add(game.seed)
 
 
 # --------------------------------------------------------------------------- API and pages

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.errors import ArenaError
-from arena.matches.services import match_create
+from arena.matches.services import Play, match_create, match_create_plays
 from arena.players.models import User
 
 from .models import Challenge, Ladder, QualificationStatus
@@ -91,7 +91,9 @@ def challenge_create(
 
     ``opponents`` (bots ``user`` may see) take seats first; random players of
     the ladder fill the rest, drawn anew for each game. The challenger's seat
-    rotates with the games.
+    rotates with the games. With every opponent chosen the games have the
+    same bots: one series (one worker run, one process per bot); with random
+    seats, a match per game.
     """
     rng = rng or random.Random()
     if bot.owner_id != user.pk:
@@ -136,13 +138,25 @@ def challenge_create(
             requested_by=user, ladder=ladder, bot_version=challenger, games=games
         )
         challenge.chosen.set(chosen)
+        seatings = []
         for game in range(games):
             others = chosen_versions + rng.sample(pool_versions, missing)
             rng.shuffle(others)
             seat = game % ladder.seats
-            seating = [*others[:seat], challenger, *others[seat:]]
-            match = match_create(
-                ladder_id=ladder.pk, game=ladder.game, versions=seating, rated=False
+            seatings.append([*others[:seat], challenger, *others[seat:]])
+        if missing:
+            # Random seats are drawn anew per game: different bots, a match each.
+            matches = [
+                match_create(ladder_id=ladder.pk, game=ladder.game, versions=seating, rated=False)
+                for seating in seatings
+            ]
+        else:
+            # The same bots every game: one series, one process per bot.
+            matches = match_create_plays(
+                ladder_id=ladder.pk,
+                game=ladder.game,
+                plays=[Play(seating) for seating in seatings],
+                rated=False,
             )
-            challenge.matches.add(match)
+        challenge.matches.add(*matches)
     return challenge

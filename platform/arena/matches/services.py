@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -199,6 +200,62 @@ def _insert_deal(
     return games
 
 
+@dataclass(frozen=True)
+class Play:
+    """One game of a series: its versions in seat order and its seed (None: drawn)."""
+
+    versions: Sequence[BotVersion]
+    seed: int | None = None
+
+
+def match_create_plays(
+    *,
+    ladder_id: int,
+    game: MatchGame,
+    plays: Sequence[Play],
+    rated: bool = True,
+    allow_retired: bool = False,
+) -> list[Match]:
+    """``plays`` of the same bots as one series, played in the given order by one worker run.
+
+    Each play is a match of its own (seats, seed, log, forfeits, rating); the
+    series is played at one table, one process per bot (``play.MatchTable``),
+    so a bot starts once instead of once per game. Every play seats the same
+    versions (in any order: a table's players are fixed); games sharing a
+    seed are safe in any order, as the referee gives a bot a fresh process
+    for a seed its process has played. One run message for the whole series
+    (its first match); created together, never half a series. A single play
+    is a plain match. ``allow_retired`` as for :func:`match_create`. Returns
+    the matches in play order.
+    """
+    if not plays:
+        raise MatchSetupError("a series has at least one game, got none.")
+    players = sorted(v.pk for v in plays[0].versions)
+    for play in plays[1:]:
+        if sorted(v.pk for v in play.versions) != players:
+            raise MatchSetupError(
+                "the games of a series are played by the same bots: "
+                f"{', '.join(map(str, plays[0].versions))} then "
+                f"{', '.join(map(str, play.versions))}."
+            )
+    seeds = [_checked_seed(game, play.versions, play.seed, allow_retired) for play in plays]
+    with transaction.atomic():
+        games = [
+            _insert(
+                ladder_id=ladder_id,
+                game=game,
+                versions=play.versions,
+                seed=seed,
+                rated=rated,
+                queue=len(plays) == 1,
+            )
+            for play, seed in zip(plays, seeds, strict=True)
+        ]
+        if len(games) > 1:
+            _number_series(games)
+    return games
+
+
 def match_create_series(
     *,
     ladder_id: int,
@@ -208,61 +265,55 @@ def match_create_series(
     duplicate_deals: bool = False,
     rated: bool = True,
 ) -> list[Match]:
-    """A series: ``units`` games (or duplicate deals) of ``versions``, played by one worker run.
+    """A ladder's pick: ``units`` games (or duplicate deals) of ``versions`` as one series.
 
-    Each game is a match of its own (seed, log, forfeits, rating); the series
-    is played in order (``series_game``) at one table, one process per bot
-    (``play.MatchTable``), so a bot starts once instead of once per game. Game
-    k of single games seats ``versions`` rotated by k - 1, each game its own
-    seed. Deals (``duplicate_deals``) are played lane by lane: game 1 of every
-    deal, then game 2 of every deal, and so on; the referee gives a bot a
-    fresh process for a seed its process has played, so each lane's
-    processes see every seed once. One run message for the whole series (its
-    first match); created together, never half a series. Returns the
+    Single games (:func:`match_create_plays`): game k seats ``versions``
+    rotated by k - 1, each game its own seed; one game is a plain match.
+    Deals (``duplicate_deals``) are played lane by lane: game 1 of every
+    deal, then game 2 of every deal, and so on, so each lane's processes see
+    every seed once (a fresh process per lane, not per game). Returns the
     matches in play order.
     """
     if units < 1:
         raise MatchSetupError(f"a series has at least one game, got {units}.")
+    if not duplicate_deals:
+        plays = [
+            Play([versions[i] for i in seating])
+            for seating in referee.rotations(len(versions), units)
+        ]
+        return match_create_plays(ladder_id=ladder_id, game=game, plays=plays, rated=rated)
     seeds = [_checked_seed(game, versions, None, allow_retired=False) for _ in range(units)]
     with transaction.atomic():
-        if duplicate_deals:
-            deals = [
-                _insert_deal(
-                    ladder_id=ladder_id,
-                    game=game,
-                    versions=versions,
-                    seed=seed,
-                    rated=rated,
-                    queue=False,
-                )
-                for seed in seeds
-            ]
-            # Lane by lane: deal game 1 of each deal, then deal game 2, ...
-            games = [deal[lane] for lane in range(len(versions)) for deal in deals]
-        else:
-            seatings = referee.rotations(len(versions), units)
-            games = [
-                _insert(
-                    ladder_id=ladder_id,
-                    game=game,
-                    versions=[versions[i] for i in seating],
-                    seed=seed,
-                    rated=rated,
-                    queue=False,
-                )
-                for seed, seating in zip(seeds, seatings, strict=True)
-            ]
-        first = games[0]
-        # One statement: game 1 refers to itself, which only its own id allows.
-        numbers = {match.pk: number for number, match in enumerate(games, start=1)}
-        Match.objects.filter(pk__in=numbers).update(
-            series=first,
-            series_game=Case(*(When(pk=pk, then=Value(n)) for pk, n in numbers.items())),
-        )
-        for match in games:
-            match.series, match.series_game = first, numbers[match.pk]
-        _queue_run(first)
+        deals = [
+            _insert_deal(
+                ladder_id=ladder_id,
+                game=game,
+                versions=versions,
+                seed=seed,
+                rated=rated,
+                queue=False,
+            )
+            for seed in seeds
+        ]
+        # Lane by lane: deal game 1 of each deal, then deal game 2, ...
+        games = [deal[lane] for lane in range(len(versions)) for deal in deals]
+        _number_series(games)
     return games
+
+
+def _number_series(games: Sequence[Match]) -> None:
+    """Make ``games`` (inserted unqueued, the first with the smallest id) one series in
+    this order, and queue its run message, in the caller's transaction."""
+    first = games[0]
+    # One statement: game 1 refers to itself, which only its own id allows.
+    numbers = {match.pk: number for number, match in enumerate(games, start=1)}
+    Match.objects.filter(pk__in=numbers).update(
+        series=first,
+        series_game=Case(*(When(pk=pk, then=Value(n)) for pk, n in numbers.items())),
+    )
+    for match in games:
+        match.series, match.series_game = first, numbers[match.pk]
+    _queue_run(first)
 
 
 def _queue_run(match: Match, *, countdown: float = 0) -> None:

@@ -25,7 +25,8 @@ from arena.matches.services import (
     MAX_SEED,
     PLAYABLE_FROZEN,
     MatchSetupError,
-    match_create,
+    Play,
+    match_create_plays,
 )
 
 from .. import formats, scoring
@@ -388,7 +389,15 @@ def _forfeit_unplayable(entries: Iterable[LeagueEntry]) -> None:
 
 
 def _queue_games(locked: League, rnd: LeagueRound) -> None:
-    """Create and queue a match per game (match_create queues it after commit)."""
+    """Queue the round's games: each table's playable games as one series.
+
+    A table's games have the same entrants, so one worker run plays them at
+    one table, one process per bot (``match_create_plays``), each game its
+    own match with its seats and seed; a table of one game is a plain match.
+    Duplicate deals are played lane by lane (every deal's first game, then
+    every deal's second, ...): a process sees each seed once, so a bot starts
+    once per lane, not once per game. Walkovers and void games have no match.
+    """
     games = list(
         LeagueGame.objects.filter(fixture__round=rnd, status=GameStatus.SCHEDULED).order_by(
             "fixture__table", "number"
@@ -404,6 +413,7 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
     entries = {s.entry_id: s.entry for seats in seats_of.values() for s in seats}
     _forfeit_unplayable(entries.values())
     walkover_seats: list[LeagueGameSeat] = []
+    tables: dict[int, list[LeagueGame]] = defaultdict(list)
     for game in games:
         seats = seats_of[game.pk]
         forfeited = [entries[s.entry_id].status == EntryStatus.FORFEITED for s in seats]
@@ -418,31 +428,56 @@ def _queue_games(locked: League, rnd: LeagueRound) -> None:
             walkover_seats.extend(seats)
             game.status = GameStatus.WALKOVER
             continue
-        versions = [entries[s.entry_id].bot_version for s in seats]
         if not locked.ladder.is_open:
             log.warning(
                 "league %s game %s not played: %s is closed", locked.pk, game.pk, locked.ladder
             )
             game.status = GameStatus.VOID
             continue
-        try:
-            game.match = match_create(
-                ladder_id=locked.ladder_id,
-                game=locked.ladder.game,
-                versions=[v for v in versions if v is not None],
-                seed=game.seed,
-                rated=locked.rated,
-                allow_retired=True,
-            )
-        except MatchSetupError as error:
-            # Every seat's version passed _forfeit_unplayable: the refusal is the
-            # engine's (the ladder's options), not an entrant's fault.
-            log.warning("league %s game %s not played: %s", locked.pk, game.pk, error)
-            game.status = GameStatus.VOID
-            continue
-        game.status = GameStatus.QUEUED
+        tables[game.fixture_id].append(game)
+    for table in tables.values():
+        _queue_table(locked, table, seats_of, entries)
     LeagueGame.objects.bulk_update(games, ["status", "match"], batch_size=2000)
     LeagueGameSeat.objects.bulk_update(walkover_seats, ["money", "rank", "forfeit"])
+
+
+def _queue_table(
+    locked: League,
+    games: Sequence[LeagueGame],
+    seats_of: dict[int, list[LeagueGameSeat]],
+    entries: dict[int, LeagueEntry],
+) -> None:
+    """One table's playable games (given in number order) as one series, lane by lane."""
+    lanes: dict[int, int] = defaultdict(int)
+    lane_of: dict[int, int] = {}
+    for game in games:
+        lane_of[game.pk] = lanes[game.deal]
+        lanes[game.deal] += 1
+    ordered = sorted(games, key=lambda game: (lane_of[game.pk], game.number))
+    plays = [
+        Play(
+            [v for v in (entries[s.entry_id].bot_version for s in seats_of[g.pk]) if v is not None],
+            g.seed,
+        )
+        for g in ordered
+    ]
+    try:
+        matches = match_create_plays(
+            ladder_id=locked.ladder_id,
+            game=locked.ladder.game,
+            plays=plays,
+            rated=locked.rated,
+            allow_retired=True,
+        )
+    except MatchSetupError as error:
+        # Every seat's version passed _forfeit_unplayable: the refusal is the
+        # engine's (the ladder's options), not an entrant's fault.
+        log.warning("league %s games %s not played: %s", locked.pk, [g.pk for g in ordered], error)
+        for game in ordered:
+            game.status = GameStatus.VOID
+        return
+    for game, match in zip(ordered, matches, strict=True):
+        game.match, game.status = match, GameStatus.QUEUED
 
 
 def _collect(locked: League) -> int:
