@@ -319,6 +319,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.tables.tasks.tables_end_lost",
         "schedule": 60.0,
     },
+    "sweep-orphaned-files": {
+        "task": "arena.blobs.tasks.storage_sweep",
+        "schedule": 86400.0,
+    },
 }
 
 # --------------------------------------------------------------------------- arena
@@ -336,6 +340,14 @@ ARENA_UPLOAD_MAX_RATIO = env_int("ARENA_UPLOAD_MAX_RATIO", 100)
 # A match still running this long after it started is presumed lost with its
 # worker: it is queued again (or failed after ARENA_MATCH_MAX_ATTEMPTS).
 ARENA_MATCH_STALE_SECONDS = env_int("ARENA_MATCH_STALE_SECONDS", 3600)
+# A stored file no row names is deleted by the daily sweep once this old: a younger
+# one may belong to a transaction not committed yet (arena.blobs.sweep).
+ARENA_ORPHAN_GRACE_SECONDS = env_int("ARENA_ORPHAN_GRACE_SECONDS", 86400)
+if ARENA_ORPHAN_GRACE_SECONDS < 3600:
+    raise ImproperlyConfigured(
+        f"ARENA_ORPHAN_GRACE_SECONDS={ARENA_ORPHAN_GRACE_SECONDS}: at least 3600 (an hour); "
+        "a younger file may be one a transaction still writes."
+    )
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 6)
 # A failed attempt is retried after BASE seconds, 4 times longer each time, at most MAX:
 # 30 s, 2 min, 8 min, 30 min, 30 min with the defaults, over an hour in all.

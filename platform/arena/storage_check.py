@@ -116,12 +116,12 @@ def _probe(storage: Storage, role: str) -> None:
         ) from error
 
 
-def _marker_name(token: str) -> str:
+def marker_name(token: str) -> str:
     return f"{CHECK_FOLDER}/identity-{token}"
 
 
 def _holds_marker(storage: Storage, token: str) -> bool:
-    name = _marker_name(token)
+    name = marker_name(token)
     if not storage.exists(name):
         return False
     with storage.open(name, "rb") as handle:
@@ -129,10 +129,10 @@ def _holds_marker(storage: Storage, token: str) -> bool:
 
 
 def _write_marker(storage: Storage, token: str) -> None:
-    stored = storage.save(_marker_name(token), ContentFile(token.encode()))
-    if stored != _marker_name(token):
+    stored = storage.save(marker_name(token), ContentFile(token.encode()))
+    if stored != marker_name(token):
         storage.delete(stored)
-        raise StorageCheckError(f"the storage marker {_marker_name(token)} exists already")
+        raise StorageCheckError(f"the storage marker {marker_name(token)} exists already")
 
 
 def _not_shared(storage: Storage, role: str, identity: StorageIdentity) -> StorageCheckError:
@@ -143,7 +143,7 @@ def _not_shared(storage: Storage, role: str, identity: StorageIdentity) -> Stora
     )
     return StorageCheckError(
         f"this {role}'s storage {describe(storage)} is not the storage the platform's other "
-        f"hosts share: it lacks the marker {_marker_name(identity.token)} that the "
+        f"hosts share: it lacks the marker {marker_name(identity.token)} that the "
         f"{identity.host} wrote to its storage, {identity.storage}, on "
         f"{identity.created_at:%Y-%m-%d %H:%M} UTC; bot code and match logs stored by one host "
         f"would be missing on the other. Fix: set STORAGE_BACKEND to the database storage "
@@ -172,7 +172,7 @@ def check_storage(*, role: str = "host", storage: Storage | None = None) -> Stor
                 )
         except IntegrityError:
             # Another host recorded its storage first: check ours against it.
-            storage.delete(_marker_name(token))
+            storage.delete(marker_name(token))
             identity = StorageIdentity.objects.get(pk=1)
         else:
             return StorageCheck(describe(storage), identity.host, claimed=True)
@@ -202,5 +202,5 @@ def claim_storage(*, role: str = "host", storage: Storage | None = None) -> Stor
             },
         )
     if previous is not None and previous.token != token:
-        storage.delete(_marker_name(previous.token))
+        storage.delete(marker_name(previous.token))
     return StorageCheck(describe(storage), _this_host(role), claimed=True)

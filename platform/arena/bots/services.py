@@ -141,10 +141,12 @@ def _store_version(*, bot: Bot, checked: CheckedUpload, filename: str) -> BotVer
                     f"(same SHA-256, {latest.get_status_display().lower()}): change the "
                     "code to upload a new version."
                 )
-            if not default_storage.exists(name):
+            # Share the file only if a version names it: an unnamed one is an orphan the
+            # sweep (arena.blobs.sweep) may be deleting; a fresh copy is young, so safe.
+            if not BotVersion.objects.filter(code_sha256=checked.sha256, code=name).exists():
                 stored = default_storage.save(name, ContentFile(checked.content))
                 wrote_file = True
-                # A concurrent upload of the same bytes may have won the name.
+                # An orphan or a concurrent upload of the same bytes may hold the name.
                 name = stored
             version = BotVersion.objects.create(
                 bot=locked,
@@ -280,7 +282,8 @@ def _store_program(key: str, program: bytes) -> str:
     """Keep a built program (once per content key), so no match ever builds it again."""
     name = program_storage_name(key)
     try:
-        if not default_storage.exists(name):
+        # As for code: shared only if a version names it (an orphan may be being swept).
+        if not BotVersion.objects.filter(build=name).exists():
             name = default_storage.save(name, ContentFile(program))
     except OSError as error:
         raise InfrastructureError(f"cannot store the built program {name}: {error}") from error
