@@ -21,6 +21,7 @@ from django.utils import timezone
 from arena.blobs import sweep
 from arena.blobs.models import Blob, StorageIdentity
 from arena.blobs.storage import DatabaseStorage
+from arena.blobs.tasks import storage_sweep_task
 from arena.bots.services import bot_upload
 from arena.matches.services import log_storage_name
 from arena.storage_check import check_storage, marker_name
@@ -176,3 +177,11 @@ def test_an_upload_of_an_orphans_bytes_gets_a_file_of_its_own(
         assert handle.read() == content
     if each_storage == "filesystem":
         assert not default_storage.exists(orphan)
+
+
+def test_beat_runs_the_sweep_daily(settings: Any) -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["sweep-orphaned-files"]
+    assert (entry["task"], entry["schedule"]) == (storage_sweep_task.name, 86400.0)
+    orphan = store(build_name(6), b"orphan")
+    assert storage_sweep_task.apply().get() == 1
+    assert orphan not in everything()
