@@ -11,8 +11,10 @@ rating-weighted draws, the games-balance rule, the per-bot cap of queued
 runs, a queue of ARENA_LADDER_QUEUE_TARGET matches and two workers, so
 matches are rated some picks after they were made) and the Elo
 (``elo.rating_changes``, as ``services.ratings_apply`` applies it: once per
-match, in finish order). Each pick is a series, as the platform plays it:
-``Ladder.series_games`` (12) games or fewer (``matchmaking.series_units``),
+match, in finish order, the shown Elo stretched by ``elo.stretch`` as the
+ladder's results call for; ``--no-stretch``: as before, the same ranks).
+Each pick is a series, as the platform plays it: ``Ladder.series_games``
+(12) games or fewer (``matchmaking.series_units``),
 seated as ``match_create_series`` seats them (rotated), a worker taking a
 whole series and playing its games in order, the two workers' games
 finishing in turn, each game rated as it finishes; a "match" is a game.
@@ -301,6 +303,11 @@ class Ladder:
     turn: int = 0
     #: Every rated unit, a game or a deal: (players by seat, ranks).
     played: list[tuple[list[int], Ranks]] = field(default_factory=list)
+    #: Stretch the shown Elo as ``ratings_apply`` does (``elo.stretch``; off: ``--no-stretch``).
+    stretching: bool = True
+    #: ``Ladder.elo_scale`` and ``Ladder.calibration``.
+    scale: float = 1.0
+    calibration: elo.Calibration = field(default_factory=elo.Calibration)
 
     def add(self, strength: float) -> int:
         player = len(self.strength)
@@ -364,13 +371,25 @@ class Ladder:
             deal.play(players, strength, self.model, self.luck, self.nrng)
             unit = None if deal.left else deal.standings()
         if unit:
-            changes = elo.rating_changes(list(zip(*unit, strict=True)), self.rating, self.rated)
+            standings = list(zip(*unit, strict=True))
+            if self.stretching:
+                self.calibration += elo.unit_calibration(standings, self.rating)
+            changes = elo.rating_changes(standings, self.rating, self.rated, self.scale)
             for player, change in changes.items():
                 self.rating[player] += change
                 self.rated[player] += 1
                 self.rated_games[player] += 1 if deal is None else len(players)
-                self.candidates[player].rating = self.rating[player]
+                # The scheduler sees the working Elo (matchmaking_candidates).
+                self.candidates[player].rating = elo.working_rating(self.rating[player], self.scale)
             self.played.append(unit)
+            stretch = elo.stretch(self.calibration)
+            if stretch is not None:
+                # As ratings_apply stretches a ladder: every rating about INITIAL_RATING.
+                self.scale *= stretch
+                self.rating = [
+                    elo.INITIAL_RATING + stretch * (r - elo.INITIAL_RATING) for r in self.rating
+                ]
+                self.calibration = elo.Calibration()
         if not run.games:
             # A run counts once against each of its bots' cap until it ends.
             self.running.remove(run)
@@ -380,10 +399,17 @@ class Ladder:
 
 
 def new_ladder(
-    model: Model, seats: tuple[int, ...], seed: int, series: int, luck: Luck | None = None
+    model: Model,
+    seats: tuple[int, ...],
+    seed: int,
+    series: int,
+    luck: Luck | None = None,
+    stretching: bool = True,
 ) -> Ladder:
     nrng = np.random.default_rng(seed)
-    ladder = Ladder([], seats, model, random.Random(seed), nrng, series, luck)
+    ladder = Ladder(
+        [], seats, model, random.Random(seed), nrng, series, luck, stretching=stretching
+    )
     for z in nrng.normal(size=FIELD):
         ladder.add(float(z))
     return ladder
@@ -820,11 +846,12 @@ def run(
     seeds: Sequence[int],
     checkpoints: Sequence[int],
     sdk: bool,
+    stretching: bool = True,
 ) -> tuple[list[list[Checkpoint]], Placement, Placement]:
     per_checkpoint: list[list[Checkpoint]] = [[] for _ in checkpoints]
     alone, cohort = Placement(), Placement()
     for seed in seeds:
-        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck)
+        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck, stretching)
         held = HeldOut.draw(ladder, seed)
         for index, matches in enumerate(checkpoints):
             while ladder.games < matches:
@@ -959,6 +986,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sdk", action="store_true", help="also bots_sdk.rating.fit (slow)")
     parser.add_argument(
+        "--no-stretch",
+        dest="stretch",
+        action="store_false",
+        help="leave the shown Elo unstretched (elo.stretch), as before (same ranks, other slopes)",
+    )
+    parser.add_argument(
         "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
     )
     args = parser.parse_args(argv)
@@ -985,7 +1018,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 luck = model.split(shares[model.name]) if deals else None
                 for series in serieses:
-                    outcome = run(model, seating, series, luck, seeds, checkpoints, args.sdk)
+                    outcome = run(
+                        model, seating, series, luck, seeds, checkpoints, args.sdk, args.stretch
+                    )
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome
     summary(outcomes, checkpoints)

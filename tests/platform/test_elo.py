@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import pairwise
 
@@ -10,6 +11,10 @@ import pytest
 from arena.ladders.elo import (
     INITIAL_RATING,
     K_FLOOR,
+    LOG_ODDS_PER_POINT,
+    STRETCH_LIMIT,
+    STRETCH_PAIRS,
+    Calibration,
     SeatRating,
     display_rating,
     expected_score,
@@ -18,8 +23,12 @@ from arena.ladders.elo import (
     rating_changes,
     seat_changes,
     seat_weight,
+    stretch,
+    unit_calibration,
     unit_k_factors,
+    working_rating,
 )
+from arena.ladders.matchmaking import UNIFORM_SHARE, opponent_weight
 
 
 def seat(player: str, rating: float, rank: int, k: float = 20.0) -> SeatRating:
@@ -180,3 +189,104 @@ def test_ratings_keep_learning_where_a_fixed_k_of_16_stops() -> None:
     by_fixed = _spearman(list(fixed.values()), true)
     assert by_schedule > by_fixed + 0.01, (by_schedule, by_fixed)
     assert by_schedule > 0.95
+
+
+def test_a_stretched_ladder_moves_as_its_working_elo_only_stretched() -> None:
+    standings = [("a", 1), ("b", 2), ("c", 3)]
+    played = {"a": 3, "b": 40, "c": 12}
+    working = {"a": 1540.0, "b": 1480.0, "c": 1400.0}
+    plain = rating_changes(standings, working, played)
+    shown = {p: INITIAL_RATING + 1.6 * (r - INITIAL_RATING) for p, r in working.items()}
+    assert working_rating(shown["c"], 1.6) == pytest.approx(1400.0)
+    stretched = rating_changes(standings, shown, played, scale=1.6)
+    assert stretched == pytest.approx({p: 1.6 * change for p, change in plain.items()})
+
+
+def test_calibration_evidence_of_a_unit_by_hand() -> None:
+    # 1700 against 1500: x = 200 Elo points in log-odds, p = 1 / (1 + 10^-0.5) = 0.7597.
+    x = 200 * LOG_ODDS_PER_POINT
+    p = 1 / (1 + 10**-0.5)
+    won = unit_calibration([("a", 1), ("b", 2)], {"a": 1700.0, "b": 1500.0})
+    assert won == Calibration(pytest.approx((1 - p) * x), pytest.approx(p * (1 - p) * x * x), 1)
+    lost = unit_calibration([("a", 2), ("b", 1)], {"a": 1700.0, "b": 1500.0})
+    assert lost.gradient == pytest.approx(-p * x)
+    # Equal ratings say nothing of the slope; a player's two seats are no pair.
+    level = unit_calibration([("a", 1), ("a", 2), ("b", 3)], {"a": 1500.0, "b": 1500.0})
+    assert level == Calibration(0.0, 0.0, 2)
+    assert won + lost == Calibration(won.gradient + lost.gradient, 2 * won.curvature, 2)
+
+
+def test_the_stretch_waits_for_its_pairs_and_a_clear_slope_then_takes_its_root() -> None:
+    # Slope 1 + gradient / curvature: 1.44 stretches by 1.2.
+    assert stretch(Calibration(44.0, 100.0, STRETCH_PAIRS - 1)) is None
+    assert stretch(Calibration(44.0, 100.0, STRETCH_PAIRS)) == pytest.approx(1.2)
+    # Not for a slope the pairs' noise explains: the score 5 is half its standard error 10.
+    assert stretch(Calibration(5.0, 100.0, 10 * STRETCH_PAIRS)) is None
+    # Never a shrink (slope 0.81 here), and at most STRETCH_LIMIT at once.
+    assert stretch(Calibration(-19.0, 100.0, STRETCH_PAIRS)) is None
+    assert stretch(Calibration(900.0, 100.0, STRETCH_PAIRS)) == STRETCH_LIMIT
+
+
+def _slope(pairs: list[tuple[float, float]]) -> float:
+    """The logistic slope of results on Elo differences (1: the differences mean what they say)."""
+    beta = 1.0
+    for _ in range(30):
+        gradient = curvature = 0.0
+        for difference, score in pairs:
+            x = LOG_ODDS_PER_POINT * difference
+            p = 1 / (1 + math.exp(-beta * x))
+            gradient += (score - p) * x
+            curvature += p * (1 - p) * x * x
+        beta += gradient / curvature
+    return beta
+
+
+def _decisive_ladder(stretched: bool) -> tuple[list[float], float]:
+    """40 bots 500 Elo apart per standard deviation (decisive, as duplicate deals are), each
+    game against an opponent drawn as the scheduler draws, results drawn by Elo's own
+    curve; its ratings after 4,000 games and their slope on 4,000 fresh games of random
+    pairs."""
+    rng = random.Random(3)
+    true = [500 * rng.gauss(0, 1) for _ in range(40)]
+    rating = dict.fromkeys(range(40), INITIAL_RATING)
+    played = dict.fromkeys(range(40), 0)
+    scale, calibration = 1.0, Calibration()
+    for _ in range(4000):
+        a = rng.randrange(40)
+        others = [o for o in range(40) if o != a]
+        # As the scheduler draws (matchmaking.pick_seating), on the working Elo.
+        weights = [
+            opponent_weight(working_rating(rating[a], scale), working_rating(rating[o], scale))
+            for o in others
+        ]
+        b = rng.choice(others) if rng.random() < UNIFORM_SHARE else rng.choices(others, weights)[0]
+        a_wins = rng.random() < expected_score(true[a], true[b])
+        standings = [(a, 1 if a_wins else 2), (b, 2 if a_wins else 1)]
+        if stretched:
+            calibration += unit_calibration(standings, rating)
+        for player, change in rating_changes(standings, rating, played, scale).items():
+            rating[player] += change
+            played[player] += 1
+        factor = stretch(calibration)
+        if factor is not None:
+            # As ratings_apply stretches a ladder.
+            rating = {p: INITIAL_RATING + factor * (r - INITIAL_RATING) for p, r in rating.items()}
+            scale, calibration = scale * factor, Calibration()
+    fresh = []
+    for _ in range(4000):
+        a, b = rng.sample(range(40), 2)
+        fresh.append(
+            (rating[a] - rating[b], float(rng.random() < expected_score(true[a], true[b])))
+        )
+    return list(rating.values()), _slope(fresh)
+
+
+def test_the_stretch_calibrates_a_decisive_ladder_without_reordering_it() -> None:
+    plain, plain_slope = _decisive_ladder(stretched=False)
+    shown, shown_slope = _decisive_ladder(stretched=True)
+    # The falling K leaves the ratings compressed: held-out results go to the
+    # higher-rated more often than their differences say.
+    assert plain_slope > 1.25, plain_slope
+    assert 0.85 < shown_slope < 1.15, shown_slope
+    # The working Elo played the same games: the order is the same.
+    assert sorted(range(40), key=plain.__getitem__) == sorted(range(40), key=shown.__getitem__)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -14,8 +15,17 @@ from django.utils import timezone
 
 from arena.bots.models import VersionStatus
 from arena.ladders import services as ladder_services
-from arena.ladders.elo import SeatRating, k_factor, seat_changes
-from arena.ladders.models import Rating, RatingChange
+from arena.ladders.elo import (
+    STRETCH_PAIRS,
+    Calibration,
+    SeatRating,
+    expected_score,
+    k_factor,
+    seat_changes,
+    stretch,
+    unit_calibration,
+)
+from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ratings_apply
 from arena.matches.models import Match
 
@@ -247,9 +257,9 @@ def slow_rating(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hold the lock a little longer, so the two threads really overlap."""
     real = ladder_services._rate_unit
 
-    def slow(unit: Sequence[Match]) -> None:
+    def slow(unit: Sequence[Match], ladder: Ladder) -> None:
         time.sleep(0.2)
-        real(unit)
+        real(unit, ladder)
 
     monkeypatch.setattr(ladder_services, "_rate_unit", slow)
 
@@ -307,3 +317,45 @@ def test_two_connections_rating_the_same_match_apply_it_once(
     assert sorted(results, key=len) == [[], [match.pk]]
     assert rating_of(alice_bot, ladder).rating == 1570.0
     assert RatingChange.objects.count() == 2
+
+
+def test_a_ladder_s_ratings_stretch_when_its_results_call_for_it(
+    ladder: Any, alice_bot: Any, bob_bot: Any
+) -> None:
+    carol_bot = BotVersionFactory(bot=BotFactory(name="carol"))
+    RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1700, rated_matches=100)
+    RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=100)
+    RatingFactory(ladder=ladder, bot_version=carol_bot, rating=1400, rated_matches=100)
+    # Evidence of compression so far (slope 1.44), one pair short of a stretch.
+    ladder.calibration = Calibration(44.0, 100.0, STRETCH_PAIRS - 1)
+    ladder.save()
+
+    ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
+
+    # The unit's pair completes the evidence; then every rating of the ladder is stretched
+    # about 1500, carol's too, and the ladder's scale grows by the same factor.
+    evidence = ladder.calibration + unit_calibration(
+        [("alice", 1), ("bob", 2)], {"alice": 1700.0, "bob": 1500.0}
+    )
+    factor = stretch(evidence)
+    assert factor == pytest.approx(math.sqrt(1 + evidence.gradient / evidence.curvature))
+    step = 700 / (2 + 100) * (1 - expected_score(1700, 1500))
+    assert rating_of(alice_bot, ladder).rating == pytest.approx(1500 + factor * (200 + step))
+    assert rating_of(bob_bot, ladder).rating == pytest.approx(1500 - factor * step)
+    assert rating_of(carol_bot, ladder).rating == pytest.approx(1500 - factor * 100)
+    ladder.refresh_from_db()
+    assert ladder.elo_scale == pytest.approx(factor)
+    assert ladder.calibration == Calibration()
+    # The history keeps the numbers shown at the time.
+    change = RatingChange.objects.get(rating__bot_version=alice_bot)
+    assert change.rating_after == pytest.approx(1700 + step)
+
+    # The next match moves the working Elo as before, its change stretched.
+    shown = {v: rating_of(v, ladder).rating for v in (alice_bot, bob_bot)}
+    ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[2, 1]))
+    k = 700 / (2 + 101)
+    working = (shown[alice_bot] - shown[bob_bot]) / factor
+    moved = factor * k * (0 - 1 / (1 + 10 ** (-working / 400)))
+    assert rating_of(alice_bot, ladder).rating == pytest.approx(shown[alice_bot] + moved)
+    last = RatingChange.objects.filter(rating__bot_version=alice_bot).order_by("id").last()
+    assert last.k == pytest.approx(factor * k)

@@ -27,6 +27,26 @@ matches), but a newcomer placed against settled ratings does not: there the
 smaller prior places strong newcomers closer (docs/platform.md, *Rating
 quality*).
 
+Why the shown Elo is stretched (:func:`stretch`): the falling K leaves a
+wide field's ratings compressed. Each rating is a running estimate against
+opponents that were themselves still compressed when the games were
+played, and a running estimate's step corrects the field's spread as a
+whole only slowly. Where results are decisive, as in duplicate deals, the
+shown Elo was 1.4-1.7 times too compressed at 5k games (held-out deals
+went to the higher-rated bot more often than its Elo difference said),
+and single games on a field twice as wide are as compressed. A larger K
+spreads it but ranks worse and over-spreads single games; counting each
+game's information 4p(1-p) instead of its number (Glicko-like) barely
+moves it (slope 1.63 against 1.69), p coming from the compressed ratings.
+So the updates run on a working Elo as before, and the ratings shown are
+INITIAL_RATING + scale * (working - INITIAL_RATING): once STRETCH_PAIRS
+pairs of results are in and the slope of the results on the shown
+differences is clearly above 1, the ladder's ratings are stretched by the
+root of that slope. Ranks, K, matchmaking and newcomers are those of the
+working Elo; the slope on 2-seat deals goes from 1.69/1.54 to 1.06/0.91
+skill-heavy and 1.42/1.30 to 1.21/0.98 luck-heavy at 5k/20k games, every
+other ladder of the bench unchanged (docs/platform.md, *Rating quality*).
+
 Pure functions: the services load and lock the ratings, this module only
 computes.
 """
@@ -131,19 +151,98 @@ def seat_changes(seats: Sequence[SeatRating]) -> list[float]:
     return changes
 
 
+def working_rating(shown: float, scale: float) -> float:
+    """The Elo the updates run on, of a rating shown stretched by ``scale`` (:func:`stretch`)."""
+    return INITIAL_RATING + (shown - INITIAL_RATING) / scale
+
+
 def rating_changes(
     standings: Sequence[tuple[P, int]],
     ratings: Mapping[P, float],
     rated_matches: Mapping[P, int],
+    scale: float = 1.0,
 ) -> dict[P, float]:
     """Each player's rating change for one rated unit (a match, or a whole deal).
 
     ``standings``: (player, rank) per seat, a player at two seats twice; it gets
-    the sum of both seats' changes, applied once.
+    the sum of both seats' changes, applied once. ``ratings`` are shown ones,
+    stretched by ``scale`` from the Elo the updates run on: the expected
+    scores and Ks are those of the working Elo, the changes stretched back.
     """
     ks = unit_k_factors(standings, rated_matches)
-    seats = [SeatRating(player, ratings[player], rank, ks[player]) for player, rank in standings]
+    seats = [
+        SeatRating(player, working_rating(ratings[player], scale), rank, ks[player])
+        for player, rank in standings
+    ]
     delta: dict[P, float] = defaultdict(float)
     for (player, _), change in zip(standings, seat_changes(seats), strict=True):
-        delta[player] += change
+        delta[player] += scale * change
     return dict(delta)
+
+
+#: Natural log-odds per Elo point.
+LOG_ODDS_PER_POINT = math.log(10.0) / 400.0
+#: Pairs of results between two stretches of a ladder's shown Elo.
+STRETCH_PAIRS = 500
+#: How many standard errors above 1 the slope must be to stretch.
+STRETCH_Z = 2.0
+#: The most one stretch multiplies the scale by (a ladder's first pairs are few and noisy).
+STRETCH_LIMIT = 1.25
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How well the shown Elo predicted a ladder's results since its last stretch.
+
+    The score and information of the logistic slope of the pairs' results on
+    their shown rating differences (before the unit), at slope 1.
+    """
+
+    gradient: float = 0.0
+    curvature: float = 0.0
+    pairs: int = 0
+
+    def __add__(self, other: Calibration) -> Calibration:
+        return Calibration(
+            self.gradient + other.gradient,
+            self.curvature + other.curvature,
+            self.pairs + other.pairs,
+        )
+
+
+def unit_calibration(standings: Sequence[tuple[P, int]], ratings: Mapping[P, float]) -> Calibration:
+    """The calibration evidence of one rated unit: each pair of seats of different players."""
+    gradient = curvature = 0.0
+    pairs = 0
+    for a, (player, rank) in enumerate(standings):
+        for other, other_rank in standings[a + 1 :]:
+            if other == player:
+                continue
+            x = LOG_ODDS_PER_POINT * (ratings[player] - ratings[other])
+            p = expected_score(ratings[player], ratings[other])
+            gradient += (pair_score(rank, other_rank) - p) * x
+            curvature += p * (1.0 - p) * x * x
+            pairs += 1
+    return Calibration(gradient, curvature, pairs)
+
+
+def stretch(calibration: Calibration) -> float | None:
+    """How much to stretch a ladder's shown Elo about INITIAL_RATING, once STRETCH_PAIRS are in.
+
+    The square root of the slope (one Newton step from 1): results going to
+    the higher-rated more often than the Elo difference says (slope above 1)
+    mean the ratings are compressed, as a falling K leaves a wide field's.
+    None while the slope is less than STRETCH_Z standard errors above 1, the
+    evidence adding up meanwhile; the root and STRETCH_LIMIT damp the noise
+    of a few hundred results. Never a shrink: a slope below 1 is a new
+    field's noise (its first ratings spread too wide), which the falling K
+    takes away by itself; shrinking it left single-game ladders compressed
+    later (slope 1.14 at 5k games on 2-5 seats, against 1.03). STRETCH_Z of
+    2, not 1: at 1 calibrated ladders were stretched by chance, to 0.95.
+    """
+    if calibration.pairs < STRETCH_PAIRS or calibration.curvature <= 0:
+        return None
+    # The score test of slope 1: no stretch for what the pairs' noise explains.
+    if calibration.gradient < STRETCH_Z * math.sqrt(calibration.curvature):
+        return None
+    return min(math.sqrt(1.0 + calibration.gradient / calibration.curvature), STRETCH_LIMIT)

@@ -6,7 +6,7 @@ from django.db import models
 
 from arena.matches.games import MatchGame
 
-from .elo import INITIAL_RATING, display_rating, is_provisional
+from .elo import INITIAL_RATING, Calibration, display_rating, is_provisional
 
 # Bounds of the limits a ladder may set; the services explain a violation,
 # the check constraints keep the database honest.
@@ -51,6 +51,14 @@ class Ladder(models.Model):
     )
     # Closed ladders keep their ratings and history but get no new matches.
     is_open = models.BooleanField(default=True)
+    # The shown Elo's stretch (elo.stretch): its ratings are INITIAL_RATING + elo_scale times
+    # the Elo its updates run on (elo.working_rating) minus INITIAL_RATING.
+    # Kept by the rating service only.
+    elo_scale = models.FloatField(default=1.0, editable=False)
+    # The calibration evidence since the last stretch (elo.Calibration).
+    calibration_gradient = models.FloatField(default=0.0, editable=False)
+    calibration_curvature = models.FloatField(default=0.0, editable=False)
+    calibration_pairs = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -95,6 +103,18 @@ class Ladder(models.Model):
     def pick_units(self) -> int:
         """Rated units of one pick: its deals, or its games."""
         return self.series_deals if self.duplicate_deals else self.series_games
+
+    @property
+    def calibration(self) -> Calibration:
+        return Calibration(
+            self.calibration_gradient, self.calibration_curvature, self.calibration_pairs
+        )
+
+    @calibration.setter
+    def calibration(self, value: Calibration) -> None:
+        self.calibration_gradient = value.gradient
+        self.calibration_curvature = value.curvature
+        self.calibration_pairs = value.pairs
 
 
 class Entry(models.Model):

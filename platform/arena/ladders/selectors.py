@@ -18,7 +18,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.selectors import with_participants
 from arena.players.models import User
 
-from .elo import INITIAL_RATING, PROVISIONAL_MATCHES
+from .elo import INITIAL_RATING, PROVISIONAL_MATCHES, working_rating
 from .models import (
     Challenge,
     Entry,
@@ -332,9 +332,10 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
     Four flat reads whatever the history: the rated count is kept on the
     rating row, so only the few matches not rated yet are counted (served by
     match_unrated and match_status_created). A version not rated there yet
-    counts INITIAL_RATING. Games are counted in rated units: a match, or a whole
-    duplicate deal (its games share ``deal``), matching ``rated_matches``; the
-    queued count in runs, a series (its games share ``series``) counting once.
+    counts INITIAL_RATING; ratings are the working Elo (``elo.working_rating``).
+    Games are counted in rated units: a match, or a whole duplicate deal (its
+    games share ``deal``), matching ``rated_matches``; the queued count in
+    runs, a series (its games share ``series``) counting once.
     """
     versions = BotVersion.objects.filter(
         status=VersionStatus.ACTIVE,
@@ -371,7 +372,8 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
         candidates.append(
             MatchmakingCandidate(
                 version_id=version_id,
-                rating=rating,
+                # The scheduler weighs the Elo the updates run on, whatever the stretch.
+                rating=working_rating(rating, ladder.elo_scale),
                 games=rated_matches + pending_here.get(version_id, 0),
                 queued=queued.get(version_id, 0),
                 is_house=bool(is_house),

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 import vegas_engine
@@ -21,7 +21,14 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create_series
 
 from .deals import DealSeat, deal_ranks, deal_totals, duplicate_deals_by_default
-from .elo import INITIAL_RATING, rating_changes, unit_k_factors
+from .elo import (
+    INITIAL_RATING,
+    Calibration,
+    rating_changes,
+    stretch,
+    unit_calibration,
+    unit_k_factors,
+)
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
 from .models import (
@@ -239,12 +246,14 @@ def _unit_standings(unit: Sequence[Match], participants: Sequence[Participant]) 
     ]
 
 
-def _rate_unit(unit: Sequence[Match]) -> None:
+def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
     """Rate one unit, once: a match, or every game of a duplicate deal (on their totals).
 
     The rating changes refer to the unit's first match (a deal's first game),
     so the unique (rating, match) pair keeps a deal rated once too; every
-    match of the unit gets ``rated_at`` in this transaction.
+    match of the unit gets ``rated_at`` in this transaction. ``ladder`` (locked)
+    gathers the unit's calibration evidence and stretches its ratings when
+    enough is in (:func:`_stretch_ratings`); the caller saves it.
     """
     reference = unit[0]
     participants = list(
@@ -265,11 +274,10 @@ def _rate_unit(unit: Sequence[Match]) -> None:
     # A version at two seats gets the sum of both seats' changes, once.
     ranked = [(standing.version_id, standing.rank) for standing in standings]
     rated_matches = {version_id: rating.rated_matches for version_id, rating in ratings.items()}
-    delta = rating_changes(
-        ranked,
-        {version_id: rating.rating for version_id, rating in ratings.items()},
-        rated_matches,
-    )
+    shown = {version_id: rating.rating for version_id, rating in ratings.items()}
+    # How well the ratings predicted this unit, before it moves them.
+    ladder.calibration = ladder.calibration + unit_calibration(ranked, shown)
+    delta = rating_changes(ranked, shown, rated_matches, ladder.elo_scale)
     ks = unit_k_factors(ranked, rated_matches)
     before: dict[int, float] = {}
     after: dict[int, float] = {}
@@ -284,7 +292,8 @@ def _rate_unit(unit: Sequence[Match]) -> None:
                 match=reference,
                 rating_before=before[version_id],
                 rating_after=after[version_id],
-                k=ks[version_id],
+                # In shown Elo points, as the change.
+                k=ks[version_id] * ladder.elo_scale,
                 matches_before=rating.rated_matches,
             )
         )
@@ -299,6 +308,27 @@ def _rate_unit(unit: Sequence[Match]) -> None:
         participant.rating_after = after[participant.bot_version_id]
     Participant.objects.bulk_update(participants, ["rating_before", "rating_after"])
     Match.objects.filter(pk__in=[m.pk for m in unit]).update(rated_at=timezone.now())
+    factor = stretch(ladder.calibration)
+    if factor is not None:
+        _stretch_ratings(ladder, factor)
+
+
+def _stretch_ratings(ladder: Ladder, factor: float) -> None:
+    """Stretch every rating of ``ladder`` (locked) about INITIAL_RATING by ``factor``.
+
+    The Elo the updates run on stays as it was (``elo_scale`` grows by the
+    same factor): only the numbers shown move, so that their differences
+    mean what Elo says (``elo.stretch``). The ratings' history keeps the
+    numbers shown at the time.
+    """
+    Rating.objects.filter(ladder=ladder).update(
+        rating=F("rating") * factor + INITIAL_RATING * (1 - factor), updated_at=timezone.now()
+    )
+    ladder.elo_scale *= factor
+    ladder.calibration = Calibration()
+    log.info(
+        "ladder %s: ratings stretched by %.3f (scale %.3f)", ladder.pk, factor, ladder.elo_scale
+    )
 
 
 def _match_key(match: Match) -> UnitKey:
@@ -342,6 +372,14 @@ def _ratable_units(ladder_id: int, pending: Sequence[Match], until: UnitKey) -> 
     return [games for _, games in units]
 
 
+LADDER_CALIBRATION_FIELDS = (
+    "elo_scale",
+    "calibration_gradient",
+    "calibration_curvature",
+    "calibration_pairs",
+)
+
+
 def ratings_apply(*, match: Match) -> list[int]:
     """Apply the ratings of a finished match, exactly once; returns the match ids rated.
 
@@ -353,7 +391,7 @@ def ratings_apply(*, match: Match) -> list[int]:
     pending any more. A deal's earlier games wait for its last one.
     """
     with transaction.atomic():
-        Ladder.objects.select_for_update().get(pk=match.ladder_id)
+        ladder = Ladder.objects.select_for_update().get(pk=match.ladder_id)
         target = Match.objects.get(pk=match.pk)
         if not target.rated or target.status != MatchStatus.FINISHED or target.rated_at is not None:
             return []
@@ -371,8 +409,10 @@ def ratings_apply(*, match: Match) -> list[int]:
         )
         rated: list[int] = []
         for unit in _ratable_units(target.ladder_id, pending, until):
-            _rate_unit(unit)
+            _rate_unit(unit, ladder)
             rated.extend(m.pk for m in unit)
+        if rated:
+            ladder.save(update_fields=LADDER_CALIBRATION_FIELDS)
     log.info("ladder %s: rated matches %s", match.ladder_id, rated)
     return rated
 
