@@ -99,6 +99,7 @@ from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 import django
@@ -135,6 +136,9 @@ LUCK_SPREAD = 0.45  # Thurstone performance = LUCK_SPREAD * z + N(0, 1)
 
 Ranks = list[int]
 
+#: A numpy array of any shape and type (strengths, ratings, held-out results).
+Array = npt.NDArray[Any]
+
 
 @dataclass(frozen=True)
 class Luck:
@@ -148,34 +152,34 @@ class Luck:
 
     #: Share of the luck's variance that is the deal's.
     share: float
-    deal: Callable[[int, np.random.Generator], np.ndarray]
-    play: Callable[[int, np.random.Generator], np.ndarray]
+    deal: Callable[[int, np.random.Generator], Array]
+    play: Callable[[int, np.random.Generator], Array]
 
 
 @dataclass(frozen=True)
 class Model:
     name: str
     #: Ranks (1 best) of the table's seats, from their hidden strengths.
-    play: Callable[[np.ndarray, np.random.Generator], Ranks]
+    play: Callable[[Array, np.random.Generator], Ranks]
     #: A seat's performance: ``spread`` * strength + luck (its money in a deal).
     spread: float
     #: The luck split with a given share of deal luck.
     split: Callable[[float], Luck]
 
 
-def _ranks_of(performance: np.ndarray) -> Ranks:
+def _ranks_of(performance: Array) -> Ranks:
     order = np.argsort(-performance)
     ranks = np.empty(len(order), dtype=int)
     ranks[order] = np.arange(1, len(order) + 1)
     return [int(r) for r in ranks]
 
 
-def _plackett_luce(z: np.ndarray, rng: np.random.Generator) -> Ranks:
+def _plackett_luce(z: Array, rng: np.random.Generator) -> Ranks:
     # Gumbel noise on log-strengths draws a Plackett-Luce ranking.
     return _ranks_of(SKILL_SPREAD * z + rng.gumbel(size=len(z)))
 
 
-def _thurstone(z: np.ndarray, rng: np.random.Generator) -> Ranks:
+def _thurstone(z: Array, rng: np.random.Generator) -> Ranks:
     return _ranks_of(LUCK_SPREAD * z + rng.normal(size=len(z)))
 
 
@@ -233,14 +237,14 @@ MONEY = 1_000_000
 class Deal:
     """A duplicate deal: its dice (each seat's deal luck) and the seats played so far."""
 
-    luck: np.ndarray
+    luck: Array
     left: int
     seats: list[DealSeat] = field(default_factory=list)
 
     def play(
         self,
         players: list[int],
-        strength: np.ndarray,
+        strength: Array,
         model: Model,
         luck: Luck,
         nrng: np.random.Generator,
@@ -372,9 +376,11 @@ class Ladder:
             unit = None if deal.left else deal.standings()
         if unit:
             standings = list(zip(*unit, strict=True))
+            shown = {player: self.rating[player] for player in players}
             if self.stretching:
-                self.calibration += elo.unit_calibration(standings, self.rating)
-            changes = elo.rating_changes(standings, self.rating, self.rated, self.scale)
+                self.calibration += elo.unit_calibration(standings, shown)
+            rated = {player: self.rated[player] for player in players}
+            changes = elo.rating_changes(standings, shown, rated, self.scale)
             for player, change in changes.items():
                 self.rating[player] += change
                 self.rated[player] += 1
@@ -418,7 +424,7 @@ def new_ladder(
 # --------------------------------------------------------------------------- other raters
 
 
-def fixed_k_elo(matches: Sequence[tuple[list[int], Ranks]], players: int, k: float) -> np.ndarray:
+def fixed_k_elo(matches: Sequence[tuple[list[int], Ranks]], players: int, k: float) -> Array:
     rating = [elo.INITIAL_RATING] * players
     for table, ranks in matches:
         seats = [elo.SeatRating(p, rating[p], r, k) for p, r in zip(table, ranks, strict=True)]
@@ -427,7 +433,7 @@ def fixed_k_elo(matches: Sequence[tuple[list[int], Ranks]], players: int, k: flo
     return np.array(rating)
 
 
-def openskill(matches: Sequence[tuple[list[int], Ranks]], players: int) -> np.ndarray:
+def openskill(matches: Sequence[tuple[list[int], Ranks]], players: int) -> Array:
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -441,7 +447,7 @@ def openskill(matches: Sequence[tuple[list[int], Ranks]], players: int) -> np.nd
 
 def plackett_luce_fit(
     matches: Sequence[tuple[list[int], Ranks]], players: int, iterations: int = 300
-) -> np.ndarray:
+) -> Array:
     """Offline Plackett-Luce maximum likelihood, Hunter's MM, in Elo points.
 
     A virtual win and loss of each player against a fixed player of strength 1
@@ -467,7 +473,7 @@ def plackett_luce_fit(
     return elo.INITIAL_RATING + np.log(w) / ELO_C
 
 
-def sdk_elo(matches: Sequence[tuple[list[int], Ranks]], players: int) -> np.ndarray:
+def sdk_elo(matches: Sequence[tuple[list[int], Ranks]], players: int) -> Array:
     games = [list(zip(table, ranks, strict=True)) for table, ranks in matches]
     return np.array(sdk_fit(games, players))
 
@@ -475,7 +481,7 @@ def sdk_elo(matches: Sequence[tuple[list[int], Ranks]], players: int) -> np.ndar
 # --------------------------------------------------------------------------- measures
 
 
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
+def spearman(a: Array, b: Array) -> float:
     ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
     return float(np.corrcoef(ra, rb)[0, 1])
 
@@ -487,9 +493,9 @@ class HeldOut:
     Of single matches, or of deals on a duplicate ladder.
     """
 
-    i: np.ndarray
-    j: np.ndarray
-    ahead: np.ndarray
+    i: Array
+    j: Array
+    ahead: Array
 
     @staticmethod
     def draw(ladder: Ladder, seed: int) -> HeldOut:
@@ -508,12 +514,12 @@ class HeldOut:
                     ahead.append(1.0 if ranks[a] < ranks[b] else 0.0)
         return HeldOut(np.array(i), np.array(j), np.array(ahead))
 
-    def accuracy(self, rating: np.ndarray) -> float:
+    def accuracy(self, rating: Array) -> float:
         diff = np.sign(rating[self.i] - rating[self.j])
         right = np.where(diff == 0, 0.5, (diff > 0) == (self.ahead == 1))
         return float(np.mean(right))
 
-    def slope(self, rating: np.ndarray) -> float:
+    def slope(self, rating: Array) -> float:
         """The logistic slope of the held-out results on Elo differences (1: calibrated)."""
         x = ELO_C * (rating[self.i] - rating[self.j])
         beta = 1.0
@@ -585,7 +591,7 @@ class Placement:
         return {n: len(self.error[n]) for n in PLACEMENT_AT}
 
 
-def _placement_error(field: np.ndarray, rating: float, truth: np.ndarray, strength: float) -> float:
+def _placement_error(field: Array, rating: float, truth: Array, strength: float) -> float:
     by_rating = float(np.mean(field < rating))
     by_strength = float(np.mean(truth < strength))
     return abs(by_rating - by_strength)
@@ -603,8 +609,8 @@ def _newcomer_fit(
         order = [p for _, p in sorted(zip(ranks, table, strict=True))]
         for t in range(order.index(player) + 1):
             if t < len(order) - 1:
-                others = [ELO_C * (fixed[p] - elo.INITIAL_RATING) for p in order[t:] if p != player]
-                stages.append((order[t] == player, np.array(others)))
+                behind = [ELO_C * (fixed[p] - elo.INITIAL_RATING) for p in order[t:] if p != player]
+                stages.append((order[t] == player, np.array(behind)))
     theta = 0.0
     for _ in range(30):
         gradient, curvature = 1 - 2 / (1 + math.exp(-theta)), 2 * _p1p(theta)
@@ -704,6 +710,7 @@ def _unit_scores(a: Policy, b: Policy, seats: int, units: int, deal: bool) -> li
                 describe("classic", seats, {}), seed, [table[p] for p in seating], log=False
             )
             result = state.result()
+            assert result is not None  # played to the end
             seat_of = {player: seat for seat, player in enumerate(seating)}
             if deal:
                 money[0] += result[seat_of[0]].money
@@ -775,7 +782,7 @@ def _deal_share(model: Model, engine: tuple[int, int]) -> tuple[float, float]:
     """
     rng = np.random.default_rng(0)
     whole = model.split(0.5)
-    one_game = (whole.deal(CALIBRATION_DRAWS, rng) + whole.play(CALIBRATION_DRAWS, rng)) - (
+    one_game: Array = (whole.deal(CALIBRATION_DRAWS, rng) + whole.play(CALIBRATION_DRAWS, rng)) - (
         whole.deal(CALIBRATION_DRAWS, rng) + whole.play(CALIBRATION_DRAWS, rng)
     )
     gap = -float(np.quantile(one_game, 1 - _edge(engine[0])))

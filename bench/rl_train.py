@@ -38,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+import numpy.typing as npt
 
 from bots_sdk.rl.gymnasium import VegasEnv
 
@@ -45,7 +46,9 @@ from bots_sdk.rl.gymnasium import VegasEnv
 TRAIN_SEEDS = 10**9
 DICE_SYSTEMS = ("classic", "boulevard", "sixdice")
 
-Step = tuple[np.ndarray, np.ndarray, int, float]
+#: A numpy array of any shape and type (observations, masks, probabilities).
+Array = npt.NDArray[Any]
+Step = tuple[Array, Array, int, float]
 
 
 class CasinoPolicy:
@@ -73,14 +76,14 @@ class CasinoPolicy:
         self.theta = np.zeros(width)
         self.bias = np.zeros(len(rows))
 
-    def probabilities(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def probabilities(self, x: Array, mask: Array) -> Array:
         logits = np.append(x, 0.0)[self.index] @ self.theta + self.bias
         logits = np.where(mask > 0, logits, -np.inf)
         exp = np.exp(logits - logits.max())
-        probabilities: np.ndarray = exp / exp.sum()
+        probabilities: Array = exp / exp.sum()
         return probabilities
 
-    def gradient(self, x: np.ndarray, mask: np.ndarray, action: int) -> tuple[Any, Any]:
+    def gradient(self, x: Array, mask: Array, action: int) -> tuple[Any, Any]:
         """d log pi(action | x) / d (theta, bias)."""
         features = np.append(x, 0.0)[self.index]
         p = self.probabilities(x, mask)
