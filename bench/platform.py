@@ -1009,6 +1009,7 @@ def _pipeline_bots() -> tuple[list[Any], str]:
     (uploaded once, for every pipeline run)."""
     from arena.bots.models import BotVersion
     from arena.bots.services import bot_upload, bot_version_validate
+    from arena.players.models import User
     from arena.players.services import player_create
 
     house = list(
@@ -1018,34 +1019,26 @@ def _pipeline_bots() -> tuple[list[Any], str]:
     )
     if len(house) < 2:
         raise RuntimeError("the house bots random and greedy are missing")
-    from arena.players.models import User
-
-    copies = [f"{version.bot.name}-copy" for version in house]
+    sandboxed = "2 house bots bare + 2 uploaded bots sandboxed"
+    owner, copies = "bench-pipeline", [f"{version.bot.name}-copy" for version in house]
     kept = {
         v.bot.name: v
         for v in BotVersion.objects.filter(
-            bot__owner__username="bench-pipeline", bot__name__in=copies, status="active"
+            bot__owner__username=owner, bot__name__in=copies, status="active"
         ).select_related("bot")
     }
     if len(kept) == len(copies):  # a kept database (--reuse): uploaded by an earlier run
-        return house + [
-            kept[name] for name in copies
-        ], "2 house bots bare + 2 uploaded bots sandboxed"
-    player = User.objects.filter(username="bench-pipeline").first() or player_create(
-        username="bench-pipeline"
-    )
+        return house + [kept[name] for name in copies], sandboxed
+    player = User.objects.filter(username=owner).first() or player_create(username=owner)
     uploaded = []
-    for house_version in house:
+    for house_version, name in zip(house, copies, strict=True):
         source = REPO / "bots_sdk" / "house" / f"{house_version.bot.name}_bot.py"
         version = bot_upload(
-            owner=player,
-            name=f"{house_version.bot.name}-copy",
-            filename="main.py",
-            content=source.read_bytes(),
+            owner=player, name=name, filename="main.py", content=source.read_bytes()
         )
         uploaded.append(bot_version_validate(version=version))
     if all(v.status == "active" for v in uploaded):
-        return house + uploaded, "2 house bots bare + 2 uploaded bots sandboxed"
+        return house + uploaded, sandboxed
     reason = uploaded[0].validation_report.get("errors") or uploaded[0].validation_report
     _say(f"  uploaded bots did not validate ({reason}): house bots only")
     return house + house, "4 house bots, bare"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,22 @@ def referee_seats(match: Match) -> list[dict[str, Any]]:
     """The referee's record of each seat of ``match``, from its stored log."""
     seats: list[dict[str, Any]] = json.loads(stored_log(match))["referee"]["seats"]
     return seats
+
+
+def seeds_per_process(played: list[Match]) -> dict[int, list[set[int]]]:
+    """Per version, the seeds each of its processes played, following the games in play
+    order (a new process starts where its seat has a start-up time); asserts none saw a
+    seed twice."""
+    seen: dict[int, list[set[int]]] = defaultdict(list)
+    for game in played:
+        records = referee_seats(game)
+        for participant in game.participants.all():
+            processes = seen[participant.bot_version_id]
+            if records[participant.seat]["startup_ms"] is not None:
+                processes.append(set())
+            assert game.seed not in processes[-1], f"a process saw seed {game.seed} twice"
+            processes[-1].add(game.seed)
+    return seen
 
 
 def in_play_order(matches: list[Match]) -> list[Match]:
@@ -382,17 +398,10 @@ def test_a_deal_series_never_shows_one_process_two_games_of_a_seed(
     assert all(g.status == MatchStatus.FINISHED for g in played)
     # Follow each bot's processes through the games: a new one starts where its seat
     # has a start-up time. No process may meet a seed twice.
-    seen: dict[int, list[set[int]]] = {shark.pk: [], greedy.pk: []}
-    for game in played:
-        records = referee_seats(game)
-        for participant in game.participants.all():
-            processes = seen[participant.bot_version_id]
-            if records[participant.seat]["startup_ms"] is not None:
-                processes.append(set())
-            assert game.seed not in processes[-1], f"a process saw seed {game.seed} twice"
-            processes[-1].add(game.seed)
+    seen = seeds_per_process(played)
     # Lane by lane: one process per bot per lane, each playing a game of every deal.
-    assert [len(p) for p in seen.values()] == [2, 2] and len(launches) == 4
+    assert {version: len(p) for version, p in seen.items()} == {shark.pk: 2, greedy.pk: 2}
+    assert len(launches) == 4
     assert all(len(seeds) == 3 for processes in seen.values() for seeds in processes)
     # A deal's first game stays sealed until its second game is recorded (lane 2).
     deal_1 = played[0]
@@ -599,15 +608,8 @@ def test_a_duplicate_league_table_starts_a_process_per_bot_per_lane(
     # Three deals of two games: two processes per bot (one a lane), none seeing a seed
     # twice; in game number order it would take four (a fresh one at each repeated seed).
     assert Counter(launches) == {"shark v1": 2, "greedy v1": 2}
-    seen: dict[int, list[set[int]]] = {shark.pk: [], greedy.pk: []}
-    for game in played:
-        records = referee_seats(game)
-        for participant in game.participants.all():
-            processes = seen[participant.bot_version_id]
-            if records[participant.seat]["startup_ms"] is not None:
-                processes.append(set())
-            assert game.seed not in processes[-1], f"a process saw seed {game.seed} twice"
-            processes[-1].add(game.seed)
+    seen = seeds_per_process(played)
+    assert {version: len(p) for version, p in seen.items()} == {shark.pk: 2, greedy.pk: 2}
 
 
 # --------------------------------------------------------------------------- API and pages
