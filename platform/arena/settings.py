@@ -307,6 +307,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.ladders.tasks.ladders_fill_queues",
         "schedule": 10.0,
     },
+    "refit-ratings": {
+        "task": "arena.ladders.tasks.ladders_refit_due",
+        "schedule": 60.0,
+    },
     "advance-leagues": {
         "task": "arena.leagues.tasks.leagues_advance_due",
         "schedule": 10.0,

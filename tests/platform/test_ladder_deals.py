@@ -29,7 +29,7 @@ from arena.ladders.deals import DealTotal, deal_ranks
 from arena.ladders.elo import SeatRating, k_factor, seat_changes
 from arena.ladders.matchmaking import pick_fits
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.ladders.selectors import matchmaking_candidates
+from arena.ladders.selectors import ladder_rated_units, matchmaking_candidates
 from arena.ladders.services import (
     LadderInUseError,
     ladder_change_duplicate_deals,
@@ -485,6 +485,11 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
     ratings = (rating_of(a, ladder).rating, rating_of(b, ladder).rating)
     assert ratings == pytest.approx((1500.0 - half, 1500.0 + half))
     assert rating_of(a, ladder).rated_matches == 2
+    # The whole-history refit reads each deal as one unit, ranked as Elo ranked it.
+    assert sorted(ladder_rated_units(ladder_id=ladder.pk)) == [
+        [(a.pk, 1), (b.pk, 1)],
+        [(a.pk, 2), (b.pk, 1)],
+    ]
 
 
 def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob: Any) -> None:

@@ -150,6 +150,7 @@ def test_new_version_starts_from_its_parent_and_is_provisional_again(
     # whose K is 700 / (5 + 80) against a provisional rating.
     assert v2_rating.rating == 1875.0
     assert v2_rating.rated_matches == 1 and v2_rating.display == "1875?"
+    assert v2_rating.prior == 1700.0  # the whole-history refit's centre for it
     assert rating_of(bob_bot, ladder).rating == pytest.approx(1700 - 700 / 85 / 2)
     assert rating_of(alice_bot, ladder).rating == 1700  # the parent's row is untouched
 

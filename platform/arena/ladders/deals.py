@@ -61,3 +61,26 @@ def deal_ranks(totals: Sequence[DealTotal]) -> list[int]:
     """
     keys = [(not total.forfeited, total.money) for total in totals]
     return [1 + sum(other > key for other in keys) for key in keys]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat of one game of a rated unit, as the ratings read it."""
+
+    player: int
+    rank: int
+    money: int
+    forfeited: bool
+
+
+def unit_standings(seats: Sequence[SeatResult], *, deal: bool) -> list[tuple[int, int]]:
+    """Who Elo compares in a rated unit, with their ranks: (player, rank) in seat order.
+
+    A single game: seat by seat, as the referee ranked them (a player at two
+    seats twice; it is not rated against itself). A duplicate deal (every
+    game's seats): each player once, ranked on its money over the deal.
+    """
+    if not deal:
+        return [(seat.player, seat.rank) for seat in seats]
+    totals = deal_totals(DealSeat(seat.player, seat.money, seat.forfeited) for seat in seats)
+    return [(total.player, rank) for total, rank in zip(totals, deal_ranks(totals), strict=True)]

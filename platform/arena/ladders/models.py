@@ -59,6 +59,8 @@ class Ladder(models.Model):
     calibration_gradient = models.FloatField(default=0.0, editable=False)
     calibration_curvature = models.FloatField(default=0.0, editable=False)
     calibration_pairs = models.PositiveIntegerField(default=0, editable=False)
+    # When the ratings were last refitted on the whole history (services.ladder_refit).
+    refit_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -232,6 +234,9 @@ class Rating(models.Model):
     )
     rating = models.FloatField(default=INITIAL_RATING)
     rated_matches = models.PositiveIntegerField(default=0)
+    # The rating it started from (its parent's, or INITIAL_RATING): the centre of the
+    # whole-history refit's prior (ladders.refit), so a version without results keeps it.
+    prior = models.FloatField(default=INITIAL_RATING, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

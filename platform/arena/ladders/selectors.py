@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.selectors import with_participants
 from arena.players.models import User
 
+from .deals import SeatResult, unit_standings
 from .elo import INITIAL_RATING, PROVISIONAL_MATCHES, working_rating
 from .models import (
     Challenge,
@@ -141,6 +143,42 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     for match in rows:
         latest[match.ladder_id] = match
     return list(latest.values())
+
+
+def ladder_rated_units(*, ladder_id: int) -> list[list[tuple[int, int]]]:
+    """Every unit the ladder's Elo rated (a match, or a whole duplicate deal), as it compared them.
+
+    (version id, rank) per seat, ranked as ``services.ratings_apply`` ranked
+    them (``deals.unit_standings``), in no particular order: the refit does
+    not need one.
+    """
+    seats: dict[int, list[SeatResult]] = defaultdict(list)
+    deals: set[int] = set()
+    rows = (
+        Participant.objects.filter(
+            match__ladder_id=ladder_id, match__rated=True, match__rated_at__isnull=False
+        )
+        .order_by("match_id", "seat")
+        .values_list("match_id", "match__deal_id", "bot_version_id", "rank", "money", "forfeit")
+    )
+    for match_id, deal_id, version_id, rank, money, forfeit in rows.iterator(chunk_size=5000):
+        # A deal's id is its first game's match id: no single match shares it.
+        unit = match_id if deal_id is None else deal_id
+        if deal_id is not None:
+            deals.add(unit)
+        seats[unit].append(SeatResult(version_id, rank or 0, money or 0, bool(forfeit)))
+    return [unit_standings(unit, deal=key in deals) for key, unit in seats.items()]
+
+
+def ladders_needing_refit() -> list[Ladder]:
+    """Ladders with ratings rated or moved since their last refit (or never refitted)."""
+    rated = Rating.objects.filter(ladder_id=OuterRef("pk"), rated_matches__gt=0)
+    moved = Rating.objects.filter(ladder_id=OuterRef("pk"), updated_at__gt=OuterRef("refit_at"))
+    return list(
+        Ladder.objects.filter(Exists(rated))
+        .filter(Q(refit_at__isnull=True) | Exists(moved))
+        .order_by("pk")
+    )
 
 
 def ladder_list_with_counts() -> list[Ladder]:

@@ -6,7 +6,6 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
@@ -20,7 +19,7 @@ from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create_series
 
-from .deals import DealSeat, deal_ranks, deal_totals, duplicate_deals_by_default
+from .deals import SeatResult, duplicate_deals_by_default, unit_standings
 from .elo import (
     INITIAL_RATING,
     Calibration,
@@ -28,6 +27,7 @@ from .elo import (
     stretch,
     unit_calibration,
     unit_k_factors,
+    working_rating,
 )
 from .entries import house_bots_enter
 from .matchmaking import LadderQueue, plan_picks
@@ -41,7 +41,8 @@ from .models import (
     Rating,
     RatingChange,
 )
-from .selectors import matchmaking_candidates
+from .refit import PairTotals, fit
+from .selectors import ladder_rated_units, ladders_needing_refit, matchmaking_candidates
 
 log = logging.getLogger(__name__)
 
@@ -204,11 +205,13 @@ def _locked_ratings(ladder_id: int, versions: list[BotVersion]) -> dict[int, Rat
     )
     for version in versions:
         if version.pk not in existing:
+            start = _starting_rating(ladder_id, version)
             Rating.objects.create(
                 ladder_id=ladder_id,
                 bot_id=version.bot_id,
                 bot_version=version,
-                rating=_starting_rating(ladder_id, version),
+                rating=start,
+                prior=start,
             )
     # Locked in id order, so two transactions never wait on each other in a cycle.
     rows = Rating.objects.select_for_update().filter(
@@ -217,33 +220,8 @@ def _locked_ratings(ladder_id: int, versions: list[BotVersion]) -> dict[int, Rat
     return {row.bot_version_id: row for row in rows.order_by("id")}
 
 
-@dataclass(frozen=True)
-class Standing:
-    """A version's rank in a rated unit."""
-
-    version_id: int
-    rank: int
-
-
 #: Where a rated unit sits in the rating order: its (last) match's finish time, then id.
 UnitKey = tuple[datetime, int]
-
-
-def _unit_standings(unit: Sequence[Match], participants: Sequence[Participant]) -> list[Standing]:
-    """Who Elo compares in ``unit``, with their ranks.
-
-    A single match: seat by seat, as ranked by the referee (two seats of one
-    version are not rated against each other). A duplicate deal: each
-    version once, ranked on its money over the deal's games.
-    """
-    if unit[0].deal_id is None:
-        return [Standing(p.bot_version_id, p.rank or 0) for p in participants]  # ranks checked
-    totals = deal_totals(
-        DealSeat(p.bot_version_id, p.money or 0, bool(p.forfeit)) for p in participants
-    )
-    return [
-        Standing(total.player, rank) for total, rank in zip(totals, deal_ranks(totals), strict=True)
-    ]
 
 
 def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
@@ -270,9 +248,14 @@ def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
         raise UnratableMatchError(f"match {reference.pk}: (match, seat) {missing} have no result.")
     versions = list({p.bot_version_id: p.bot_version for p in participants}.values())
     ratings = _locked_ratings(reference.ladder_id, versions)
-    standings = _unit_standings(unit, participants)
     # A version at two seats gets the sum of both seats' changes, once.
-    ranked = [(standing.version_id, standing.rank) for standing in standings]
+    ranked = unit_standings(
+        [
+            SeatResult(p.bot_version_id, p.rank or 0, p.money or 0, bool(p.forfeit))
+            for p in participants
+        ],  # results checked above
+        deal=deal,
+    )
     rated_matches = {version_id: rating.rated_matches for version_id, rating in ratings.items()}
     shown = {version_id: rating.rating for version_id, rating in ratings.items()}
     # How well the ratings predicted this unit, before it moves them.
@@ -415,6 +398,62 @@ def ratings_apply(*, match: Match) -> list[int]:
             ladder.save(update_fields=LADDER_CALIBRATION_FIELDS)
     log.info("ladder %s: rated matches %s", match.ladder_id, rated)
     return rated
+
+
+def ladder_refit(*, ladder_id: int) -> int:
+    """Refit the ladder's ratings on every result it rated (:mod:`.refit`); returns ratings set.
+
+    The history is read and fitted outside the ladder's lock, so ratings go
+    on being applied meanwhile: those results keep their Elo steps on top of
+    the fit (and are in the next one). The shown Elo is the fit's own, so
+    the stretch (``elo.stretch``) starts again from 1. Skipped (0) if the
+    ladder was stretched while the fit ran: the next sweep fits it again.
+    """
+    # The units first, then the ratings: a unit rated in between is in the ratings
+    # read, not in the fit, and waits for the next refit instead of counting twice.
+    units = ladder_rated_units(ladder_id=ladder_id)
+    scale = Ladder.objects.values_list("elo_scale", flat=True).get(pk=ladder_id)
+    read = {
+        row.pk: row
+        for row in Rating.objects.filter(ladder_id=ladder_id).only(
+            "bot_version_id", "rating", "prior"
+        )
+    }
+    priors = {row.bot_version_id: row.prior for row in read.values()}
+    totals = PairTotals.of(units)
+    # A version whose rating row is gone still counted for its opponents.
+    priors.update({v: INITIAL_RATING for v in totals.games if v not in priors})
+    start = {row.bot_version_id: working_rating(row.rating, scale) for row in read.values()}
+    fitted = fit(totals, priors, start)
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
+        if ladder.elo_scale != scale:
+            return 0
+        now = timezone.now()
+        rows = list(Rating.objects.filter(ladder_id=ladder_id))
+        for row in rows:
+            before = read.get(row.pk)
+            if before is not None:
+                since = working_rating(row.rating, scale) - working_rating(before.rating, scale)
+                row.rating = fitted[row.bot_version_id] + since
+            else:  # created while the fit ran: as Elo left it
+                row.rating = working_rating(row.rating, scale)
+            row.updated_at = now
+        Rating.objects.bulk_update(rows, ["rating", "updated_at"], batch_size=1000)
+        ladder.elo_scale = 1.0
+        ladder.calibration = Calibration()
+        ladder.refit_at = now
+        ladder.save(update_fields=[*LADDER_CALIBRATION_FIELDS, "refit_at"])
+    log.info("ladder %s: %d ratings refitted on %d units", ladder_id, len(rows), totals.units)
+    return len(rows)
+
+
+def ladders_refit_due() -> int:
+    """Beat: refit every ladder whose ratings moved since its last refit; returns how many."""
+    due = ladders_needing_refit()
+    for ladder in due:
+        ladder_refit(ladder_id=ladder.pk)
+    return len(due)
 
 
 # --------------------------------------------------------------------------- matchmaking

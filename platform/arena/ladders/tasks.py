@@ -13,6 +13,7 @@ from arena.matches.models import Match
 from . import entries
 from .selectors import unrated_finished_matches
 from .services import ladders_fill_queues as fill_queues
+from .services import ladders_refit_due as refit_due
 from .services import ratings_apply
 
 log = logging.getLogger(__name__)
@@ -55,3 +56,13 @@ def ratings_apply_pending() -> None:
 def ladders_fill_queues() -> int:
     """Beat: keep every open ladder's queue of matches filled."""
     return len(fill_queues())
+
+
+@shared_task(name="arena.ladders.tasks.ladders_refit_due")
+def ladders_refit_due() -> int:
+    """Beat: refit the ratings of every ladder that has new results on its whole history.
+
+    On the default queue, not the ratings one: a large ladder's fit takes a
+    second or more, which the ratings of each finished match must not wait behind.
+    """
+    return refit_due()
