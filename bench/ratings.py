@@ -115,6 +115,7 @@ from bots_sdk.referee import rotations
 from vegas_engine import describe
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from arena.ladders.matchmaking import LadderQueue, plan_picks
+from arena.ladders.refit import PairTotals, fit, refitted
 from arena.ladders.selectors import MatchmakingCandidate
 from bots_sdk.rating import fit as sdk_fit
 
@@ -128,6 +129,9 @@ NEWCOMERS = 10
 NEWCOMER_PERCENTILES = tuple(0.80 + 0.01 * i for i in range(2 * NEWCOMERS))
 PLACEMENT_AT = (20, 40)
 HELD_OUT = 3_000
+#: Rated units between two refits (``services.ladders_refit_due``, once a minute): a
+#: ladder playing real bots rates one or two games a second.
+REFIT_UNITS = 100
 ELO_C = math.log(10) / 400  # Elo points to natural log-odds
 
 # Outcome models, tuned so that a fixed K of 16 lands near the issue's figures.
@@ -312,6 +316,11 @@ class Ladder:
     #: ``Ladder.elo_scale`` and ``Ladder.calibration``.
     scale: float = 1.0
     calibration: elo.Calibration = field(default_factory=elo.Calibration)
+    #: Refit the ratings on the whole history every so many rated units, as the platform's
+    #: sweep does about once a minute (``services.ladder_refit``; 0: Elo alone).
+    refit_every: int = 0
+    #: What the refit reads of the history: every rated unit's pairs.
+    totals: PairTotals[int] = field(default_factory=PairTotals)
 
     def add(self, strength: float) -> int:
         player = len(self.strength)
@@ -388,8 +397,11 @@ class Ladder:
                 # The scheduler sees the working Elo (matchmaking_candidates).
                 self.candidates[player].rating = elo.working_rating(self.rating[player], self.scale)
             self.played.append(unit)
+            self.totals.add(standings)
             stretch = elo.stretch(self.calibration)
-            if stretch is not None:
+            if self.refit_every and self.totals.units % self.refit_every == 0:
+                self.refit()
+            elif stretch is not None:
                 # As ratings_apply stretches a ladder: every rating about INITIAL_RATING.
                 self.scale *= stretch
                 self.rating = [
@@ -403,6 +415,21 @@ class Ladder:
                 self.candidates[player].queued -= 1
         return unit
 
+    def refit(self) -> None:
+        """As ``services.ladder_refit``: the ratings become the fit of every unit rated so far.
+
+        At once (on the platform the results rated while it runs keep their
+        Elo steps on top of it): every bot started at INITIAL_RATING, its prior.
+        """
+        players = range(len(self.strength))
+        start = {p: elo.working_rating(self.rating[p], self.scale) for p in players}
+        fitted = fit(self.totals, dict.fromkeys(players, elo.INITIAL_RATING), start)
+        chosen = refitted({p: self.rated[p] for p in players})
+        self.rating = [fitted[p] if p in chosen else start[p] for p in players]
+        self.scale, self.calibration = 1.0, elo.Calibration()
+        for candidate, rating in zip(self.candidates, self.rating, strict=True):
+            candidate.rating = rating
+
 
 def new_ladder(
     model: Model,
@@ -411,10 +438,19 @@ def new_ladder(
     series: int,
     luck: Luck | None = None,
     stretching: bool = True,
+    refit_every: int = 0,
 ) -> Ladder:
     nrng = np.random.default_rng(seed)
     ladder = Ladder(
-        [], seats, model, random.Random(seed), nrng, series, luck, stretching=stretching
+        [],
+        seats,
+        model,
+        random.Random(seed),
+        nrng,
+        series,
+        luck,
+        stretching=stretching,
+        refit_every=refit_every,
     )
     for z in nrng.normal(size=FIELD):
         ladder.add(float(z))
@@ -854,11 +890,12 @@ def run(
     checkpoints: Sequence[int],
     sdk: bool,
     stretching: bool = True,
+    refit_every: int = 0,
 ) -> tuple[list[list[Checkpoint]], Placement, Placement]:
     per_checkpoint: list[list[Checkpoint]] = [[] for _ in checkpoints]
     alone, cohort = Placement(), Placement()
     for seed in seeds:
-        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck, stretching)
+        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck, stretching, refit_every)
         held = HeldOut.draw(ladder, seed)
         for index, matches in enumerate(checkpoints):
             while ladder.games < matches:
@@ -999,6 +1036,14 @@ def main(argv: list[str] | None = None) -> int:
         help="leave the shown Elo unstretched (elo.stretch), as before (same ranks, other slopes)",
     )
     parser.add_argument(
+        "--refit-every",
+        type=int,
+        default=REFIT_UNITS,
+        metavar="UNITS",
+        help="refit the ratings on the whole history every so many rated units, as the "
+        f"platform's sweep does about once a minute (default {REFIT_UNITS}; 0: Elo alone)",
+    )
+    parser.add_argument(
         "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
     )
     args = parser.parse_args(argv)
@@ -1009,7 +1054,12 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     _say(
         f"ratings benchmark: {FIELD} bots, {len(seeds)} seed(s), queue {TARGET}, "
-        f"{WORKERS} workers, at most {MAX_QUEUED} runs queued per bot, seeds {list(seeds)}"
+        f"{WORKERS} workers, at most {MAX_QUEUED} runs queued per bot, seeds {list(seeds)}, "
+        + (
+            f"ratings refitted every {args.refit_every} rated units"
+            if args.refit_every
+            else "Elo alone (no refit)"
+        )
     )
     serieses = args.series or [DEFAULT_SERIES_GAMES, 1]
     plays = args.play or ["deals", "games"]
@@ -1026,7 +1076,15 @@ def main(argv: list[str] | None = None) -> int:
                 luck = model.split(shares[model.name]) if deals else None
                 for series in serieses:
                     outcome = run(
-                        model, seating, series, luck, seeds, checkpoints, args.sdk, args.stretch
+                        model,
+                        seating,
+                        series,
+                        luck,
+                        seeds,
+                        checkpoints,
+                        args.sdk,
+                        args.stretch,
+                        args.refit_every,
                     )
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome

@@ -10,9 +10,15 @@ import pytest
 
 from arena.bots.models import VersionStatus
 from arena.ladders import services as ladder_services
-from arena.ladders.elo import INITIAL_RATING, LOG_ODDS_PER_POINT, Calibration, expected_score
+from arena.ladders.elo import (
+    INITIAL_RATING,
+    LOG_ODDS_PER_POINT,
+    PROVISIONAL_MATCHES,
+    Calibration,
+    expected_score,
+)
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.refit import PRIOR_DRAWS, PairTotals, fit
+from arena.ladders.refit import PRIOR_DRAWS, PairTotals, fit, refitted
 from arena.ladders.selectors import ladder_rated_units
 from arena.ladders.services import ladder_refit, ladders_refit_due, ratings_apply
 from arena.ladders.tasks import ladders_refit_due as ladders_refit_due_task
@@ -22,6 +28,7 @@ from .factories import (
     BotVersionFactory,
     LadderFactory,
     MatchFactory,
+    RatingFactory,
     finished_match,
 )
 
@@ -110,6 +117,15 @@ def test_a_player_without_a_prior_is_refused_by_name() -> None:
         fit(PairTotals.of([[("ann", 1), ("ghost", 2)]]), {"ann": INITIAL_RATING})
 
 
+def test_newcomers_keep_their_elo_only_while_settled_ratings_are_half_the_field() -> None:
+    settled, provisional = PROVISIONAL_MATCHES, PROVISIONAL_MATCHES - 1
+
+    assert refitted({"ann": settled, "ben": settled, "new": provisional}) == {"ann", "ben"}
+    assert refitted({"ann": settled, "new": provisional}) == {"ann"}
+    # A new field: every rating is a guess, every one is refitted.
+    assert refitted({"ann": settled, "ben": 3, "cat": 0}) == {"ann", "ben", "cat"}
+
+
 # --------------------------------------------------------------------------- the service
 
 
@@ -178,6 +194,28 @@ def test_a_new_version_s_prior_is_its_parent_s_rating_and_a_refit_keeps_it_there
     # One loss against turtle pulls it below its prior, not to the field's middle.
     refit = Rating.objects.get(ladder=ladder, bot_version=child).rating
     assert parent - 200 < refit < parent
+
+
+@pytest.mark.django_db
+def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
+    ladder: Ladder, trio: list[Any]
+) -> None:
+    shark, turtle, owl = trio
+    for version, rating in ((shark, 1650.0), (turtle, 1450.0)):
+        RatingFactory(ladder=ladder, bot_version=version, rating=rating, rated_matches=80)
+    for ranks in HISTORY:
+        _rate(ladder, trio, ranks)
+    elo = _ratings(ladder)
+
+    ladder_refit(ladder_id=ladder.pk)
+
+    refit = _ratings(ladder)
+    assert refit[owl.pk] == elo[owl.pk]
+    assert refit[shark.pk] != pytest.approx(elo[shark.pk], abs=1.0)
+    units = [[(v.pk, r) for v, r in zip(trio, ranks, strict=True)] for ranks in HISTORY]
+    priors = dict.fromkeys(elo, INITIAL_RATING)
+    expected = fit(PairTotals.of(units), priors)
+    assert refit[shark.pk] == pytest.approx(expected[shark.pk], abs=0.01)
 
 
 @pytest.mark.django_db

@@ -41,7 +41,7 @@ from .models import (
     Rating,
     RatingChange,
 )
-from .refit import PairTotals, fit
+from .refit import PairTotals, fit, refitted
 from .selectors import ladder_rated_units, ladders_needing_refit, matchmaking_candidates
 
 log = logging.getLogger(__name__)
@@ -401,13 +401,15 @@ def ratings_apply(*, match: Match) -> list[int]:
 
 
 def ladder_refit(*, ladder_id: int) -> int:
-    """Refit the ladder's ratings on every result it rated (:mod:`.refit`); returns ratings set.
+    """Refit the ladder's ratings on every result it rated (:mod:`.refit`); returns rows written.
 
-    The history is read and fitted outside the ladder's lock, so ratings go
-    on being applied meanwhile: those results keep their Elo steps on top of
-    the fit (and are in the next one). The shown Elo is the fit's own, so
-    the stretch (``elo.stretch``) starts again from 1. Skipped (0) if the
-    ladder was stretched while the fit ran: the next sweep fits it again.
+    Newcomers among settled ratings keep their Elo until they settle
+    (:func:`.refit.refitted`). The history is read and fitted outside the
+    ladder's lock, so ratings go on being applied meanwhile: those results
+    keep their Elo steps on top of the fit (and are in the next one). The
+    shown Elo is the fit's own, so the stretch (``elo.stretch``) starts
+    again from 1. Skipped (0) if the ladder was stretched while the fit
+    ran: the next sweep fits it again.
     """
     # The units first, then the ratings: a unit rated in between is in the ratings
     # read, not in the fit, and waits for the next refit instead of counting twice.
@@ -416,7 +418,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     read = {
         row.pk: row
         for row in Rating.objects.filter(ladder_id=ladder_id).only(
-            "bot_version_id", "rating", "prior"
+            "bot_version_id", "rating", "prior", "rated_matches"
         )
     }
     priors = {row.bot_version_id: row.prior for row in read.values()}
@@ -425,6 +427,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     priors.update({v: INITIAL_RATING for v in totals.games if v not in priors})
     start = {row.bot_version_id: working_rating(row.rating, scale) for row in read.values()}
     fitted = fit(totals, priors, start)
+    chosen = refitted({row.bot_version_id: row.rated_matches for row in read.values()})
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
         if ladder.elo_scale != scale:
@@ -433,10 +436,10 @@ def ladder_refit(*, ladder_id: int) -> int:
         rows = list(Rating.objects.filter(ladder_id=ladder_id))
         for row in rows:
             before = read.get(row.pk)
-            if before is not None:
+            if before is not None and row.bot_version_id in chosen:
                 since = working_rating(row.rating, scale) - working_rating(before.rating, scale)
                 row.rating = fitted[row.bot_version_id] + since
-            else:  # created while the fit ran: as Elo left it
+            else:  # a newcomer among settled ratings, or created while the fit ran: as Elo left it
                 row.rating = working_rating(row.rating, scale)
             row.updated_at = now
         Rating.objects.bulk_update(rows, ["rating", "updated_at"], batch_size=1000)
