@@ -12,7 +12,11 @@ runs, a queue of ARENA_LADDER_QUEUE_TARGET matches and two workers, so
 matches are rated some picks after they were made) and the Elo
 (``elo.rating_changes``, as ``services.ratings_apply`` applies it: once per
 match, in finish order, the shown Elo stretched by ``elo.stretch`` as the
-ladder's results call for; ``--no-stretch``: as before, the same ranks).
+ladder's results call for; ``--no-stretch``: as before, the same ranks),
+every REFIT_UNITS rated units refitted on the whole history as the
+platform's sweep refits a ladder about once a minute (``refit.fit``,
+newcomers among settled ratings keeping their Elo, ``refit.refitted``;
+``--refit-every 0``: Elo alone).
 Each pick is a series, as the platform plays it: ``Ladder.series_games``
 (12) games or fewer (``matchmaking.series_units``),
 seated as ``match_create_series`` seats them (rotated), a worker taking a

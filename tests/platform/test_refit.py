@@ -151,12 +151,18 @@ def _ratings(ladder: Ladder) -> dict[int, float]:
 HISTORY = [[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3], [3, 1, 2], [1, 2, 3]]
 
 
+def _play_history(ladder: Ladder, trio: list[Any]) -> list[list[tuple[int, int]]]:
+    """Rate the HISTORY's matches; returns them as the refit reads them."""
+    for ranks in HISTORY:
+        _rate(ladder, trio, ranks)
+    return [[(v.pk, r) for v, r in zip(trio, ranks, strict=True)] for ranks in HISTORY]
+
+
 @pytest.mark.django_db
 def test_a_refit_sets_every_rating_to_the_fit_of_the_ladder_s_rated_history(
     ladder: Ladder, trio: list[Any]
 ) -> None:
-    for ranks in HISTORY:
-        _rate(ladder, trio, ranks)
+    units = _play_history(ladder, trio)
     ladder.calibration = Calibration(3.0, 10.0, 12)
     ladder.elo_scale = 1.2
     ladder.save()
@@ -164,7 +170,6 @@ def test_a_refit_sets_every_rating_to_the_fit_of_the_ladder_s_rated_history(
 
     assert ladder_refit(ladder_id=ladder.pk) == 3
 
-    units = [[(v.pk, r) for v, r in zip(trio, ranks, strict=True)] for ranks in HISTORY]
     expected = fit(PairTotals.of(units), dict.fromkeys(elo, INITIAL_RATING))
     assert _ratings(ladder) == pytest.approx(expected, abs=0.01)
     assert _ratings(ladder) != pytest.approx(elo, abs=1.0)
@@ -179,8 +184,7 @@ def test_a_refit_sets_every_rating_to_the_fit_of_the_ladder_s_rated_history(
 def test_a_new_version_s_prior_is_its_parent_s_rating_and_a_refit_keeps_it_there(
     ladder: Ladder, trio: list[Any]
 ) -> None:
-    for ranks in HISTORY:
-        _rate(ladder, trio, ranks)
+    _play_history(ladder, trio)
     shark = trio[0]
     parent = Rating.objects.get(ladder=ladder, bot_version=shark).rating
     shark.status = VersionStatus.RETIRED
@@ -203,8 +207,7 @@ def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
     shark, turtle, owl = trio
     for version, rating in ((shark, 1650.0), (turtle, 1450.0)):
         RatingFactory(ladder=ladder, bot_version=version, rating=rating, rated_matches=80)
-    for ranks in HISTORY:
-        _rate(ladder, trio, ranks)
+    units = _play_history(ladder, trio)
     elo = _ratings(ladder)
 
     ladder_refit(ladder_id=ladder.pk)
@@ -212,7 +215,6 @@ def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
     refit = _ratings(ladder)
     assert refit[owl.pk] == elo[owl.pk]
     assert refit[shark.pk] != pytest.approx(elo[shark.pk], abs=1.0)
-    units = [[(v.pk, r) for v, r in zip(trio, ranks, strict=True)] for ranks in HISTORY]
     priors = dict.fromkeys(elo, INITIAL_RATING)
     expected = fit(PairTotals.of(units), priors)
     assert refit[shark.pk] == pytest.approx(expected[shark.pk], abs=0.01)
@@ -222,8 +224,7 @@ def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
 def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
     ladder: Ladder, trio: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for ranks in HISTORY:
-        _rate(ladder, trio, ranks)
+    _play_history(ladder, trio)
     shark, turtle, owl = trio
     steps: dict[int, float] = {}
 
@@ -252,8 +253,7 @@ def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
 def test_a_ladder_stretched_while_the_fit_ran_is_left_for_the_next_sweep(
     ladder: Ladder, trio: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for ranks in HISTORY:
-        _rate(ladder, trio, ranks)
+    _play_history(ladder, trio)
     elo = _ratings(ladder)
 
     def fit_while_stretched(*args: Any) -> dict[int, float]:
