@@ -13,10 +13,10 @@ matches are rated some picks after they were made) and the Elo
 (``elo.rating_changes``, as ``services.ratings_apply`` applies it: once per
 match, in finish order, the shown Elo stretched by ``elo.stretch`` as the
 ladder's results call for; ``--no-stretch``: as before, the same ranks),
-every REFIT_UNITS rated units refitted on the whole history as the
-platform's sweep refits a ladder about once a minute (``refit.fit``,
-newcomers among settled ratings keeping their Elo, ``refit.refitted``;
-``--refit-every 0``: Elo alone).
+refitted on the whole history as the platform's sweep refits a ladder
+(``refit.refit_due``: every 50 rated units, or 2% more if that is more;
+``refit.fit``, newcomers among settled ratings keeping their Elo,
+``refit.refitted``; ``--no-refit``: Elo alone).
 Each pick is a series, as the platform plays it: ``Ladder.series_games``
 (12) games or fewer (``matchmaking.series_units``),
 seated as ``match_create_series`` seats them (rotated), a worker taking a
@@ -119,7 +119,14 @@ from bots_sdk.referee import rotations
 from vegas_engine import describe
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from arena.ladders.matchmaking import LadderQueue, plan_picks
-from arena.ladders.refit import PairTotals, fit, refitted
+from arena.ladders.refit import (
+    REFIT_GROWTH,
+    REFIT_MIN_UNITS,
+    PairTotals,
+    fit,
+    refit_due,
+    refitted,
+)
 from arena.ladders.selectors import MatchmakingCandidate
 from bots_sdk.rating import fit as sdk_fit
 
@@ -133,9 +140,6 @@ NEWCOMERS = 10
 NEWCOMER_PERCENTILES = tuple(0.80 + 0.01 * i for i in range(2 * NEWCOMERS))
 PLACEMENT_AT = (20, 40)
 HELD_OUT = 3_000
-#: Rated units between two refits (``services.ladders_refit_due``, once a minute): a
-#: ladder playing real bots rates one or two games a second.
-REFIT_UNITS = 100
 ELO_C = math.log(10) / 400  # Elo points to natural log-odds
 
 # Outcome models, tuned so that a fixed K of 16 lands near the figures.
@@ -320,9 +324,11 @@ class Ladder:
     #: ``Ladder.elo_scale`` and ``Ladder.calibration``.
     scale: float = 1.0
     calibration: elo.Calibration = field(default_factory=elo.Calibration)
-    #: Refit the ratings on the whole history every so many rated units, as the platform's
-    #: sweep does about once a minute (``services.ladder_refit``; 0: Elo alone).
-    refit_every: int = 0
+    #: Refit the ratings on the whole history when ``refit.refit_due``, as the platform's
+    #: sweep does (``services.ladder_refit``; off: Elo alone, ``--no-refit``).
+    refitting: bool = False
+    #: ``Ladder.refit_units``: the units the last refit read.
+    refit_units: int = 0
     #: What the refit reads of the history: every rated unit's pairs.
     totals: PairTotals[int] = field(default_factory=PairTotals)
 
@@ -403,7 +409,7 @@ class Ladder:
             self.played.append(unit)
             self.totals.add(standings)
             stretch = elo.stretch(self.calibration)
-            if self.refit_every and self.totals.units % self.refit_every == 0:
+            if self.refitting and refit_due(self.totals.units, self.refit_units):
                 self.refit()
             elif stretch is not None:
                 # As ratings_apply stretches a ladder: every rating about INITIAL_RATING.
@@ -431,6 +437,7 @@ class Ladder:
         chosen = refitted({p: self.rated[p] for p in players})
         self.rating = [fitted[p] if p in chosen else start[p] for p in players]
         self.scale, self.calibration = 1.0, elo.Calibration()
+        self.refit_units = self.totals.units
         for candidate, rating in zip(self.candidates, self.rating, strict=True):
             candidate.rating = rating
 
@@ -442,7 +449,7 @@ def new_ladder(
     series: int,
     luck: Luck | None = None,
     stretching: bool = True,
-    refit_every: int = 0,
+    refitting: bool = True,
 ) -> Ladder:
     nrng = np.random.default_rng(seed)
     ladder = Ladder(
@@ -454,7 +461,7 @@ def new_ladder(
         series,
         luck,
         stretching=stretching,
-        refit_every=refit_every,
+        refitting=refitting,
     )
     for z in nrng.normal(size=FIELD):
         ladder.add(float(z))
@@ -894,12 +901,12 @@ def run(
     checkpoints: Sequence[int],
     sdk: bool,
     stretching: bool = True,
-    refit_every: int = 0,
+    refitting: bool = True,
 ) -> tuple[list[list[Checkpoint]], Placement, Placement]:
     per_checkpoint: list[list[Checkpoint]] = [[] for _ in checkpoints]
     alone, cohort = Placement(), Placement()
     for seed in seeds:
-        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck, stretching, refit_every)
+        ladder = new_ladder(model, SEATINGS[seating], seed, series, luck, stretching, refitting)
         held = HeldOut.draw(ladder, seed)
         for index, matches in enumerate(checkpoints):
             while ladder.games < matches:
@@ -1040,12 +1047,10 @@ def main(argv: list[str] | None = None) -> int:
         help="leave the shown Elo unstretched (elo.stretch), as before (same ranks, other slopes)",
     )
     parser.add_argument(
-        "--refit-every",
-        type=int,
-        default=REFIT_UNITS,
-        metavar="UNITS",
-        help="refit the ratings on the whole history every so many rated units, as the "
-        f"platform's sweep does about once a minute (default {REFIT_UNITS}; 0: Elo alone)",
+        "--no-refit",
+        dest="refit",
+        action="store_false",
+        help="Elo alone: no refit of the ratings on the whole history (refit.refit_due)",
     )
     parser.add_argument(
         "--deal-games", type=int, default=2000, help="games per pair and seat count (0: skip)"
@@ -1060,8 +1065,8 @@ def main(argv: list[str] | None = None) -> int:
         f"ratings benchmark: {FIELD} bots, {len(seeds)} seed(s), queue {TARGET}, "
         f"{WORKERS} workers, at most {MAX_QUEUED} runs queued per bot, seeds {list(seeds)}, "
         + (
-            f"ratings refitted every {args.refit_every} rated units"
-            if args.refit_every
+            f"ratings refitted every {REFIT_MIN_UNITS} rated units or {REFIT_GROWTH:.0%} more"
+            if args.refit
             else "Elo alone (no refit)"
         )
     )
@@ -1088,7 +1093,7 @@ def main(argv: list[str] | None = None) -> int:
                         checkpoints,
                         args.sdk,
                         args.stretch,
-                        args.refit_every,
+                        args.refit,
                     )
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome

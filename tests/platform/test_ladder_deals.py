@@ -486,6 +486,8 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
     assert ratings == pytest.approx((1500.0 - half, 1500.0 + half))
     assert rating_of(a, ladder).rated_matches == 2
     # The whole-history refit reads each deal as one unit, ranked as Elo ranked it.
+    ladder.refresh_from_db()
+    assert ladder.rated_units == 2
     assert sorted(ladder_rated_units(ladder_id=ladder.pk)) == [
         [(a.pk, 1), (b.pk, 1)],
         [(a.pk, 2), (b.pk, 1)],

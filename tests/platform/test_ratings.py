@@ -74,6 +74,8 @@ def test_first_match_creates_ratings_history_and_participant_ratings(
     assert (seats[1].rating_before, seats[1].rating_after) == (1500, 1430)
     match.refresh_from_db()
     assert match.rated_at is not None
+    ladder.refresh_from_db()
+    assert ladder.rated_units == 1  # what the whole-history refit waits on
 
 
 def test_an_unrated_match_changes_no_rating_and_holds_up_no_later_one(

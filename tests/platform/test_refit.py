@@ -7,8 +7,10 @@ import random
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from arena.bots.models import VersionStatus
+from arena.ladders import refit as refit_module
 from arena.ladders import services as ladder_services
 from arena.ladders.elo import (
     INITIAL_RATING,
@@ -18,7 +20,7 @@ from arena.ladders.elo import (
     expected_score,
 )
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.refit import PRIOR_DRAWS, PairTotals, fit, refitted
+from arena.ladders.refit import PRIOR_DRAWS, PairTotals, fit, refit_due, refitted
 from arena.ladders.selectors import ladder_rated_units
 from arena.ladders.services import ladder_refit, ladders_refit_due, ratings_apply
 from arena.ladders.tasks import ladders_refit_due as ladders_refit_due_task
@@ -124,6 +126,12 @@ def test_newcomers_keep_their_elo_only_while_settled_ratings_are_half_the_field(
     assert refitted({"ann": settled, "new": provisional}) == {"ann"}
     # A new field: every rating is a guess, every one is refitted.
     assert refitted({"ann": settled, "ben": 3, "cat": 0}) == {"ann", "ben", "cat"}
+
+
+def test_a_refit_is_due_after_50_new_units_or_2_percent_of_the_history_if_more() -> None:
+    assert not refit_due(49, 0) and refit_due(50, 0)
+    assert not refit_due(1049, 1000) and refit_due(1050, 1000)
+    assert not refit_due(101_999, 100_000) and refit_due(102_000, 100_000)
 
 
 # --------------------------------------------------------------------------- the service
@@ -271,23 +279,30 @@ def test_a_ladder_stretched_while_the_fit_ran_is_left_for_the_next_sweep(
 
 
 @pytest.mark.django_db
-def test_the_sweep_refits_the_ladders_whose_ratings_moved_since_their_last_refit(
-    ladder: Ladder, trio: list[Any], settings: Any
+def test_the_sweep_refits_the_ladders_due_a_refit(
+    ladder: Ladder, trio: list[Any], settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     entry = settings.CELERY_BEAT_SCHEDULE["refit-ratings"]
     assert (entry["task"], entry["schedule"]) == (ladders_refit_due_task.name, 60.0)
+    monkeypatch.setattr(refit_module, "REFIT_MIN_UNITS", 2)
     quiet = LadderFactory(slug="classic-4")
-    Rating.objects.create(ladder=quiet, bot=trio[0].bot, bot_version=trio[0])  # never rated
     _rate(ladder, trio, [1, 2, 3])
-
-    assert ladders_refit_due_task.apply().get() == 1
-    assert ladders_refit_due() == 0  # nothing moved since
+    assert ladders_refit_due() == 0  # one new unit of the 2 a refit waits for
 
     _rate(ladder, trio, [3, 2, 1])
+    assert ladders_refit_due_task.apply().get() == 1
+    ladder.refresh_from_db()
+    assert (ladder.rated_units, ladder.refit_units) == (2, 2)
+    assert ladder.refit_at is not None
+
+    _rate(ladder, trio, [2, 3, 1])
+    assert ladders_refit_due() == 0
+    _rate(ladder, trio, [2, 1, 3])
     assert ladders_refit_due() == 1
     ladder.refresh_from_db()
     quiet.refresh_from_db()
-    assert ladder.refit_at is not None and quiet.refit_at is None
+    assert (ladder.rated_units, ladder.refit_units) == (4, 4)
+    assert quiet.refit_at is None
 
 
 @pytest.mark.django_db(transaction=True)
@@ -315,15 +330,24 @@ def test_the_migration_gives_existing_ratings_the_rating_they_started_from() -> 
     # The current Match on the old ladder row (read without the columns it does not have yet).
     game = ("rules", "seats", "options", "time_per_decision_ms", "time_bank_ms", "memory_mb")
     old_ladder = Ladder.objects.only(*game).get(pk=ladder.pk)
+    RatingChange = old.get_model("ladders", "RatingChange")
     for matches_before, rating_before in ((1, 1570.0), (0, 1610.0)):
-        old.get_model("ladders", "RatingChange").objects.create(
-            rating=rated, match_id=MatchFactory(ladder=old_ladder).pk, rating_before=rating_before,
-            rating_after=rating_before + 30, k=30, matches_before=matches_before,
-        )  # fmt: skip
+        match = MatchFactory(ladder=old_ladder, rated_at=timezone.now())
+        RatingChange.objects.create(
+            rating=rated,
+            match_id=match.pk,
+            rating_before=rating_before,
+            rating_after=rating_before + 30,
+            k=30,
+            matches_before=matches_before,
+        )
+    MatchFactory(ladder=old_ladder)  # not rated yet
 
     executor = MigrationExecutor(connection)
     executor.migrate(after)
 
-    new = executor.loader.project_state(after).apps.get_model("ladders", "Rating")
-    assert new.objects.get(pk=rated.pk).prior == 1610.0
-    assert new.objects.get(pk=unrated.pk).prior == 1720.0
+    new = executor.loader.project_state(after).apps
+    assert new.get_model("ladders", "Rating").objects.get(pk=rated.pk).prior == 1610.0
+    assert new.get_model("ladders", "Rating").objects.get(pk=unrated.pk).prior == 1720.0
+    # Its two rated matches, not the unrated one, are the ladder's units so far.
+    assert new.get_model("ladders", "Ladder").objects.get(pk=ladder.pk).rated_units == 2

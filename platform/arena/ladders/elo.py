@@ -47,9 +47,9 @@ working Elo; the slope on 2-seat deals goes from 1.69/1.54 to 1.06/0.91
 skill-heavy and 1.42/1.30 to 1.21/0.98 luck-heavy at 5k/20k games, every
 other ladder of the bench unchanged (docs/platform.md, *Rating quality*).
 
-Once a minute a sweep replaces a ladder's ratings by the fit of this same
-model on its whole history (:mod:`.refit`); between refits these updates
-carry each result at once.
+A sweep replaces a ladder's ratings by the fit of this same model on its
+whole history every 50 rated units or so (:mod:`.refit`); between refits
+these updates carry each result at once.
 
 Pure functions: the services load and lock the ratings, this module only
 computes.

@@ -59,7 +59,11 @@ class Ladder(models.Model):
     calibration_gradient = models.FloatField(default=0.0, editable=False)
     calibration_curvature = models.FloatField(default=0.0, editable=False)
     calibration_pairs = models.PositiveIntegerField(default=0, editable=False)
-    # When the ratings were last refitted on the whole history (services.ladder_refit).
+    # Units (matches, or whole deals) rated so far, and how many the last refit of the
+    # ratings on the whole history read (services.ladder_refit, refit.refit_due).
+    rated_units = models.PositiveIntegerField(default=0, editable=False)
+    refit_units = models.PositiveIntegerField(default=0, editable=False)
+    # When the ratings were last refitted.
     refit_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -7,8 +7,9 @@ the opponents' ratings of that day, which were guesses themselves early
 on; the maximum likelihood of the same model over all the results uses
 each of them fully, as computer-chess rating lists rate fixed engines
 (BayesElo, Ordo). ``services.ratings_apply`` still moves ratings by Elo as
-each result comes in; a sweep (``services.ladders_refit_due``) replaces a
-ladder's ratings by this fit of its history about once a minute.
+each result comes in; a sweep (``services.ladders_refit_due``, every
+minute) replaces a ladder's ratings by this fit of its history once 50
+more units are rated, or 2% more of a large history (:func:`refit_due`).
 
 The model is the one Elo updates on: each pair of seats of an N-seat unit
 is a one-against-one game of weight 3/(N+1) (:func:`.elo.seat_changes`),
@@ -40,6 +41,21 @@ PRIOR_DRAWS = 2.0
 TOLERANCE = 0.001
 #: At most this many iterations (a cold start on a large, sparse field needs hundreds).
 MAX_ITERATIONS = 2000
+#: A ladder is refitted once this many units were rated since its last refit ...
+REFIT_MIN_UNITS = 50
+#: ... or this share of the units it was last refitted on, whichever is more.
+REFIT_GROWTH = 0.02
+
+
+def refit_due(rated_units: int, refit_units: int) -> bool:
+    """Whether a ladder with ``rated_units``, last refitted on ``refit_units``, is due a refit.
+
+    Once REFIT_MIN_UNITS new units are in, or REFIT_GROWTH of its history if
+    more: a refit reads the whole history, so a large ladder is refitted
+    less often (every 20,000 units at 1,000,000), its cost spread over the
+    units; a few percent more results barely move a large history's fit.
+    """
+    return rated_units - refit_units >= max(REFIT_MIN_UNITS, math.ceil(REFIT_GROWTH * refit_units))
 
 
 @dataclass

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
@@ -30,6 +30,7 @@ from .models import (
     Rating,
     RatingChange,
 )
+from .refit import refit_due
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -171,14 +172,9 @@ def ladder_rated_units(*, ladder_id: int) -> list[list[tuple[int, int]]]:
 
 
 def ladders_needing_refit() -> list[Ladder]:
-    """Ladders with ratings rated or moved since their last refit (or never refitted)."""
-    rated = Rating.objects.filter(ladder_id=OuterRef("pk"), rated_matches__gt=0)
-    moved = Rating.objects.filter(ladder_id=OuterRef("pk"), updated_at__gt=OuterRef("refit_at"))
-    return list(
-        Ladder.objects.filter(Exists(rated))
-        .filter(Q(refit_at__isnull=True) | Exists(moved))
-        .order_by("pk")
-    )
+    """Ladders with enough results rated since their last refit (``refit.refit_due``)."""
+    ladders = Ladder.objects.filter(rated_units__gt=F("refit_units")).order_by("pk")
+    return [ladder for ladder in ladders if refit_due(ladder.rated_units, ladder.refit_units)]
 
 
 def ladder_list_with_counts() -> list[Ladder]:

@@ -291,6 +291,7 @@ def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
         participant.rating_after = after[participant.bot_version_id]
     Participant.objects.bulk_update(participants, ["rating_before", "rating_after"])
     Match.objects.filter(pk__in=[m.pk for m in unit]).update(rated_at=timezone.now())
+    ladder.rated_units += 1
     factor = stretch(ladder.calibration)
     if factor is not None:
         _stretch_ratings(ladder, factor)
@@ -356,6 +357,7 @@ def _ratable_units(ladder_id: int, pending: Sequence[Match], until: UnitKey) -> 
 
 
 LADDER_CALIBRATION_FIELDS = (
+    "rated_units",
     "elo_scale",
     "calibration_gradient",
     "calibration_curvature",
@@ -446,13 +448,14 @@ def ladder_refit(*, ladder_id: int) -> int:
         ladder.elo_scale = 1.0
         ladder.calibration = Calibration()
         ladder.refit_at = now
-        ladder.save(update_fields=[*LADDER_CALIBRATION_FIELDS, "refit_at"])
+        ladder.refit_units = totals.units
+        ladder.save(update_fields=[*LADDER_CALIBRATION_FIELDS, "refit_units", "refit_at"])
     log.info("ladder %s: %d ratings refitted on %d units", ladder_id, len(rows), totals.units)
     return len(rows)
 
 
 def ladders_refit_due() -> int:
-    """Beat: refit every ladder whose ratings moved since its last refit; returns how many."""
+    """Beat: refit every ladder due a refit (``refit.refit_due``); returns how many."""
     due = ladders_needing_refit()
     for ladder in due:
         ladder_refit(ladder_id=ladder.pk)
