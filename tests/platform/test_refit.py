@@ -254,7 +254,7 @@ def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
         {v: fitted_of[v] + steps[v] for v in (shark.pk, turtle.pk, owl.pk)}
     )
     # That match is in the next fit.
-    assert len(ladder_rated_units(ladder_id=ladder.pk)) == len(HISTORY) + 1
+    assert len(list(ladder_rated_units(ladder_id=ladder.pk))) == len(HISTORY) + 1
 
 
 @pytest.mark.django_db

@@ -5,8 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -146,29 +145,34 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     return list(latest.values())
 
 
-def ladder_rated_units(*, ladder_id: int) -> list[list[tuple[int, int]]]:
+def ladder_rated_units(*, ladder_id: int) -> Iterator[list[tuple[int, int]]]:
     """Every unit the ladder's Elo rated (a match, or a whole duplicate deal), as it compared them.
 
     (version id, rank) per seat, ranked as ``services.ratings_apply`` ranked
-    them (``deals.unit_standings``), in no particular order: the refit does
-    not need one.
+    them (``deals.unit_standings``). Streamed a unit at a time, in the order
+    of their first match (a deal's games are read together), so a refit of
+    a million matches holds their pairs' totals, not the matches.
     """
-    seats: dict[int, list[SeatResult]] = defaultdict(list)
-    deals: set[int] = set()
+    # A deal's id is its first game's match id: no single match shares it.
+    unit_key = Coalesce("match__deal_id", "match_id")
     rows = (
         Participant.objects.filter(
             match__ladder_id=ladder_id, match__rated=True, match__rated_at__isnull=False
         )
-        .order_by("match_id", "seat")
-        .values_list("match_id", "match__deal_id", "bot_version_id", "rank", "money", "forfeit")
+        .annotate(unit=unit_key)
+        .order_by("unit", "match_id", "seat")
+        .values_list("unit", "match__deal_id", "bot_version_id", "rank", "money", "forfeit")
     )
-    for match_id, deal_id, version_id, rank, money, forfeit in rows.iterator(chunk_size=5000):
-        # A deal's id is its first game's match id: no single match shares it.
-        unit = match_id if deal_id is None else deal_id
-        if deal_id is not None:
-            deals.add(unit)
-        seats[unit].append(SeatResult(version_id, rank or 0, money or 0, bool(forfeit)))
-    return [unit_standings(unit, deal=key in deals) for key, unit in seats.items()]
+    seats: list[SeatResult] = []
+    current, in_deal = None, False
+    for unit, deal_id, version_id, rank, money, forfeit in rows.iterator(chunk_size=5000):
+        if unit != current and seats:
+            yield unit_standings(seats, deal=in_deal)
+            seats = []
+        current, in_deal = unit, deal_id is not None
+        seats.append(SeatResult(version_id, rank or 0, money or 0, bool(forfeit)))
+    if seats:
+        yield unit_standings(seats, deal=in_deal)
 
 
 def ladders_needing_refit() -> list[Ladder]:

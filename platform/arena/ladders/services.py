@@ -415,7 +415,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     """
     # The units first, then the ratings: a unit rated in between is in the ratings
     # read, not in the fit, and waits for the next refit instead of counting twice.
-    units = ladder_rated_units(ladder_id=ladder_id)
+    totals = PairTotals.of(ladder_rated_units(ladder_id=ladder_id))
     scale = Ladder.objects.values_list("elo_scale", flat=True).get(pk=ladder_id)
     read = {
         row.pk: row
@@ -424,7 +424,6 @@ def ladder_refit(*, ladder_id: int) -> int:
         )
     }
     priors = {row.bot_version_id: row.prior for row in read.values()}
-    totals = PairTotals.of(units)
     # A version whose rating row is gone still counted for its opponents.
     priors.update({v: INITIAL_RATING for v in totals.games if v not in priors})
     start = {row.bot_version_id: working_rating(row.rating, scale) for row in read.values()}
