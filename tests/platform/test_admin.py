@@ -143,3 +143,29 @@ def test_carol_cancels_matches_and_retires_versions(
     )
     world["shark"].refresh_from_db()
     assert world["shark"].status == VersionStatus.RETIRED
+
+
+def test_carol_sees_a_ladder_s_rating_state_and_cannot_change_it(
+    carol_client: Client, world: dict[str, Any]
+) -> None:
+    ladder = world["ladder"]
+    Ladder.objects.filter(pk=ladder.pk).update(rated_units=120, refit_units=100)
+    url = f"/admin/ladders/ladder/{ladder.pk}/change/"
+
+    page = carol_client.get(url).content.decode()
+
+    assert "Rated units" in page and "120" in page and "Refit units" in page
+    assert 'name="rated_units"' not in page  # shown, not a form field
+    form = {
+        "slug": ladder.slug,
+        "name": "Renamed",
+        "time_per_decision_ms": 1000,
+        "time_bank_ms": 10_000,
+        "memory_mb": 256,
+        "series_games": 12,
+        "is_open": "on",
+        "rated_units": 0,
+    }
+    assert carol_client.post(url, form).status_code == 302
+    ladder.refresh_from_db()
+    assert (ladder.name, ladder.rated_units, ladder.refit_units) == ("Renamed", 120, 100)

@@ -90,10 +90,14 @@ class LadderAdmin(admin.ModelAdmin[Ladder]):
     def get_readonly_fields(
         self, request: HttpRequest, obj: Ladder | None = None
     ) -> tuple[str, ...]:
+        if obj is None:
+            return ()
+        # Kept by the rating services only: shown, never edited.
+        ratings = ("rated_units", "refit_units", "refit_at", "elo_scale")
         # Changing the game (or single games for deals) under existing ratings would mix two.
-        if obj is not None and obj.matches.exists():
-            return ("rules", "seats", "options", "duplicate_deals")
-        return ()
+        if obj.matches.exists():
+            return ("rules", "seats", "options", "duplicate_deals", *ratings)
+        return ratings
 
 
 class RatingChangeInline(admin.TabularInline[RatingChange, Rating]):
@@ -113,7 +117,7 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
     list_filter = ("ladder",)
     list_select_related = ("bot_version__bot", "ladder")
     search_fields = ("bot__name",)
-    readonly_fields = ("ladder", "bot", "bot_version", "rating", "rated_matches")
+    readonly_fields = ("ladder", "bot", "bot_version", "rating", "rated_matches", "prior")
     inlines = (RatingChangeInline,)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
