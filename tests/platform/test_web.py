@@ -13,6 +13,7 @@ import json
 import random
 import re
 import zipfile
+from datetime import timedelta
 from html import unescape
 from typing import Any
 
@@ -21,9 +22,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
-from arena.ladders.models import Rating, RatingChange
+from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.selectors import bot_latest_seats, bot_opponent_records
 from arena.players.models import User
@@ -270,6 +272,19 @@ def test_the_ladder_pages_by_fifty(ladder: Any) -> None:
     assert re.search(r"\b51 bot050\b", text)
     assert "bot049" not in text
     assert client_for().get("/ladders/nope/").status_code == 404
+
+
+def test_the_ladder_says_its_ratings_are_refitted_and_when_last(ladder: Any) -> None:
+    board(ladder, 3)
+    before = text_of(client_for().get("/ladders/classic-2/"))
+    assert "refitted on every result so far" in before and "last on" not in before
+
+    Ladder.objects.filter(pk=ladder.pk).update(
+        refit_units=120, refit_at=timezone.now() - timedelta(minutes=3)
+    )
+    after = text_of(client_for().get("/ladders/classic-2/"))
+
+    assert "(last on 120 rated games, 3 minutes ago)" in after
 
 
 def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
