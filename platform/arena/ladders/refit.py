@@ -103,9 +103,9 @@ def refitted(rated_matches: Mapping[P, int]) -> set[P]:
     half of the field: a newcomer among settled ratings keeps its running Elo
     until it settles. Against settled opponents Elo places it closer than the
     fit of its few results, which its prior draws pull to the middle
-    (placement error after 20 games on 2-seat deals, skill-heavy: .087
-    against .101 refitted, ``bench/ratings.py``); in a new field, where
-    every rating is a guess, the fit ranks better.
+    (placement error after 20 games on 2-seat deals, skill-heavy, with a
+    refit every 100 units: .087 against .101 refitted, ``bench/ratings.py``);
+    in a new field, where every rating is a guess, the fit ranks better.
     """
     settled = {p for p, matches in rated_matches.items() if not is_provisional(matches)}
     if 2 * len(settled) >= len(rated_matches):
