@@ -1,9 +1,9 @@
 """Ratings benchmark: how well the platform's Elo and matchmaking rank bots of known strength.
 
-    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 7 minutes)
-    python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (under a minute)
+    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 15 minutes)
+    python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (about a minute)
     python3 bench/ratings.py --seating 2-5 --model luck-heavy --deal-games 0   # one part
-    python3 bench/ratings.py --seating 2 --deal-games 0   # 2 seats: deals beside games (4 minutes)
+    python3 bench/ratings.py --seating 2 --deal-games 0   # 2 seats: deals beside games (5 minutes)
 
 A synthetic ladder of 200 bots with hidden strengths, played by the
 platform's own pure code: the scheduler (``matchmaking.plan_picks``: seeds,
