@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import beat_init, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -63,3 +64,16 @@ def _refuse_without_shared_storage(**kwargs: Any) -> None:
     finally:
         # The pool's processes must not share this process's connections.
         connections.close_all()
+
+
+@worker_init.connect
+@beat_init.connect
+def _repair_embedded_broker(**kwargs: Any) -> None:
+    """The embedded broker's exchange tables, made readable before this process binds to them."""
+    from django.conf import settings
+
+    from arena.broker_repair import repair_exchange_tables
+
+    control = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("control_folder")
+    if control:  # the filesystem transport only
+        repair_exchange_tables(Path(control))
