@@ -208,9 +208,7 @@ def _level_shift(gaps: list[float]) -> float:
     draws, each player having as many).
     """
     shift = 0.0
-    for _ in range(20):
-        if not gaps:
-            break
+    for _ in range(20 if gaps else 0):
         won = [1.0 / (1.0 + math.exp(-(gap + shift))) for gap in gaps]
         step = sum(0.5 - w for w in won) / sum(w * (1.0 - w) for w in won)
         shift += step
