@@ -352,6 +352,7 @@ class Ladder:
             queued=sum(len(run.games) for run in self.waiting),
             pick_size=deals * self.seats[0] if self.luck else self.series,
             pick_units=deals if self.luck else self.series,
+            duplicate_deals=self.luck is not None,
         )
         for pick in plan_picks(
             [queue], target=TARGET, max_queued=MAX_QUEUED, house_only_games=0, rng=self.rng
@@ -659,13 +660,15 @@ def _newcomer_fit(
                 behind = [ELO_C * (fixed[p] - elo.INITIAL_RATING) for p in order[t:] if p != player]
                 stages.append((order[t] == player, np.array(behind)))
     theta = 0.0
-    for _ in range(30):
+    for _ in range(40):
         gradient, curvature = 1 - 2 / (1 + math.exp(-theta)), 2 * _p1p(theta)
         for won, others in stages:
             share = 1 / (1 + float(np.sum(np.exp(others - theta))))
             gradient += won - share
             curvature += share * (1 - share)
-        theta += gradient / curvature
+        # At most 2 log-odds (350 Elo) a step: a full Newton step from a lopsided
+        # record overshoots to where every probability rounds to 0 or 1 (no curvature).
+        theta += max(-2.0, min(2.0, gradient / curvature))
     return elo.INITIAL_RATING + theta / ELO_C
 
 
