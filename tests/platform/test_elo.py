@@ -28,7 +28,7 @@ from arena.ladders.elo import (
     unit_k_factors,
     working_rating,
 )
-from arena.ladders.matchmaking import UNIFORM_SHARE, opponent_weight
+from arena.ladders.matchmaking import UNIFORM_SHARE, opponent_weight, rating_width
 
 
 def seat(player: str, rating: float, rank: int, k: float = 20.0) -> SeatRating:
@@ -256,7 +256,11 @@ def _decisive_ladder(stretched: bool) -> tuple[list[float], float]:
         others = [o for o in range(40) if o != a]
         # As the scheduler draws (matchmaking.pick_seating), on the working Elo.
         weights = [
-            opponent_weight(working_rating(rating[a], scale), working_rating(rating[o], scale))
+            opponent_weight(
+                working_rating(rating[a], scale),
+                working_rating(rating[o], scale),
+                rating_width(2, duplicate_deals=True),
+            )
             for o in others
         ]
         b = rng.choice(others) if rng.random() < UNIFORM_SHARE else rng.choices(others, weights)[0]

@@ -17,13 +17,16 @@ from django.conf import settings as django_settings
 
 from arena.bots.models import VersionStatus, Visibility
 from arena.ladders.matchmaking import (
+    DEALS_RATING_WIDTH,
+    RATING_WIDTH,
     LadderQueue,
     opponent_weight,
     pick_seating,
     plan_picks,
+    rating_width,
     series_units,
 )
-from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
+from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus, Rating
 from arena.ladders.selectors import MatchmakingCandidate
 from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
 from arena.ladders.tasks import ladders_fill_queues
@@ -31,7 +34,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_finish, match_start
 
-from .factories import BotFactory, BotVersionFactory
+from .factories import BotFactory, BotVersionFactory, RatingFactory
 from .scenes import enter, never_run
 
 pytestmark = pytest.mark.django_db
@@ -94,13 +97,37 @@ def test_opponents_are_drawn_by_rating_distance_plus_a_uniform_tenth() -> None:
         assert seating is not None
         drawn.update(c.version_id for c in seating if c is not seed)
     share = {i: drawn[i] / 20_000 for i in (1, 2, 3)}
-    weights = [opponent_weight(1500, c.rating) for c in (near, middle, far)]
+    weights = [opponent_weight(1500, c.rating, RATING_WIDTH) for c in (near, middle, far)]
     expected = [0.9 * w / sum(weights) + 0.1 / 3 for w in weights]
     assert share[1] > share[2] > share[3]
     for i, want in zip((1, 2, 3), expected, strict=True):
         assert share[i] == pytest.approx(want, abs=0.015)
     # Only the uniform tenth reaches a bot thousands of points away.
     assert share[3] == pytest.approx(0.1 / 3, abs=0.01)
+
+
+def test_two_seat_duplicate_deals_draw_nearer_opponents() -> None:
+    # A field every 25 Elo up to 600 away on both sides of the seed.
+    def fresh() -> list[MatchmakingCandidate]:
+        field = [candidate(i, rating=1500 + 25 * (i - 24), games=1) for i in range(49) if i != 24]
+        return [candidate(24, rating=1500, games=0), *field]
+
+    rng = random.Random(11)
+
+    def mean_distance(seats: int, duplicate_deals: bool) -> float:
+        distances = []
+        for _ in range(3_000):
+            queue = LadderQueue(1, seats, fresh(), queued=0, duplicate_deals=duplicate_deals)
+            (pick,) = plan_picks([queue], target=1, max_queued=2, house_only_games=0, rng=rng)
+            distances += [abs(c.rating - 1500) for c in pick.seating if c.version_id != 24]
+        return sum(distances) / len(distances)
+
+    # 50 Elo wide on 2-seat deals, 200 elsewhere (uniform tenth included: about 120
+    # against 210-230 Elo).
+    assert mean_distance(2, duplicate_deals=True) < 150
+    assert mean_distance(2, duplicate_deals=False) > 190
+    assert mean_distance(4, duplicate_deals=True) > 190
+    assert rating_width(2, duplicate_deals=True) == DEALS_RATING_WIDTH < RATING_WIDTH
 
 
 def test_the_seed_s_seat_rotates_with_its_games() -> None:
@@ -215,6 +242,37 @@ def test_the_queue_is_filled_to_its_target_within_the_per_bot_cap(settings: Any)
     assert ladder_fill_queue(ladder=ladder) == []  # full
     per_version = Counter(Participant.objects.values_list("bot_version_id", flat=True))
     assert max(per_version.values()) <= 2 and sum(per_version.values()) == 10
+
+
+# About 120 Elo on average 50 wide, 210 at 200 (the uniform tenth included).
+@pytest.mark.parametrize(("duplicate_deals", "low", "high"), [(True, 0, 160), (False, 175, 600)])
+def test_a_two_seat_ladder_draws_as_wide_as_its_deals_ask(
+    settings: Any, duplicate_deals: bool, low: float, high: float
+) -> None:
+    # A newcomer at 1500 seeds every pick; the settled field stands every 25 Elo up to
+    # 600 away. Duplicate deals draw 50 Elo wide, single games 200 (rating_width).
+    settings.ARENA_LADDER_QUEUE_TARGET = 1
+    ladder = ladder_create(
+        slug="classic-2",
+        name="Classic 2",
+        rules="classic",
+        seats=2,
+        series_games=2,
+        duplicate_deals=duplicate_deals,
+    )
+    newcomer, *field = bots(49, ladder)
+    for k, version in enumerate(field):
+        offset = 25 * (k - 24 + (k >= 24))
+        RatingFactory(ladder=ladder, bot_version=version, rating=1500 + offset, rated_matches=100)
+    distances = []
+    for _ in range(150):
+        assert ladder_fill_queue(ladder=ladder)
+        seated = Participant.objects.filter(match__ladder=ladder)
+        assert seated.filter(bot_version=newcomer).exists()
+        (opponent,) = {p.bot_version_id for p in seated if p.bot_version_id != newcomer.pk}
+        distances.append(abs(Rating.objects.get(bot_version_id=opponent).rating - 1500))
+        Match.objects.filter(ladder=ladder).delete()
+    assert low < sum(distances) / len(distances) < high
 
 
 def test_only_active_versions_of_public_bots_are_scheduled(settings: Any) -> None:

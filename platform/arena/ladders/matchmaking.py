@@ -3,8 +3,9 @@
 - The seed is the candidate with the fewest games on the ladder: everyone
   keeps up, new versions first (they start provisional).
 - Each opponent is drawn with a weight that falls with the rating distance to
-  the seed, 1 / (1 + (distance / RATING_SCALE)^2), except that about
-  UNIFORM_SHARE of the draws are uniform, so distant bots still meet.
+  the seed, 1 / (1 + (distance / width)^2), narrower on 2-seat duplicate
+  deals (:func:`rating_width`), except that about UNIFORM_SHARE of the draws are
+  uniform, so distant bots still meet.
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
   and this keeps the most-played within about 1.2 times the least-played.
@@ -43,7 +44,15 @@ from typing import NamedTuple
 from .elo import is_provisional
 from .selectors import MatchmakingCandidate
 
-RATING_SCALE = 200.0
+#: The rating draw's width in Elo (:func:`rating_width`).
+RATING_WIDTH = 200.0
+#: On 2-seat duplicate deals: a deal compares the seed with one opponent, its
+#: luck mostly cancelled, so the nearer that opponent the more the result tells.
+#: Over 20 seeds of ``bench/ratings.py`` 50 placed newcomers after 20 games at
+#: .074 and .084 (200: .096 and .097) and ranked no worse. Not elsewhere: on 4
+#: seats it placed luck-heavy newcomers worse (.110 against .094), on 2-seat
+#: single games it ranked worse at 1k (.718 against .752 skill-heavy).
+DEALS_RATING_WIDTH = 50.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
 #: Games beyond BALANCE_RATIO times: one whatever the series (a series' worth let
@@ -53,8 +62,13 @@ BALANCE_SLACK = 1
 SERIES_SHARE = 12
 
 
-def opponent_weight(seed_rating: float, rating: float) -> float:
-    return 1.0 / (1.0 + ((rating - seed_rating) / RATING_SCALE) ** 2)
+def rating_width(seats: int, *, duplicate_deals: bool) -> float:
+    """How far (Elo) the rating-weighted draw reaches on a ladder of ``seats``."""
+    return DEALS_RATING_WIDTH if seats == 2 and duplicate_deals else RATING_WIDTH
+
+
+def opponent_weight(seed_rating: float, rating: float, width: float) -> float:
+    return 1.0 / (1.0 + ((rating - seed_rating) / width) ** 2)
 
 
 def pick_fits(*, target: int, queued: int, size: int) -> bool:
@@ -88,8 +102,12 @@ def pick_seating(
     seats: int,
     max_queued: int,
     rng: random.Random,
+    width: float = RATING_WIDTH,
 ) -> list[MatchmakingCandidate] | None:
-    """The candidates of the next match in seat order, or None if too few may play."""
+    """The candidates of the next match in seat order, or None if too few may play.
+
+    ``width``: the rating draw's (:func:`rating_width`).
+    """
     eligible = [c for c in candidates if c.queued < max_queued]
     if len(eligible) < seats:
         return None
@@ -119,7 +137,7 @@ def pick_seating(
         if rng.random() < UNIFORM_SHARE:
             chosen = rng.choice(pool)
         else:
-            weights = [opponent_weight(seed.rating, c.rating) for c in pool]
+            weights = [opponent_weight(seed.rating, c.rating, width) for c in pool]
             chosen = rng.choices(pool, weights=weights)[0]
         pool.remove(chosen)
         opponents.append(chosen)
@@ -143,6 +161,8 @@ class LadderQueue:
     pick_size: int = 1
     #: Rated units per pick, the games it adds to each of its bots (``Ladder.pick_units``).
     pick_units: int = 1
+    #: ``Ladder.duplicate_deals``.
+    duplicate_deals: bool = False
 
     @property
     def games_per_bot(self) -> float:
@@ -204,6 +224,7 @@ def plan_picks(
                 seats=queue.seats,
                 max_queued=max_queued,
                 rng=rng,
+                width=rating_width(queue.seats, duplicate_deals=queue.duplicate_deals),
             )
         )
         units = series_units(queue.pick_units, min(c.games for c in seating)) if seating else 0

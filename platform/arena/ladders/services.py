@@ -503,6 +503,7 @@ def ladders_fill_queues(
                     queued=Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).count(),
                     pick_size=ladder.pick_games,
                     pick_units=ladder.pick_units,
+                    duplicate_deals=ladder.duplicate_deals,
                 ),
             )
             for ladder in locked
