@@ -136,8 +136,9 @@ def test_a_running_match_shows_its_events_as_they_are_played_then_its_log(
     assert body["status"] == MatchStatus.FINISHED and body["live"] is False
     assert body["events"] == [] and body["attempt"] is None
     # It grew while the match was played, and every event seen is the log's, in order.
-    assert len(set(totals)) >= 3
+    # A poll may see the whole game live: the last publish lands before the status flips.
+    assert len(set(totals)) >= 3 and totals == sorted(totals)
     log = stored_log(Match.objects.get(pk=match.pk))
     events = game_logs.expand(json.loads(log))["events"]
-    assert 0 < len(seen) < len(events) and seen == events[: len(seen)]
+    assert 0 < len(seen) <= len(events) and seen == events[: len(seen)]
     assert not LiveChunk.objects.exists()  # the stored log replaced the feed

@@ -207,8 +207,10 @@ def _level_shift(gaps: list[float]) -> float:
     draws' log-likelihood, which is concave (the same for any number of
     draws, each player having as many).
     """
+    if not gaps:
+        return 0.0
     shift = 0.0
-    for _ in range(20 if gaps else 0):
+    for _ in range(20):
         won = [1.0 / (1.0 + math.exp(-(gap + shift))) for gap in gaps]
         step = sum(0.5 - w for w in won) / sum(w * (1.0 - w) for w in won)
         shift += step
