@@ -9,7 +9,7 @@ task would.
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 import pytest
@@ -20,6 +20,7 @@ from arena.ladders.matchmaking import (
     DEALS_RATING_WIDTH,
     RATING_WIDTH,
     LadderQueue,
+    Pick,
     opponent_weight,
     pick_seating,
     plan_picks,
@@ -184,6 +185,57 @@ def test_a_young_ladder_s_newcomers_play_each_other() -> None:
     newcomers = [candidate(100 + i, games=2) for i in range(10)]
     seating = pick_seating([*settled, *newcomers], seats=2, max_queued=2, rng=random.Random(1))
     assert seating is not None and all(c.version_id >= 100 for c in seating)
+
+
+def test_a_young_ladder_plays_in_rounds() -> None:
+    # Bots with 4 games meet bots with 4, not 5, though the ratio's slack (1.1 x 4 + 1)
+    # would let 5 play: a pick would leave a 6 beside the 4s (1.5 times).
+    rng = random.Random(5)
+    for _ in range(200):
+        field = [candidate(i, rating=1500 + 10 * i, games=4 + i % 2) for i in range(20)]
+        seating = pick_seating(field, seats=2, max_queued=2, rng=rng)
+        assert seating is not None and [c.games for c in seating] == [4, 4]
+    # The round's last bot meets the field by rating (the ratio's slack), not whoever
+    # comes first among the least-played.
+    met: Counter[int] = Counter()
+    for _ in range(2_000):
+        field = [candidate(i, rating=1500 + 25 * i, games=5) for i in range(1, 20)]
+        seating = pick_seating([candidate(0, games=4), *field], seats=2, max_queued=2, rng=rng)
+        assert seating is not None
+        met.update(c.version_id for c in seating if c.version_id)
+    assert met[1] > met[10] > met[19] > 0
+    # Settled bots keep the ratio's slack: 100 games meet 111, not 112.
+    field = [candidate(0, games=100), *(candidate(i, games=105) for i in range(1, 6))]
+    field += [candidate(6, games=111), candidate(7, games=112)]
+    met.clear()
+    for _ in range(500):
+        seating = pick_seating(field, seats=2, max_queued=2, rng=rng)
+        assert seating is not None
+        met.update(c.version_id for c in seating if c.version_id)
+    assert met[6] > 0 and met[7] == 0
+
+
+def test_a_new_two_seat_deal_ladder_keeps_every_bot_within_1_2_times_the_deals_of_the_others() -> (
+    None
+):
+    """200 new bots of spread ratings, deals planned and finished oldest first.
+
+    The ratio's slack alone let them spread to 1.4 (7 deals against 5)."""
+    rng = random.Random(8)
+    field = [candidate(i, rating=rng.gauss(1500, 200)) for i in range(200)]
+    queue = LadderQueue(1, 2, field, queued=0, pick_size=2, pick_units=1, duplicate_deals=True)
+    running: deque[Pick] = deque()
+    ratios = []
+    for _ in range(1_500):  # 15 deals a bot
+        running.extend(plan_picks([queue], target=24, max_queued=2, house_only_games=0, rng=rng))
+        finished = running.popleft()
+        queue.queued -= finished.size
+        for seated in finished.seating:
+            seated.queued -= 1
+        least = min(c.games for c in field)
+        if least >= 5:
+            ratios.append(max(c.games for c in field) / least)
+    assert len(ratios) > 500 and max(ratios) <= 1.2
 
 
 def test_a_series_is_one_game_while_provisional_and_grows_with_the_least_played_bot() -> None:

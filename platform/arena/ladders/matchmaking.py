@@ -9,6 +9,9 @@
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
   and this keeps the most-played within about 1.2 times the least-played.
+  While bots have few games, opponents the pick would carry past BALANCE_CAP
+  times the seed's games sit out too, unless level with the seed: a young
+  ladder plays in rounds (:func:`balance_limit`).
   A seed so far behind that the median candidate would sit out (a newcomer,
   bots that arrived together) is measured against the least-played of the
   field (the bots not that far behind) instead, so it meets the field, not
@@ -58,6 +61,9 @@ BALANCE_RATIO = 1.1
 #: Games beyond BALANCE_RATIO times: one whatever the series (a series' worth let
 #: games per bot spread to 1.23 at 5k games of 200 bots, ``bench/ratings.py``).
 BALANCE_SLACK = 1
+#: The most-played bot's games at most this many times the least-played's
+#: (:func:`balance_limit`).
+BALANCE_CAP = 1.2
 #: A series is at most this share of its least-played bot's games (:func:`series_units`).
 SERIES_SHARE = 12
 
@@ -65,6 +71,25 @@ SERIES_SHARE = 12
 def rating_width(seats: int, *, duplicate_deals: bool) -> float:
     """How far (Elo) the rating-weighted draw reaches on a ladder of ``seats``."""
     return DEALS_RATING_WIDTH if seats == 2 and duplicate_deals else RATING_WIDTH
+
+
+def balance_limit(games: int) -> float:
+    """The most games an opponent of a seed with ``games`` may have.
+
+    BALANCE_RATIO times plus BALANCE_SLACK; while bots have few games, less:
+    the pick (a unit: a game, or a deal) may not carry an opponent past
+    BALANCE_CAP times the seed's games, though one level with the seed may
+    always play. A young ladder plays in rounds: on 2-seat deals, 5 a bot at
+    1k games, the slack alone let games per bot spread to 6 against 4. From about 20 games the ratio
+    is the tighter (series longer than one unit start later). At the end of
+    a round, too few level opponents left, :func:`pick_seating` falls back
+    on the ratio.
+    """
+    return min(_ratio_limit(games), max(games, games * BALANCE_CAP - 1))
+
+
+def _ratio_limit(games: int) -> float:
+    return games * BALANCE_RATIO + BALANCE_SLACK
 
 
 def opponent_weight(seed_rating: float, rating: float, width: float) -> float:
@@ -114,15 +139,16 @@ def pick_seating(
     # Ties broken at random: equal bots take turns instead of the lowest id first.
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
-    limit = seed.games * BALANCE_RATIO + BALANCE_SLACK
+    base = seed.games
     median = sorted(c.games for c in others)[len(others) // 2] if others else 0
-    if limit < median:
+    if _ratio_limit(base) < median:
         # A seed far behind (a newcomer, bots that arrived together) meets the
         # field, not only the few bots as far behind as itself; the field, the
         # bots not far behind the median, stays in balance among itself.
-        field = [c.games for c in others if c.games * BALANCE_RATIO + BALANCE_SLACK >= median]
-        limit = min(field) * BALANCE_RATIO + BALANCE_SLACK
-    pool = [c for c in others if c.games <= limit]
+        base = min(c.games for c in others if _ratio_limit(c.games) >= median)
+    pool = [c for c in others if c.games <= balance_limit(base)]
+    if len(pool) < seats - 1:  # the end of a round: the ratio's slack
+        pool = [c for c in others if c.games <= _ratio_limit(base)]
     settled = [c for c in others if not is_provisional(c.games)]
     if is_provisional(seed.games) and 2 * len(settled) >= len(others):
         # A provisional seed is placed against settled ratings while they are the
