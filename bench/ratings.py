@@ -73,6 +73,11 @@ same for an offline fit of each newcomer
 on the same games (how far those games allow), and the share of a cohort's
 first 20 games among itself.
 
+Under each 2-seat deals run, the pairing ceiling: a fresh field plays the
+first checkpoint's games in rounds of deals, paired at random or Swiss
+(neighbours by the offline fit so far), fitted offline: how far any
+pairing rule could rank from so few deals.
+
 Last, duplicate deals on the real engine (classic): the games needed to tell
 a greedy bot from a greedy bot that plays 10% or 25% of its moves at random,
 or from a random bot, in single games and in duplicate deals, at 2-4 seats.
@@ -720,6 +725,36 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
             into.among_themselves.extend(n / max(1, total) for n, total in opponents.values())
 
 
+def pairing_ceiling(
+    model: Model, luck: Luck, seeds: Sequence[int], games: int
+) -> tuple[list[float], list[float]]:
+    """What any pairing rule can reach in ``games`` of 2-seat deals: rho of the offline fit.
+
+    A fresh field plays rounds, every bot one deal a round, paired at random
+    or Swiss (neighbours by the offline fit of every deal so far: the most
+    informative pairs a scheduler could choose), and is fitted offline after
+    the last. Per seed: (random, Swiss).
+    """
+    designs: tuple[list[float], list[float]] = ([], [])
+    for seed in seeds:
+        for swiss, rhos in enumerate(designs):
+            nrng, rng = np.random.default_rng(seed), random.Random(seed)
+            strength = [float(z) for z in nrng.normal(size=FIELD)]
+            played: list[tuple[list[int], Ranks]] = []
+            fitted = np.full(FIELD, elo.INITIAL_RATING)
+            for round_ in range(games // FIELD):  # a round: FIELD / 2 deals of 2 games
+                order = list(range(FIELD))
+                rng.shuffle(order)  # ties (the first round's) at random
+                if swiss and round_:
+                    order.sort(key=lambda p: -fitted[p])
+                for a, b in zip(order[0::2], order[1::2], strict=True):
+                    table = [a, b] if rng.random() < 0.5 else [b, a]
+                    played.append((table, play_deal(model, luck, table, strength, nrng)))
+                fitted = plackett_luce_fit(played, FIELD)
+            rhos.append(spearman(fitted, np.array(strength)))
+    return designs
+
+
 # --------------------------------------------------------------------------- duplicate deals
 
 
@@ -1100,6 +1135,14 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome
+                if luck is not None:
+                    ceiling = pairing_ceiling(model, luck, seeds, checkpoints[0])
+                    _say(
+                        f"  pairing ceiling at {checkpoints[0] // 1000}k games, offline fit of "
+                        f"rounds of deals: paired at random rho {_mean(ceiling[0]):.3f}"
+                        f"±{_standard_error(ceiling[0])}, Swiss {_mean(ceiling[1]):.3f}"
+                        f"±{_standard_error(ceiling[1])}"
+                    )
     summary(outcomes, checkpoints)
     if args.deal_games:
         measure_deals(args.deal_games // (4 if args.quick else 1))
