@@ -75,8 +75,8 @@ first 20 games among itself.
 
 Under each 2-seat deals run, the pairing ceiling: a fresh field plays the
 first checkpoint's games in rounds of deals, paired at random or Swiss
-(neighbours by the offline fit so far), fitted offline: how far any
-pairing rule could rank from so few deals.
+(neighbours by the offline fit so far), fitted offline: a yardstick for
+how far pairing can rank from so few deals.
 
 Last, duplicate deals on the real engine (classic): the games needed to tell
 a greedy bot from a greedy bot that plays 10% or 25% of its moves at random,
@@ -728,12 +728,12 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
 def pairing_ceiling(
     model: Model, luck: Luck, seeds: Sequence[int], games: int
 ) -> tuple[list[float], list[float]]:
-    """What any pairing rule can reach in ``games`` of 2-seat deals: rho of the offline fit.
+    """How far pairing can rank from ``games`` of 2-seat deals: rho of the offline fit.
 
     A fresh field plays rounds, every bot one deal a round, paired at random
-    or Swiss (neighbours by the offline fit of every deal so far: the most
-    informative pairs a scheduler could choose), and is fitted offline after
-    the last. Per seed: (random, Swiss).
+    or Swiss (neighbours by the offline fit of every deal so far, the even
+    pairs that tell most), and is fitted offline after the last. Not a proof
+    for every rule, a yardstick for the scheduler's. Per seed: (random, Swiss).
     """
     designs: tuple[list[float], list[float]] = ([], [])
     for seed in seeds:

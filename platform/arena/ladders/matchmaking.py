@@ -80,10 +80,10 @@ def balance_limit(games: int) -> float:
     the pick (a unit: a game, or a deal) may not carry an opponent past
     BALANCE_CAP times the seed's games, though one level with the seed may
     always play. A young ladder plays in rounds: on 2-seat deals, 5 a bot at
-    1k games, the slack alone let games per bot spread to 6 against 4. From about 20 games the ratio
-    is the tighter (series longer than one unit start later). At the end of
-    a round, too few level opponents left, :func:`pick_seating` falls back
-    on the ratio.
+    1k games, the slack alone let games per bot spread to 6 against 4. From
+    about 20 games the ratio is the tighter (series longer than one unit
+    start later). At the end of a round, too few level opponents left,
+    :func:`pick_seating` falls back on the ratio.
     """
     return min(_ratio_limit(games), max(games, games * BALANCE_CAP - 1))
 
