@@ -75,12 +75,14 @@ first 20 games among itself.
 
 Under each 2-seat deals run, the pairing ceiling: a fresh field plays the
 first checkpoint's games in rounds of deals, paired at random or Swiss
-(neighbours by the offline fit so far), fitted offline: a yardstick for
-how far pairing can rank from so few deals.
+(neighbours by the offline fit so far), fitted offline, and a few rounds
+more: a yardstick for how far pairing can rank from so few deals, and
+how many more it would take.
 
 Last, duplicate deals on the real engine (classic): the games needed to tell
 a greedy bot from a greedy bot that plays 10% or 25% of its moves at random,
-or from a random bot, in single games and in duplicate deals, at 2-4 seats.
+or from a random bot, in single games and in duplicate deals, at 2-4 seats,
+and in deals scored by their money margin (which no ladder does).
 
 It prints numbers beside the issue's targets and never fails on one.
 """
@@ -725,24 +727,33 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
             into.among_themselves.extend(n / max(1, total) for n, total in opponents.values())
 
 
+#: Rounds the pairing ceiling plays past the first checkpoint: 1.6 times its games at 1k.
+CEILING_MORE_ROUNDS = 3
+
+
 def pairing_ceiling(
-    model: Model, luck: Luck, seeds: Sequence[int], games: int
-) -> tuple[list[float], list[float]]:
+    model: Model, luck: Luck, seeds: Sequence[int], games: int, more_rounds: int
+) -> dict[int, tuple[list[float], list[float]]]:
     """How far pairing can rank from ``games`` of 2-seat deals: rho of the offline fit.
 
     A fresh field plays rounds, every bot one deal a round, paired at random
     or Swiss (neighbours by the offline fit of every deal so far, the even
-    pairs that tell most), and is fitted offline after the last. Not a proof
-    for every rule, a yardstick for the scheduler's. Per seed: (random, Swiss).
+    pairs that tell most), and is fitted offline after each round from
+    ``games`` on, ``more_rounds`` rounds past it: how many more games the
+    same rho would take. Not a proof for every rule, a yardstick for the
+    scheduler's. By games played, per seed: (random, Swiss).
     """
-    designs: tuple[list[float], list[float]] = ([], [])
+    rounds = games // FIELD  # a round: FIELD / 2 deals of 2 games
+    designs: dict[int, tuple[list[float], list[float]]] = {
+        FIELD * r: ([], []) for r in range(rounds, rounds + more_rounds + 1)
+    }
     for seed in seeds:
-        for swiss, rhos in enumerate(designs):
+        for swiss in (0, 1):
             nrng, rng = np.random.default_rng(seed), random.Random(seed)
             strength = [float(z) for z in nrng.normal(size=FIELD)]
             played: list[tuple[list[int], Ranks]] = []
             fitted = np.full(FIELD, elo.INITIAL_RATING)
-            for round_ in range(games // FIELD):  # a round: FIELD / 2 deals of 2 games
+            for round_ in range(rounds + more_rounds):
                 order = list(range(FIELD))
                 rng.shuffle(order)  # ties (the first round's) at random
                 if swiss and round_:
@@ -750,8 +761,12 @@ def pairing_ceiling(
                 for a, b in zip(order[0::2], order[1::2], strict=True):
                     table = [a, b] if rng.random() < 0.5 else [b, a]
                     played.append((table, play_deal(model, luck, table, strength, nrng)))
-                fitted = plackett_luce_fit(played, FIELD)
-            rhos.append(spearman(fitted, np.array(strength)))
+                if swiss or round_ + 1 >= rounds:
+                    fitted = plackett_luce_fit(played, FIELD)
+                if round_ + 1 >= rounds:
+                    designs[FIELD * (round_ + 1)][swiss].append(
+                        spearman(fitted, np.array(strength))
+                    )
     return designs
 
 
@@ -775,15 +790,23 @@ DEAL_PAIRS: tuple[tuple[str, Policy, str, Policy], ...] = (
 )
 
 
-def _unit_scores(a: Policy, b: Policy, seats: int, units: int, deal: bool) -> list[float]:
+#: The deal margin's scale per game: A's money over a deal less B's, squashed by
+#: tanh(margin / (scale * games)), as duplicate bridge's IMPs squash a board's points.
+MARGIN_SCALE = 50_000
+
+
+def _unit_scores(
+    a: Policy, b: Policy, seats: int, units: int, deal: bool
+) -> tuple[list[float], list[float]]:
     """A's score against B (1 ahead, 0.5 level, 0 behind) per single game or per deal.
 
     The table: A, B and, past two seats, greedy bots. A single game seats them
     rotated by its seed; a deal plays one seed in every rotation and compares
-    money totals, as a duplicate ladder ranks a deal.
+    money totals, as a duplicate ladder ranks a deal. Also, per deal, the
+    score its money margin would give (``MARGIN_SCALE``; none for single games).
     """
     table = [a, b, *([greedy_policy] * (seats - 2))]
-    scores = []
+    scores, by_margin = [], []
     for unit in range(units):
         seed = 1_000_003 * unit + seats
         every = list(rotations(seats, seats))
@@ -803,7 +826,10 @@ def _unit_scores(a: Policy, b: Policy, seats: int, units: int, deal: bool) -> li
             else:
                 money = [-result[seat_of[0]].rank, -result[seat_of[1]].rank]
         scores.append(1.0 if money[0] > money[1] else 0.5 if money[0] == money[1] else 0.0)
-    return scores
+        if deal:
+            margin = (money[0] - money[1]) / (MARGIN_SCALE * seats)
+            by_margin.append((1 + math.tanh(margin)) / 2)
+    return scores, by_margin
 
 
 def games_to_tell_apart(scores: Sequence[float], games_per_unit: int) -> float:
@@ -820,23 +846,32 @@ def _score(scores: Sequence[float]) -> str:
     return f"{_mean(scores):.3f}±{float(np.std(scores)) / math.sqrt(len(scores)):.3f}"
 
 
+def _ratio(more: float, fewer: float) -> str:
+    """How many times fewer games, or "-" when the fewer is none (every unit alike)."""
+    return f"{more / fewer:6.1f}" if fewer else f"{'-':>6}"
+
+
 def measure_deals(games: int) -> None:
     _say(
         f"\nduplicate deals: games to tell A from B at 95% (classic; {games} games each way; "
-        "past 2 seats the others are greedy)"
+        "past 2 seats the others are greedy); by margin: deals scored by their money margin "
+        f"(tanh of margin / ${MARGIN_SCALE:,} a game), not by who is ahead"
     )
     _say(
-        f"  {'seats':>5}  {'A':<8} {'B':<18} {'A score':>8} {'single':>8} {'deals':>8} {'ratio':>6}"
+        f"  {'seats':>5}  {'A':<8} {'B':<18} {'A score':>24} {'single':>8} {'deals':>8} "
+        f"{'ratio':>6} {'margin':>8} {'ratio':>6}"
     )
     for seats in (2, 3, 4):
         for name_a, a, name_b, b in DEAL_PAIRS:
-            single = _unit_scores(a, b, seats, games, deal=False)
-            deals = _unit_scores(a, b, seats, games // seats, deal=True)
+            single, _ = _unit_scores(a, b, seats, games, deal=False)
+            deals, by_margin = _unit_scores(a, b, seats, games // seats, deal=True)
             n_single, n_deals = games_to_tell_apart(single, 1), games_to_tell_apart(deals, seats)
+            n_margin = games_to_tell_apart(by_margin, seats)
             scores = f"{_score(single)}, {_score(deals)}"
             _say(
                 f"  {seats:>5}  {name_a:<8} {name_b:<18} {scores:>24} {n_single:8.0f} "
-                f"{n_deals:8.0f} {n_single / n_deals:6.1f}"
+                f"{n_deals:8.0f} {_ratio(n_single, n_deals)} {n_margin:8.0f} "
+                f"{_ratio(n_deals, n_margin)}"
             )
 
 
@@ -1136,12 +1171,18 @@ def main(argv: list[str] | None = None) -> int:
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome
                 if luck is not None:
-                    ceiling = pairing_ceiling(model, luck, seeds, checkpoints[0])
+                    ceilings = pairing_ceiling(
+                        model, luck, seeds, checkpoints[0], CEILING_MORE_ROUNDS
+                    )
                     _say(
-                        f"  pairing ceiling at {checkpoints[0] // 1000}k games, offline fit of "
-                        f"rounds of deals: paired at random rho {_mean(ceiling[0]):.3f}"
-                        f"±{_standard_error(ceiling[0])}, Swiss {_mean(ceiling[1]):.3f}"
-                        f"±{_standard_error(ceiling[1])}"
+                        "  pairing ceiling, offline fit of rounds of deals paired at random "
+                        "/ Swiss: "
+                        + ", ".join(
+                            f"{games / 1000:g}k games {_mean(random_):.3f}"
+                            f"±{_standard_error(random_)} / {_mean(swiss):.3f}"
+                            f"±{_standard_error(swiss)}"
+                            for games, (random_, swiss) in ceilings.items()
+                        )
                     )
     summary(outcomes, checkpoints)
     if args.deal_games:
