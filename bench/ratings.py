@@ -60,7 +60,9 @@ online Bayesian rating), an offline Plackett-Luce maximum-likelihood fit and
 Per checkpoint (1k, 5k, 20k games) it prints, averaged over the seeds:
 Spearman rho of ratings against the hidden strengths (with the standard error
 of the platform's mean over the seeds, and the worst seed's gap between the
-offline fit and the platform); the accuracy of the
+offline fit and the platform; at 1k also the ideal fit's: ``IdealFit``, each
+bot's posterior mean under the outcome model itself, the field's prior and
+every opponent's true strength known, which no rating knows); the accuracy of the
 ratings on held-out matches (each pair of seats: the higher rating ahead?);
 the calibration slope of the displayed Elo (logistic regression of held-out
 pair results on the Elo difference: 1 means the differences mean what Elo
@@ -69,15 +71,16 @@ says, above 1 compressed, below 1 too spread); the games per bot max/min
 (|percentile of the rating among the field - percentile of the strength|) of
 strong bots arriving alone (one after another) and as a cohort of ten, after
 20 and 40 rated matches (± the standard error over the seeds), beside the
-same for an offline fit of each newcomer
-on the same games (how far those games allow), and the share of a cohort's
-first 20 games among itself.
+same for an offline fit of each newcomer on the same games (against the
+field's offline fit) and for the ideal fit of those games (its maximum
+likelihood: a prior would pull these strong bots to the middle), and the
+share of a cohort's first 20 games among itself.
 
 Under each 2-seat deals run, the pairing ceiling: a fresh field plays the
 first checkpoint's games in rounds of deals, paired at random or Swiss
 (neighbours by the offline fit so far), fitted offline, and a few rounds
-more: a yardstick for how far pairing can rank from so few deals, and
-how many more it would take.
+more, and by the ideal fit at the first checkpoint: a yardstick for how far
+pairing can rank from so few deals, and how many more it would take.
 
 Last, duplicate deals on the real engine (classic): the games needed to tell
 a greedy bot from a greedy bot that plays 10% or 25% of its moves at random,
@@ -176,6 +179,17 @@ class Luck:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """A seat's luck in one rated unit, as the ideal fit weighs it."""
+
+    #: Its distribution function P(luck < x), at each x of an array.
+    below: Callable[[Array], Array]
+    #: A range that holds all of it but a negligible share.
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class Model:
     name: str
     #: Ranks (1 best) of the table's seats, from their hidden strengths.
@@ -184,6 +198,8 @@ class Model:
     spread: float
     #: The luck split with a given share of deal luck.
     split: Callable[[float], Luck]
+    #: A game's luck at a seat (all of it: ``play`` draws it).
+    noise: Noise
 
 
 def _ranks_of(performance: Array) -> Ranks:
@@ -238,9 +254,15 @@ def _normal_split(share: float) -> Luck:
     )
 
 
+_NORMAL_X = np.linspace(-10.0, 10.0, 20_001)
+_NORMAL_BELOW = np.array([0.5 * math.erfc(-x / math.sqrt(2)) for x in _NORMAL_X])
+
+NORMAL_NOISE = Noise(lambda x: np.interp(x, _NORMAL_X, _NORMAL_BELOW), -8.0, 8.0)
+#: Gumbel luck on log-strengths: a Plackett-Luce ranking.
+GUMBEL_NOISE = Noise(lambda x: np.exp(-np.exp(-x)), -4.0, 20.0)
 MODELS = (
-    Model("skill-heavy", _plackett_luce, SKILL_SPREAD, _gumbel_split),
-    Model("luck-heavy", _thurstone, LUCK_SPREAD, _normal_split),
+    Model("skill-heavy", _plackett_luce, SKILL_SPREAD, _gumbel_split, GUMBEL_NOISE),
+    Model("luck-heavy", _thurstone, LUCK_SPREAD, _normal_split, NORMAL_NOISE),
 )
 SEATINGS = {"2": (2,), "4": (4,), "2-5": (2, 3, 4, 5)}
 
@@ -598,11 +620,16 @@ class Checkpoint:
     balance: float
 
 
-RATERS = ("platform", "K=16", "K=8", "openskill", "PL fit", "sdk fit")
+RATERS = ("platform", "K=16", "K=8", "openskill", "PL fit", "sdk fit", "ideal")
+#: Raters whose numbers are not Elo: no calibration slope.
+NOT_ELO = ("openskill", "ideal")
 
 
-def measure(ladder: Ladder, held: HeldOut, with_sdk: bool) -> Checkpoint:
-    """The ratings now, and the other raters' on the units rated so far."""
+def measure(ladder: Ladder, held: HeldOut, with_sdk: bool, with_ideal: bool) -> Checkpoint:
+    """The ratings now, and the other raters' on the units rated so far.
+
+    ``with_ideal``: also ``IdealFit.field``, the yardstick of how far these units allow.
+    """
     played = ladder.played
     truth = np.array(ladder.strength[:FIELD])
     found = {
@@ -614,11 +641,14 @@ def measure(ladder: Ladder, held: HeldOut, with_sdk: bool) -> Checkpoint:
     }
     if with_sdk:
         found["sdk fit"] = sdk_elo(played, len(ladder.strength))[:FIELD]
+    if with_ideal:
+        ideal = IdealFit(ladder.model, ladder.strength, ladder.luck, ladder.seats[0])
+        found["ideal"] = ideal.field(played)
     games = [c.games for c in ladder.candidates[:FIELD]]
     return Checkpoint(
         rho={name: spearman(r, truth) for name, r in found.items()},
         accuracy={name: held.accuracy(r) for name, r in found.items()},
-        slope={name: held.slope(r) for name, r in found.items() if name != "openskill"},
+        slope={name: held.slope(r) for name, r in found.items() if name not in NOT_ELO},
         balance=max(games) / max(1, min(games)),
     )
 
@@ -630,6 +660,9 @@ class Placement:
     #: The same for an offline fit on the same matches: the newcomer's maximum
     #: likelihood strength against the field's offline fit (how far the games allow).
     offline: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in PLACEMENT_AT})
+    #: The same for the ideal fit (``IdealFit.most_likely``): the model and every opponent's
+    #: true strength known, which no rating knows.
+    ideal: dict[int, list[float]] = field(default_factory=lambda: {n: [] for n in PLACEMENT_AT})
     #: Share of the cohort's first 20 matches' opponents that were newcomers too.
     among_themselves: list[float] = field(default_factory=list)
     #: Each seed's mean placement error after 20 and 40 (for the standard error).
@@ -679,6 +712,105 @@ def _newcomer_fit(
     return elo.INITIAL_RATING + theta / ELO_C
 
 
+#: The ideal fit's strengths (the field's standard deviations, as ``Ladder.strength``).
+IDEAL_GRID = np.linspace(-5.0, 5.0, 1001)
+#: Points of a seat's performance the ideal fit integrates over.
+IDEAL_PERFORMANCES = 1201
+#: Deals drawn to know a whole deal's luck at a seat.
+DEAL_NOISE_SAMPLES = 400_000
+
+
+def _deal_noise(luck: Luck, seats: int) -> Noise:
+    """A player's luck over a whole deal of ``seats`` games: the play's, summed.
+
+    The deal's part (the dice) adds the same to every total: each player
+    sits in every seat once. Drawn from its own generator, so the ladder's
+    draws stay as they were.
+    """
+    rng = np.random.default_rng(0)
+    draws = luck.play(seats * DEAL_NOISE_SAMPLES, rng).reshape(-1, seats).sum(axis=1)
+    draws.sort()
+    return Noise(
+        lambda x: np.searchsorted(draws, x) / len(draws), float(draws[0]), float(draws[-1])
+    )
+
+
+class IdealFit:
+    """What a ladder's rated units say of a player, as no rating can know it.
+
+    Under the outcome model itself, every opponent's true strength known. A
+    seat's performance in a unit is ``gain`` * strength + ``noise`` (a deal's
+    total adds up a game at every seat: the strength once a game, the dice
+    cancelled); the likelihood of a unit integrates over the player's own
+    performance x the chance that those ranked ahead of it beat x and the
+    others did not (an equal rank counts as behind: ties of money are rare).
+    Knowing the others' strengths, the player's own units are all that tells
+    of it, so this is about how far those units allow.
+    """
+
+    def __init__(
+        self, model: Model, strength: Sequence[float], luck: Luck | None = None, seats: int = 2
+    ) -> None:
+        """``luck``: units are duplicate deals of ``seats``, their luck split so."""
+        self.gain, self.noise = model.spread, model.noise
+        if luck is not None:
+            self.gain, self.noise = self.gain * seats, _deal_noise(luck, seats)
+        self.strength = strength
+        edges = np.linspace(
+            self.gain * IDEAL_GRID[0] + self.noise.low,
+            self.gain * IDEAL_GRID[-1] + self.noise.high,
+            IDEAL_PERFORMANCES + 1,
+        )
+        self.performance = (edges[:-1] + edges[1:]) / 2
+        # Row z: the chance of the player's performance in each cell if its strength is z
+        # (differences of the distribution function: no density to estimate).
+        self.own = np.diff(self.noise.below(edges[None, :] - self.gain * IDEAL_GRID[:, None]))
+
+    def loglik(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> Array:
+        """The log-likelihood of ``player``'s ``units`` at each strength of IDEAL_GRID."""
+        total = np.zeros(len(IDEAL_GRID))
+        for table, ranks in units:
+            mine = ranks[table.index(player)]
+            others = np.ones(len(self.performance))
+            for other, rank in zip(table, ranks, strict=True):
+                if other != player:
+                    below = self.noise.below(self.performance - self.gain * self.strength[other])
+                    others *= below if rank >= mine else 1 - below
+            total += np.log(self.own @ others + 1e-300)
+        return total
+
+    def most_likely(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> float:
+        """The maximum likelihood strength: no prior, as a strong newcomer should be placed."""
+        loglik = self.loglik(units, player)
+        best = int(np.argmax(loglik))
+        if 0 < best < len(IDEAL_GRID) - 1:
+            # The parabola through the best point and its neighbours: between grid points.
+            left, mid, right = loglik[best - 1 : best + 2]
+            bend = left - 2 * mid + right
+            shift = 0.5 * (left - right) / bend if bend < 0 else 0.0
+            return float(IDEAL_GRID[best] + shift * (IDEAL_GRID[1] - IDEAL_GRID[0]))
+        return float(IDEAL_GRID[best])
+
+    def field(self, played: Sequence[tuple[list[int], Ranks]]) -> Array:
+        """Each field bot's posterior mean strength from its own units.
+
+        The field's strengths are drawn from a standard normal (``new_ladder``):
+        that is the prior, known here too, and the mean ranks a bot of five
+        units better than a maximum likelihood that is infinite for five wins.
+        """
+        units: list[list[tuple[list[int], Ranks]]] = [[] for _ in range(FIELD)]
+        for unit in played:
+            for player in set(unit[0]):
+                if player < FIELD:
+                    units[player].append(unit)
+        found = np.zeros(FIELD)
+        for player, own in enumerate(units):
+            log_posterior = self.loglik(own, player) - IDEAL_GRID**2 / 2
+            weight = np.exp(log_posterior - log_posterior.max())
+            found[player] = float(weight @ IDEAL_GRID / weight.sum())
+        return found
+
+
 def _p1p(theta: float) -> float:
     p = 1 / (1 + math.exp(-theta))
     return p * (1 - p)
@@ -690,6 +822,7 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
     truth = np.array(ladder.strength[:FIELD])
     offline_field = plackett_luce_fit(ladder.played, len(ladder.strength))
     strengths = [float(np.quantile(truth, q)) for q in NEWCOMER_PERCENTILES]
+    ideal_fit = IdealFit(ladder.model, ladder.strength, ladder.luck, ladder.seats[0])
     groups = [strengths[0::2], strengths[1::2]] if cohort else [[s] for s in strengths]
     for group in groups:
         joined = {ladder.add(s) for s in group}
@@ -723,6 +856,8 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
                     into.offline[at].append(
                         _placement_error(offline_field[:FIELD], offline, truth, strength)
                     )
+                    ideal = ideal_fit.most_likely(own[p], p)
+                    into.ideal[at].append(_placement_error(truth, ideal, truth, strength))
         if cohort:
             into.among_themselves.extend(n / max(1, total) for n, total in opponents.values())
 
@@ -731,22 +866,30 @@ def newcomers(ladder: Ladder, cohort: bool, into: Placement) -> None:
 CEILING_MORE_ROUNDS = 3
 
 
+@dataclass
+class Ceiling:
+    """The pairing ceiling's rho, per seed: (paired at random, Swiss)."""
+
+    #: The offline fit, by games played.
+    offline: dict[int, tuple[list[float], list[float]]]
+    #: ``IdealFit.field`` of the first ``games``.
+    ideal: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+
+
 def pairing_ceiling(
     model: Model, luck: Luck, seeds: Sequence[int], games: int, more_rounds: int
-) -> dict[int, tuple[list[float], list[float]]]:
+) -> Ceiling:
     """How far pairing can rank from ``games`` of 2-seat deals: rho of the offline fit.
 
     A fresh field plays rounds, every bot one deal a round, paired at random
     or Swiss (neighbours by the offline fit of every deal so far, the even
     pairs that tell most), and is fitted offline after each round from
     ``games`` on, ``more_rounds`` rounds past it: how many more games the
-    same rho would take. Not a proof for every rule, a yardstick for the
-    scheduler's. By games played, per seed: (random, Swiss).
+    same rho would take; and by the ideal fit at ``games``. Not a proof for
+    every rule, a yardstick for the scheduler's.
     """
     rounds = games // FIELD  # a round: FIELD / 2 deals of 2 games
-    designs: dict[int, tuple[list[float], list[float]]] = {
-        FIELD * r: ([], []) for r in range(rounds, rounds + more_rounds + 1)
-    }
+    ceiling = Ceiling({FIELD * r: ([], []) for r in range(rounds, rounds + more_rounds + 1)})
     for seed in seeds:
         for swiss in (0, 1):
             nrng, rng = np.random.default_rng(seed), random.Random(seed)
@@ -764,10 +907,13 @@ def pairing_ceiling(
                 if swiss or round_ + 1 >= rounds:
                     fitted = plackett_luce_fit(played, FIELD)
                 if round_ + 1 >= rounds:
-                    designs[FIELD * (round_ + 1)][swiss].append(
+                    ceiling.offline[FIELD * (round_ + 1)][swiss].append(
                         spearman(fitted, np.array(strength))
                     )
-    return designs
+                if round_ + 1 == rounds:
+                    ideal = IdealFit(model, strength, luck).field(played)
+                    ceiling.ideal[swiss].append(spearman(ideal, np.array(strength)))
+    return ceiling
 
 
 # --------------------------------------------------------------------------- duplicate deals
@@ -984,7 +1130,9 @@ def run(
         for index, matches in enumerate(checkpoints):
             while ladder.games < matches:
                 ladder.step()
-            per_checkpoint[index].append(measure(ladder, held, sdk and seed == seeds[0]))
+            # The ideal fit where games are fewest, the checkpoint furthest from the targets.
+            checkpoint = measure(ladder, held, sdk and seed == seeds[0], index == 0)
+            per_checkpoint[index].append(checkpoint)
         for placement, together in ((alone, False), (cohort, True)):
             first = placement.counts()
             newcomers(ladder, together, placement)
@@ -993,6 +1141,16 @@ def run(
 
 
 TARGET_RHO = {"skill-heavy": (0.89, 0.965, 0.985), "luck-heavy": (0.77, 0.92, 0.955)}
+
+
+def _pair(results: tuple[list[float], list[float]]) -> str:
+    """Two raters' means ± their standard errors over the seeds, a / b."""
+    return " / ".join(f"{_mean(r):.3f}±{_standard_error(r)}" for r in results)
+
+
+def _column(values: Sequence[float]) -> str:
+    """A rater's mean in a 9-wide column; "-" where it was not measured."""
+    return f"{_mean(values):9.3f}" if values else f"{'-':>9}"
 
 
 def _picks(series: int, deals: bool) -> str:
@@ -1020,7 +1178,7 @@ def report(
     )
     for index, matches in enumerate(checkpoints):
         runs = results[index]
-        rho = "  ".join(f"{_mean([r.rho[n] for r in runs if n in r.rho]):9.3f}" for n in shown)
+        rho = "  ".join(_column([r.rho[n] for r in runs if n in r.rho]) for n in shown)
         # The platform's rho varies by .03 or so from seed to seed at 1k matches.
         spread = _standard_error([r.rho["platform"] for r in runs])
         target = TARGET_RHO[model.name][CHECKPOINTS.index(matches)] if matches in CHECKPOINTS else 0
@@ -1042,7 +1200,7 @@ def report(
         errors = "  ".join(
             f"after {n}: {_mean(placement.error[n]):.3f}"
             f"±{_standard_error(placement.seed_means[n])} "
-            f"(offline {_mean(placement.offline[n]):.3f})"
+            f"(offline {_mean(placement.offline[n]):.3f}, ideal {_mean(placement.ideal[n]):.3f})"
             for n in PLACEMENT_AT
         )
         extra = (
@@ -1063,11 +1221,12 @@ def summary(
     at = "/".join(f"{m // 1000}k" for m in checkpoints)
     _say(
         f"\nsummary (platform Elo; rho at {at}; the PL fit's gap, slope and games max/min: "
-        "worst seed; newcomers after 20/40 games)"
+        "worst seed; newcomers after 20/40 games; the ideal fit's rho)"
     )
     _say(
         f"  {'model':<11} {'seats':>5} {'picks':<20} {'rho':<17} {'gap to PL':<17} "
-        f"{'slope':<15} {'games max/min':<15} {'alone':<11} {'cohort':<11}"
+        f"{'slope':<15} {'games max/min':<15} {'alone':<11} {'cohort':<11} "
+        f"ideal at {checkpoints[0] // 1000}k"
     )
     for (model, seating, series, deals), (results, alone, cohort) in outcomes.items():
         rho = "/".join(f"{_mean([r.rho['platform'] for r in runs]):.3f}" for runs in results)
@@ -1081,7 +1240,8 @@ def summary(
         ]
         _say(
             f"  {model:<11} {seating:>5} {_picks(series, deals):<20} {rho:<17} {gap:<17} "
-            f"{slope:<15} {balance:<15} {placed[0]:<11} {placed[1]:<11}"
+            f"{slope:<15} {balance:<15} {placed[0]:<11} {placed[1]:<11} "
+            f"{_mean([r.rho['ideal'] for r in results[0]]):.3f}"
         )
 
 
@@ -1171,18 +1331,18 @@ def main(argv: list[str] | None = None) -> int:
                     report(model, seating, series, deals, checkpoints, *outcome)
                     outcomes[(model.name, seating, series, deals)] = outcome
                 if luck is not None:
-                    ceilings = pairing_ceiling(
+                    ceiling = pairing_ceiling(
                         model, luck, seeds, checkpoints[0], CEILING_MORE_ROUNDS
                     )
                     _say(
                         "  pairing ceiling, offline fit of rounds of deals paired at random "
                         "/ Swiss: "
                         + ", ".join(
-                            f"{games / 1000:g}k games {_mean(random_):.3f}"
-                            f"±{_standard_error(random_)} / {_mean(swiss):.3f}"
-                            f"±{_standard_error(swiss)}"
-                            for games, (random_, swiss) in ceilings.items()
+                            f"{games / 1000:g}k games {_pair(results)}"
+                            for games, results in ceiling.offline.items()
                         )
+                        + f"; the ideal fit at {checkpoints[0] / 1000:g}k games "
+                        + _pair(ceiling.ideal)
                     )
     summary(outcomes, checkpoints)
     if args.deal_games:
