@@ -741,9 +741,10 @@ class IdealFit:
     Under the outcome model itself, every opponent's true strength known. A
     seat's performance in a unit is ``gain`` * strength + ``noise`` (a deal's
     total adds up a game at every seat: the strength once a game, the dice
-    cancelled); the likelihood of a unit integrates over the player's own
-    performance x the chance that those ranked ahead of it beat x and the
-    others did not (an equal rank counts as behind: ties of money are rare).
+    cancelled), and a unit's likelihood is that of its whole ranking: over
+    the player's own performance x, the chance that those ranked ahead of it
+    finished above x in their order and the others below x in theirs (an
+    equal rank counts as behind, in table order: ties of money are rare).
     Knowing the others' strengths, the player's own units are all that tells
     of it, so this is about how far those units allow.
     """
@@ -756,27 +757,54 @@ class IdealFit:
         if luck is not None:
             self.gain, self.noise = self.gain * seats, _deal_noise(luck, seats)
         self.strength = strength
-        edges = np.linspace(
+        self.edges = np.linspace(
             self.gain * IDEAL_GRID[0] + self.noise.low,
             self.gain * IDEAL_GRID[-1] + self.noise.high,
             IDEAL_PERFORMANCES + 1,
         )
-        self.performance = (edges[:-1] + edges[1:]) / 2
+        self.performance = (self.edges[:-1] + self.edges[1:]) / 2
         # Row z: the chance of the player's performance in each cell if its strength is z
         # (differences of the distribution function: no density to estimate).
-        self.own = np.diff(self.noise.below(edges[None, :] - self.gain * IDEAL_GRID[:, None]))
+        self.own = self._cells(self.gain * IDEAL_GRID[:, None])
+
+    def _cells(self, centre: float | Array) -> Array:
+        """The chance of a performance about ``centre`` in each cell."""
+        return np.diff(self.noise.below(self.edges - centre), axis=-1)
+
+    def _below(self, seats: Sequence[int]) -> Array:
+        """At each performance x: P(every one of ``seats`` below x, in that order, best first)."""
+        chance = np.ones(len(self.performance))
+        for rank, other in enumerate(reversed(seats)):
+            centre = self.gain * self.strength[other]
+            if rank == 0:
+                chance = self.noise.below(self.performance - centre)
+            else:
+                # Above the worse ones, below x: summed up from the bottom, half of x's cell.
+                step = self._cells(centre) * chance
+                chance = np.cumsum(step) - step / 2
+        return chance
+
+    def _above(self, seats: Sequence[int]) -> Array:
+        """At each performance x: P(every one of ``seats`` above x, in that order, best first)."""
+        chance = np.ones(len(self.performance))
+        for rank, other in enumerate(seats):
+            centre = self.gain * self.strength[other]
+            if rank == 0:
+                chance = 1 - self.noise.below(self.performance - centre)
+            else:
+                step = self._cells(centre) * chance
+                chance = np.cumsum(step[::-1])[::-1] - step / 2
+        return chance
 
     def loglik(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> Array:
         """The log-likelihood of ``player``'s ``units`` at each strength of IDEAL_GRID."""
         total = np.zeros(len(IDEAL_GRID))
         for table, ranks in units:
             mine = ranks[table.index(player)]
-            others = np.ones(len(self.performance))
-            for other, rank in zip(table, ranks, strict=True):
-                if other != player:
-                    below = self.noise.below(self.performance - self.gain * self.strength[other])
-                    others *= below if rank >= mine else 1 - below
-            total += np.log(self.own @ others + 1e-300)
+            others = sorted((r, seat) for seat, r in enumerate(ranks) if table[seat] != player)
+            ahead = [table[seat] for r, seat in others if r < mine]
+            behind = [table[seat] for r, seat in others if r >= mine]
+            total += np.log(self.own @ (self._above(ahead) * self._below(behind)) + 1e-300)
         return total
 
     def most_likely(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> float:
