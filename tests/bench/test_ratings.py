@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -69,3 +71,29 @@ def test_the_ideal_field_is_the_prior_where_a_bot_has_not_played(ratings: Module
     found = ratings.IdealFit(model, strength).field([([winner, loser], [1, 2])])
     assert found[winner] > 0 > found[loser]
     assert np.allclose(np.delete(found, [winner, loser]), 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("model_name", ["skill-heavy", "luck-heavy"])
+def test_the_ideal_fit_gives_each_order_of_a_table_its_chance(
+    ratings: ModuleType, model_name: str
+) -> None:
+    model = next(m for m in ratings.MODELS if m.name == model_name)
+    strength = [0.3, -0.5, 1.1, 0.0]
+    player, table = 3, [0, 1, 2, 3]
+    fit = ratings.IdealFit(model, strength)
+    at = int(np.argmin(abs(ratings.IDEAL_GRID - strength[player])))
+    rng = np.random.default_rng(4)
+    draws = 40_000
+    seen: dict[tuple[int, ...], int] = {}
+    for _ in range(draws):
+        ranks = tuple(model.play(np.array(strength), rng))
+        seen[ranks] = seen.get(ranks, 0) + 1
+    total = 0.0
+    for order in itertools.permutations(range(1, 5)):
+        chance = float(np.exp(fit.loglik([(table, list(order))], player)[at]))
+        total += chance
+        drawn = seen.get(order, 0) / draws
+        # Within 4 standard errors of the drawn share (the order of those ahead and
+        # those behind counts: a rank the wrong way round is off by far more).
+        assert chance == pytest.approx(drawn, abs=4 * math.sqrt(chance * (1 - chance) / draws))
+    assert total == pytest.approx(1.0, abs=1e-3)
