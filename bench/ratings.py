@@ -1,6 +1,6 @@
 """Ratings benchmark: how well the platform's Elo and matchmaking rank bots of known strength.
 
-    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 15 minutes)
+    python3 bench/ratings.py            # 200 bots, 20,000 games, 3 seeds (about 17 minutes)
     python3 bench/ratings.py --quick    # 1 seed, 5,000 matches, mixed tables (about a minute)
     python3 bench/ratings.py --seating 2-5 --model luck-heavy --deal-games 0   # one part
     python3 bench/ratings.py --seating 2 --deal-games 0   # 2 seats: deals beside games (5 minutes)
