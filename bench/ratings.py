@@ -762,7 +762,6 @@ class IdealFit:
             self.gain * IDEAL_GRID[-1] + self.noise.high,
             IDEAL_PERFORMANCES + 1,
         )
-        self.performance = (self.edges[:-1] + self.edges[1:]) / 2
         # Row z: the chance of the player's performance in each cell if its strength is z
         # (differences of the distribution function: no density to estimate).
         self.own = self._cells(self.gain * IDEAL_GRID[:, None])
@@ -771,29 +770,17 @@ class IdealFit:
         """The chance of a performance about ``centre`` in each cell."""
         return np.diff(self.noise.below(self.edges - centre), axis=-1)
 
-    def _below(self, seats: Sequence[int]) -> Array:
-        """At each performance x: P(every one of ``seats`` below x, in that order, best first)."""
-        chance = np.ones(len(self.performance))
-        for rank, other in enumerate(reversed(seats)):
-            centre = self.gain * self.strength[other]
-            if rank == 0:
-                chance = self.noise.below(self.performance - centre)
-            else:
-                # Above the worse ones, below x: summed up from the bottom, half of x's cell.
-                step = self._cells(centre) * chance
-                chance = np.cumsum(step) - step / 2
-        return chance
+    def _in_order(self, seats: Sequence[int], above: bool) -> Array:
+        """At each performance x: P(every one of ``seats`` above x, or below it, in their order).
 
-    def _above(self, seats: Sequence[int]) -> Array:
-        """At each performance x: P(every one of ``seats`` above x, in that order, best first)."""
-        chance = np.ones(len(self.performance))
-        for rank, other in enumerate(seats):
-            centre = self.gain * self.strength[other]
-            if rank == 0:
-                chance = 1 - self.noise.below(self.performance - centre)
-            else:
-                step = self._cells(centre) * chance
-                chance = np.cumsum(step[::-1])[::-1] - step / 2
+        ``seats`` best first. A running sum from the one furthest from x in,
+        each cell's chance times that of the ones further out, less half of
+        x's own cell.
+        """
+        chance = np.ones(IDEAL_PERFORMANCES)
+        for other in seats if above else reversed(seats):
+            step = self._cells(self.gain * self.strength[other]) * chance
+            chance = (np.cumsum(step[::-1])[::-1] if above else np.cumsum(step)) - step / 2
         return chance
 
     def loglik(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> Array:
@@ -804,7 +791,8 @@ class IdealFit:
             others = sorted((r, seat) for seat, r in enumerate(ranks) if table[seat] != player)
             ahead = [table[seat] for r, seat in others if r < mine]
             behind = [table[seat] for r, seat in others if r >= mine]
-            total += np.log(self.own @ (self._above(ahead) * self._below(behind)) + 1e-300)
+            chance = self._in_order(ahead, above=True) * self._in_order(behind, above=False)
+            total += np.log(self.own @ chance + 1e-300)
         return total
 
     def most_likely(self, units: Sequence[tuple[list[int], Ranks]], player: int) -> float:
