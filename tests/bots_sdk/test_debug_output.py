@@ -26,7 +26,8 @@ from bots_sdk.referee import (
     bot_seed,
     play_series,
 )
-from tests.bots_sdk.test_protocol import validator
+from tests.bots_sdk.botkit import sdk_bot
+from tests.bots_sdk.test_protocol import RECORDER, validator
 from vegas_engine import describe, new_game
 
 pytestmark = pytest.mark.skipif(
@@ -102,6 +103,12 @@ def write(folder: Path, name: str, source: str, *, trusted: bool = False) -> Bot
     (folder / name).write_text(source)
     (folder / name).chmod(0o644)
     return build_bot(resolve_bot(str(folder / name), trusted=trusted))
+
+
+def write_file(folder: Path, name: str, source: str) -> BotSpec:
+    """A bare (trusted) bot from one Python file."""
+    (folder / name).write_text(source)
+    return resolve_bot(str(folder / name), trusted=True)
 
 
 def js_bot(folder: Path, mode: str) -> BotSpec:
@@ -245,3 +252,22 @@ def test_a_seat_that_never_started_has_no_seed_and_no_trace(tmp_path: Path) -> N
     assert seat["fault"]["kind"] == "launch_failed"
     assert (seat["bot_seed"], seat["trace"]) == (None, [])
     validate(record)
+
+
+def test_no_bot_ever_receives_another_bots_notes_or_stderr(tmp_path: Path) -> None:
+    """Everything a bot reads is the referee's messages, whose observations are the
+    engine's: a recorder at the table sees none of its neighbour's debug output."""
+    secret = "a plan nobody else may read"
+    source = NOTER.replace('self.note(f"{len(legal)} legal")', f"self.note({secret!r})")
+    source = source.replace('"considering"', repr(secret))
+    noter = write_file(tmp_path, "noter.py", source)
+    recorder = sdk_bot(tmp_path, RECORDER, name="recorder")
+    games = [(describe("cardgame", 2), 51), (describe("classic", 2), 52)]
+    records = play_series([noter, recorder], games, LIMITS)
+    for record in records:
+        assert not record.faults
+        trace = seat_of(record, 0)["trace"]
+        assert trace and all(secret in e["note"] and secret in e["stderr"] for e in trace)
+    received = (tmp_path / "received.jsonl").read_text()
+    assert '"type":"request"' in received.replace(" ", "")
+    assert secret not in received and "picks" not in received
