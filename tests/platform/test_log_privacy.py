@@ -1,0 +1,174 @@
+"""What a match log keeps private to a seat (its bot's notes, per-decision stderr and
+trace, its bot seed, its stderr) reaches the owner of the seat's bot and staff only:
+on the API (events and moves forms, the download), the ladder's export and the match
+page. Real PostgreSQL, and a log the real referee wrote for two bots that note."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from arena.bots.models import BotVersion
+from arena.ladders.models import Ladder
+from arena.matches.models import Match, MatchStatus
+from arena.matches.outcomes import SeatOutcome
+from arena.matches.services import match_finish
+from bots_sdk.launcher import BotSpec
+from bots_sdk.referee import play_series
+from tests.bots_sdk.test_protocol import validator
+from vegas_engine import describe
+
+from .api_support import client_for
+from .factories import (
+    BotFactory,
+    BotVersionFactory,
+    LadderFactory,
+    MatchFactory,
+    ParticipantFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+#: Each seat's bot writes its own secret in every note and on stderr at every decision.
+SECRETS = ("alice's secret plan", "bob's secret plan")
+
+NOTER = """\
+import os, sys
+from bots_sdk import Bot, run
+
+
+class Noter(Bot):
+    def act(self, observation):
+        legal = observation["legal_actions"]
+        print(os.environ["SECRET"], "on stderr", file=sys.stderr)
+        self.note(os.environ["SECRET"] + f": {len(legal)} legal")
+        return legal[0]
+
+
+if __name__ == "__main__":
+    run(Noter)
+"""
+
+
+@pytest.fixture
+def ladder(db: None) -> Ladder:
+    return LadderFactory(slug="classic-2")
+
+
+@pytest.fixture
+def versions(alice: Any, bob: Any) -> list[BotVersion]:
+    return [
+        BotVersionFactory(bot=BotFactory(owner=alice, name="shark")),
+        BotVersionFactory(bot=BotFactory(owner=bob, name="turtle")),
+    ]
+
+
+@pytest.fixture
+def match(ladder: Ladder, versions: list[BotVersion], tmp_path: Path) -> Match:
+    """A match whose log is a real game between the two noting bots (shark at seat 0)."""
+    (tmp_path / "noter.py").write_text(NOTER)
+    bots = [
+        BotSpec(
+            name=f"noter {seat}",
+            bot_dir=tmp_path,
+            main="noter.py",
+            trusted=True,
+            env={"SECRET": SECRETS[seat]},
+        )
+        for seat in (0, 1)
+    ]
+    (record,) = play_series(bots, [(describe("classic", 2), 5)])
+    assert not record.faults
+    started = MatchFactory(
+        ladder=ladder, seed=5, status=MatchStatus.RUNNING, attempts=1, started_at=timezone.now()
+    )
+    for seat, version in enumerate(versions):
+        ParticipantFactory(match=started, seat=seat, bot_version=version)
+    outcomes = [
+        SeatOutcome(seat=row["seat"], money=row["money"], rank=row["rank"]) for row in record.result
+    ]
+    log = json.dumps(record.moves_log).encode()
+    return match_finish(match=started, outcomes=outcomes, game_log=log)
+
+
+def readers(alice: Any, bob: Any, carol: Any) -> list[tuple[str, Any, set[int]]]:
+    """Who asks, and the seats whose private fields they read: the owners their own
+    seat, staff (carol) every seat, another player and anonymous none."""
+    dave = UserFactory(username="dave")
+    return [
+        ("alice", alice, {0}),
+        ("bob", bob, {1}),
+        ("carol (staff)", carol, {0, 1}),
+        ("dave", dave, set()),
+        ("anonymous", None, set()),
+    ]
+
+
+def check_seats(log: dict[str, Any], readable: set[int], who: str) -> None:
+    validator("referee-log").validate(log["referee"])
+    for seat in log["referee"]["seats"]:
+        mine = SECRETS[seat["seat"]]
+        if seat["seat"] in readable:
+            trace = seat["trace"]
+            assert trace and isinstance(seat["bot_seed"], int), who
+            assert all(e["note"].startswith(mine) for e in trace), who
+            assert all(e["stderr"] == f"{mine} on stderr\n" for e in trace), who
+        else:
+            assert "trace" not in seat and "bot_seed" not in seat, who
+
+
+def check_body(content: bytes, readable: set[int], who: str) -> None:
+    """The raw body holds the secrets of the readable seats only, wherever they are."""
+    for seat, secret in enumerate(SECRETS):
+        assert (json.dumps(secret)[1:-1].encode() in content) == (seat in readable), (who, seat)
+
+
+def test_the_match_log_shows_notes_and_stderr_to_the_seats_owner_and_staff_only(
+    match: Match, alice: Any, bob: Any, carol: Any
+) -> None:
+    url = f"/api/matches/{match.pk}/log/"
+    for who, user, readable in readers(alice, bob, carol):
+        api = client_for(user)
+        for query in ({}, {"form": "moves"}, {"download": "1"}):
+            response = api.get(url, query)
+            assert response.status_code == 200, (who, query)
+            check_seats(response.json(), readable, who)
+            check_body(response.content, readable, who)
+        moves = api.get(url, {"form": "moves"}).json()
+        for seat in moves["referee"]["seats"]:
+            for entry in seat.get("trace", []):  # each at a move of its own seat
+                assert moves["moves"][entry["move"]][0] == seat["seat"]
+
+
+def test_the_ladders_export_shows_them_to_the_seats_owner_and_staff_only(
+    match: Match, alice: Any, bob: Any, carol: Any
+) -> None:
+    for who, user, readable in readers(alice, bob, carol):
+        response = client_for(user).get("/api/ladders/classic-2/logs/")
+        assert response.status_code == 200
+        body = b"".join(response.streaming_content)
+        (line,) = [json.loads(line) for line in body.splitlines()]
+        assert line["match"]["id"] == match.pk
+        check_seats(line["log"], readable, who)
+        check_body(body, readable, who)
+
+
+def test_the_match_page_shows_them_to_the_seats_owner_and_staff_only(
+    match: Match, alice: Any, bob: Any, carol: Any, client: Any
+) -> None:
+    for who, user, readable in readers(alice, bob, carol):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        response = client.get(f"/matches/{match.pk}/")
+        assert response.status_code == 200
+        # The page may show less than the log, never more.
+        for seat, secret in enumerate(SECRETS):
+            if seat not in readable:
+                assert json.dumps(secret)[1:-1].encode() not in response.content, (who, seat)
+                assert secret.replace("'", "&#x27;").encode() not in response.content
