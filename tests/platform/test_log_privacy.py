@@ -14,13 +14,17 @@ from django.utils import timezone
 
 from arena.bots.models import BotVersion
 from arena.ladders.models import Ladder
+from arena.live.selectors import live_read
+from arena.live.services import LivePublisher
 from arena.matches.models import Match, MatchStatus
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_finish
 from bots_sdk.launcher import BotSpec
+from bots_sdk.referee import Match as Referee
 from bots_sdk.referee import play_series
 from tests.bots_sdk.test_protocol import validator
 from vegas_engine import describe
+from vegas_engine import log as game_logs
 
 from .api_support import client_for
 from .factories import (
@@ -172,3 +176,20 @@ def test_the_match_page_shows_them_to_the_seats_owner_and_staff_only(
             if seat not in readable:
                 assert json.dumps(secret)[1:-1].encode() not in response.content, (who, seat)
                 assert secret.replace("'", "&#x27;").encode() not in response.content
+
+
+def test_the_live_feed_of_a_game_in_play_carries_no_notes_or_stderr(tmp_path: Path) -> None:
+    """The live feed publishes the engine's events as the referee plays: the bots' debug
+    output is the referee's, never an event."""
+    (tmp_path / "noter.py").write_text(NOTER)
+    bots = [
+        BotSpec(name="noter", bot_dir=tmp_path, main="noter.py", trusted=True, env={"SECRET": s})
+        for s in SECRETS
+    ]
+    live = LivePublisher(feed="privacy-test", attempt=1, interval_s=0)
+    with Referee(bots, on_progress=live) as played:
+        record = played.play(describe("cardgame", 2), 6, [0, 1])
+    assert all(seat["trace"] for seat in record.moves_log["referee"]["seats"])
+    feed = live_read(feed="privacy-test")
+    assert feed is not None and feed.events == game_logs.expand(record.moves_log)["events"]
+    assert not any(secret in json.dumps(feed.events) for secret in SECRETS)
