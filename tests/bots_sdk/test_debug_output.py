@@ -271,3 +271,21 @@ def test_no_bot_ever_receives_another_bots_notes_or_stderr(tmp_path: Path) -> No
     received = (tmp_path / "received.jsonl").read_text()
     assert '"type":"request"' in received.replace(" ", "")
     assert secret not in received and "picks" not in received
+
+
+def test_in_the_events_form_a_move_is_the_nth_decision_not_forced(public_dir: Path) -> None:
+    """The events form has no moves: move k of a trace is its k-th decision event that
+    was not forced (chance events count too, where a game logs them)."""
+    noter = write(public_dir, "noter.py", NOTER, trusted=True)
+    games = [(describe(rules, 3), 61) for rules in ("cardgame", "royale")]
+    for record in play_series([house_bot("greedy"), noter, house_bot("random")], games, LIMITS):
+        chosen = [
+            [event["seat"], event["action"]]
+            for event in record.log["events"]
+            if event["type"] == "decision" and not event["forced"]
+        ]
+        assert chosen == record.moves_log["moves"]
+        trace = seat_of(record, 1)["trace"]
+        assert trace == record.log["referee"]["seats"][seat_of(record, 1)["seat"]]["trace"]
+        for entry in trace:
+            assert entry["note"].endswith(f"picks {chosen[entry['move']][1]}")
