@@ -77,7 +77,9 @@ process.stdin.on("data", (chunk) => {
       const legal = message.observation.legal_actions;
       const action = legal[requests % legal.length];
       const flood = MODE === "flood" ? "x".repeat(5000) : "";
-      process.stderr.write(`request ${message.id} stderr ${flood}\\n`);
+      if (MODE === "accents") process.stderr.write(Buffer.from([0xff, 0x41, 0x42]));
+      if (MODE === "accents") process.stderr.write("\\u00e9".repeat(600));
+      else process.stderr.write(`request ${message.id} stderr ${flood}\\n`);
       const reply = { type: "action", id: message.id, action, note: `picks ${action}` };
       if (MODE === "long_note") reply.note = `picks ${action}|` + "\\u00e9".repeat(200);
       if (MODE === "number_note" && requests === 3) reply.note = 42;
@@ -289,3 +291,17 @@ def test_in_the_events_form_a_move_is_the_nth_decision_not_forced(public_dir: Pa
         assert trace == record.log["referee"]["seats"][seat_of(record, 1)["seat"]]["trace"]
         for entry in trace:
             assert entry["note"].endswith(f"picks {chosen[entry['move']][1]}")
+
+
+def test_stderr_that_is_no_utf8_or_cut_inside_a_character_is_kept_readable(
+    public_dir: Path,
+) -> None:
+    """A bad byte becomes U+FFFD; the cut at 1 KiB falls inside an é, which is left out."""
+    spec = js_bot(public_dir, "accents")
+    record = play_series([spec, house_bot("random")], [(describe("classic", 2), 13)], LIMITS)[0]
+    assert not record.faults
+    trace = seat_of(record, 0)["trace"]
+    assert trace
+    for entry in trace[: GAME_STDERR_BYTES // DECISION_STDERR_BYTES]:
+        # 3 bytes and 510 é fill 1023 bytes: the last byte kept is half an é, left out.
+        assert entry["stderr"] == "\ufffdAB" + "\u00e9" * 510 and entry["truncated"] is True
