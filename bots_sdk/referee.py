@@ -743,13 +743,17 @@ class _Game:
         start = connection.stderr_start
         end = connection.stderr_end if elapsed is not None else process.stderr_written()
         written = max(0, end - start)
-        data = process.stderr_read(start, min(written, DECISION_STDERR_BYTES, record.stderr_left))
-        record.stderr_left -= len(data)
-        cut = len(data) < written or process.stderr_full()
-        # A cut may split a character: the incremental decoder leaves its start out.
-        stderr = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
-            data, final=len(data) == written
-        )
+        stderr = ""
+        kept = min(written, DECISION_STDERR_BYTES, record.stderr_left)
+        if kept:  # most decisions write nothing: no read, no decoder
+            data = process.stderr_read(start, kept)
+            record.stderr_left -= len(data)
+            # A cut may split a character: the incremental decoder leaves its start out.
+            stderr = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
+                data, final=len(data) == written
+            )
+        # A full capture loses what the bot writes next: whether it wrote is unknown.
+        cut = kept < written or process.stderr_full()
         return TraceEntry(
             move=-1,
             request=request_id,
