@@ -5,7 +5,10 @@ page. Real PostgreSQL, and a log the real referee wrote for two bots that note."
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +17,14 @@ from django.utils import timezone
 
 from arena.bots.models import BotVersion
 from arena.ladders.models import Ladder
+from arena.leagues.models import LeagueFormat, LeagueGame
+from arena.leagues.selectors import league_bundle
+from arena.leagues.services import league_advance, league_create
 from arena.live.selectors import live_read
 from arena.live.services import LivePublisher
 from arena.matches.models import Match, MatchStatus
 from arena.matches.outcomes import SeatOutcome
-from arena.matches.services import match_finish
+from arena.matches.services import match_finish, match_start
 from bots_sdk.launcher import BotSpec
 from bots_sdk.referee import Match as Referee
 from bots_sdk.referee import play_series
@@ -193,3 +199,60 @@ def test_the_live_feed_of_a_game_in_play_carries_no_notes_or_stderr(tmp_path: Pa
     feed = live_read(feed="privacy-test")
     assert feed is not None and feed.events == game_logs.expand(record.moves_log)["events"]
     assert not any(secret in json.dumps(feed.events) for secret in SECRETS)
+
+
+def test_a_league_bundle_shows_them_to_the_seats_owner_and_staff_only(
+    ladder: Ladder, versions: list[BotVersion], alice: Any, bob: Any, carol: Any, tmp_path: Path
+) -> None:
+    """Each game of the league played by the real referee between the noting bots."""
+    start = datetime(2031, 3, 1, 18, 0, tzinfo=UTC)
+    league = league_create(
+        organiser=carol,
+        ladder=ladder,
+        bots=[version.bot for version in versions],
+        name="Spring cup",
+        slug="spring",
+        format=LeagueFormat.ROUND_ROBIN,
+        start_at=start,
+        round_interval=timedelta(days=1),
+        now=start - timedelta(days=1),
+    )
+    league_advance(league=league, now=start)
+    games = list(LeagueGame.objects.filter(fixture__round__league=league, status="queued"))
+    assert games
+    (tmp_path / "noter.py").write_text(NOTER)
+    bot_ids = [version.bot_id for version in versions]
+    for game in games:
+        match = game.match
+        assert match is not None
+        seated = [row.entry.bot_id for row in game.seats.order_by("seat")]
+        bots = [
+            BotSpec(
+                name=f"noter {seat}",
+                bot_dir=tmp_path,
+                main="noter.py",
+                trusted=True,
+                env={"SECRET": SECRETS[bot_ids.index(bot)]},
+            )
+            for seat, bot in enumerate(seated)
+        ]
+        (record,) = play_series(bots, [(describe("classic", 2), match.seed)])
+        outcomes = [
+            SeatOutcome(seat=row["seat"], money=row["money"], rank=row["rank"])
+            for row in record.result
+        ]
+        log = json.dumps(record.moves_log).encode()
+        match_finish(match=match_start(match=match), outcomes=outcomes, game_log=log)
+    for who, user, readable in readers(alice, bob, carol):
+        if user is None:
+            continue  # bundles are for signed-in players
+        archive = zipfile.ZipFile(io.BytesIO(b"".join(league_bundle(league=league, user=user))))
+        members = [name for name in archive.namelist() if name.startswith("logs/")]
+        assert len(members) == len(games), who
+        for name in members:
+            # SECRETS[i] is the secret of versions[i]'s bot, wherever it sat.
+            check_body(archive.read(name), readable, who)
+            stored = json.loads(archive.read(name))
+            validator("referee-log").validate(stored["referee"])
+            traced = [seat for seat in stored["referee"]["seats"] if "trace" in seat]
+            assert len(traced) == len(readable), who
