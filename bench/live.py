@@ -143,7 +143,7 @@ def person_latency(decisions: int) -> None:
         if played.status != TableStatus.FINISHED:
             print(f"  table {played.pk} {played.status}: {played.error}")
             return
-        log = table_log_read(table=played)
+        log = table_log_read(table=played, user=played.player)
         assert log is not None
         seats = log["referee"]["seats"]
         person_ms += seats[0]["decision_ms"]

@@ -44,6 +44,9 @@ class Bot:
 
     :attr:`rng` is a :class:`random.Random` seeded with :attr:`bot_seed` at
     each new game: use it for every random choice and a game replays exactly.
+
+    Inside :meth:`act`, :meth:`note` attaches a short note to the answer: the
+    match log keeps it with the decision, for the bot's owner alone.
     """
 
     #: Shown in match results; defaults to the class name.
@@ -58,6 +61,7 @@ class Bot:
         self.bank_left_ms = 0
         self._deadline = 0.0
         self._rng: random.Random | None = None
+        self._note = ""
 
     @property
     def rng(self) -> random.Random:
@@ -88,6 +92,16 @@ class Bot:
     def on_game_end(self, result: list[JsonDict]) -> None:
         """The game is over: ``result`` has each seat's money, notes, rank, forfeit."""
 
+    def note(self, text: str) -> None:
+        """Attach ``text`` to this decision's answer, for the bot's owner (the replay
+        shows it at this decision; other players and bots never see it).
+
+        Called again in the same :meth:`act`, the note grows by a line. The referee
+        keeps 256 bytes of UTF-8 (a longer note is cut); the next decision starts
+        with no note.
+        """
+        self._note = f"{self._note}\n{text}" if self._note else str(text)
+
     def seconds_left(self) -> float:
         """Seconds until the current decision's deadline, by this process's clock."""
         return self._deadline - time.monotonic()
@@ -106,12 +120,18 @@ class Bot:
         self.on_game_start(seat, game)
 
     def handle_request(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
-        """Answer one request: set the clock, then :meth:`act`."""
+        """Answer one request: set the clock, then :meth:`act` (its note: :meth:`take_note`)."""
         received = time.monotonic()
         self.time_left_ms = time_left_ms
         self.bank_left_ms = bank_left_ms
         self._deadline = received + time_left_ms / 1000
+        self._note = ""
         return self.act(observation)
+
+    def take_note(self) -> str:
+        """The note :meth:`act` attached to its answer ("" for none), cleared."""
+        note, self._note = self._note, ""
+        return note
 
 
 def run(bot: type[Bot] | Bot) -> None:
@@ -139,7 +159,9 @@ def serve(bot: type[Bot] | Bot, reader: IO[bytes], writer: IO[bytes]) -> None:
             chosen = instance.handle_request(
                 message["observation"], int(message["time_left_ms"]), int(message["bank_left_ms"])
             )
-            _send(writer, protocol.action(message["id"], chosen))
+            # Cut here too: a line stays short whatever the bot notes.
+            note, _ = protocol.clip_note(instance.take_note())
+            _send(writer, protocol.action(message["id"], chosen, note))
         elif kind == MessageType.HELLO:
             if message.get("protocol") != protocol.PROTOCOL_VERSION:
                 raise ProtocolError(

@@ -75,7 +75,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _bot_seed_key_argument(play)
     play.add_argument("--games", type=int, default=1, help="games, seats rotating (default 1)")
-    play.add_argument("--log", type=Path, help="write the game logs here, one JSON per line")
+    play.add_argument(
+        "--log",
+        type=Path,
+        help="write the game logs here, one JSON per line (each seat's trace included)",
+    )
+    play.add_argument(
+        "--debug",
+        action="store_true",
+        help="show each decision's action, time, note and stderr, for the bots that sent any",
+    )
     play.set_defaults(run=_play)
 
     tournament = commands.add_parser("tournament", help="round robin with seat rotation")
@@ -255,13 +264,18 @@ def _play(args: argparse.Namespace) -> int:
                 # The events form: what an author reads (the referee keeps moves).
                 handle.write(json.dumps(record.log, separators=(",", ":")) + "\n")
     if args.json:
-        games = [_game_json(record) for record in records]
+        games = [_game_json(record, trace=args.debug) for record in records]
         print(json.dumps({"seed": seed, "bot_seed_key": key.hex(), "games": games}))
         return 0
     if filled:
         print(f"({filled} seat(s) filled with the house bot random)")
     for record in records:
         _print_game(record)
+        if args.debug:
+            _print_trace(record)
+    if not args.debug and (noted := _noted_seats(records)):
+        which = f"seat {noted[0]}" if len(noted) == 1 else f"seats {', '.join(map(str, noted))}"
+        print(f"({which} sent notes or stderr: --debug shows them decision by decision)")
     if len(records) > 1:
         _print_totals(records, len(specs))
     if args.log:
@@ -352,15 +366,45 @@ def _setup(args: argparse.Namespace) -> GameSetup:
 # ------------------------------------------------------------------ output
 
 
-def _game_json(record: GameRecord) -> dict[str, object]:
+def _game_json(record: GameRecord, *, trace: bool = False) -> dict[str, object]:
+    left_out = {"decision_ms"} if trace else {"decision_ms", "trace"}
     return {
         "game": {**record.description.to_json(), "seed": record.seed},
         "players": [seat.name for seat in record.seats],
         "result": record.result,
         "seats": [
-            {k: v for k, v in seat.to_json().items() if k != "decision_ms"} for seat in record.seats
+            {k: v for k, v in seat.to_json().items() if k not in left_out} for seat in record.seats
         ],
     }
+
+
+def _noted_seats(records: Sequence[GameRecord]) -> list[int]:
+    """The seats (in any game) whose bot sent a note or wrote stderr while deciding."""
+    return sorted(
+        {
+            seat.seat
+            for record in records
+            for seat in record.seats
+            if any(entry.note or entry.stderr for entry in seat.trace)
+        }
+    )
+
+
+def _print_trace(record: GameRecord) -> None:
+    """Each decision of the seats whose bot sent a note or wrote stderr: the move it
+    made, its time, its note and its stderr."""
+    moves = record.moves_log["moves"]
+    for seat in record.seats:
+        if not any(entry.note or entry.stderr for entry in seat.trace):
+            continue
+        print(f"  seat {seat.seat} ({seat.name}), decision by decision:")
+        for entry in seat.trace:
+            took = "no reply" if entry.elapsed_ms is None else f"{entry.elapsed_ms:.1f} ms"
+            cut = ", cut to its cap" if entry.truncated else ""
+            print(f"    move {entry.move}: {moves[entry.move][1]} ({took}{cut})")
+            for label, text in (("note", entry.note), ("stderr", entry.stderr)):
+                for line in text.splitlines():
+                    print(f"      {label}: {line}")
 
 
 def _print_game(record: GameRecord) -> None:

@@ -171,8 +171,12 @@ def ready(name: str | None = None) -> JsonDict:
     return message
 
 
-def action(request_id: int, chosen: str) -> JsonDict:
-    return {"type": MessageType.ACTION.value, "id": request_id, "action": chosen}
+def action(request_id: int, chosen: str, note: str = "") -> JsonDict:
+    """An ``action`` reply; ``note`` (the bot's note to its owner) only when not empty."""
+    message: JsonDict = {"type": MessageType.ACTION.value, "id": request_id, "action": chosen}
+    if note:
+        message["note"] = note
+    return message
 
 
 # ------------------------------------------------------------------ codec
@@ -195,6 +199,9 @@ MAX_REPLY_NESTING = 32
 MAX_NAME_CHARS = 200
 #: How much of a value a bot sent an error message shows.
 SHOWN_CHARS = 60
+#: The longest note a bot may attach to an action, in bytes of UTF-8: a longer
+#: one is cut at a character boundary (never a fault).
+MAX_NOTE_BYTES = 256
 
 
 def decode(line: bytes) -> JsonDict:
@@ -295,8 +302,43 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
+class Answer:
+    """A bot's checked ``action`` reply: the action, and its note cut to
+    :data:`MAX_NOTE_BYTES` (``note_cut`` when it was longer)."""
+
+    __slots__ = ("action", "note", "note_cut")
+
+    def __init__(self, action: str, note: str = "", note_cut: bool = False) -> None:
+        self.action = action
+        self.note = note
+        self.note_cut = note_cut
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Answer) and (self.action, self.note, self.note_cut) == (
+            other.action,
+            other.note,
+            other.note_cut,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.action, self.note, self.note_cut))
+
+    def __repr__(self) -> str:
+        return f"Answer({self.action!r}, note={self.note!r}, note_cut={self.note_cut!r})"
+
+
 def parse_action(line: bytes, request_id: int) -> str:
     """Check an ``action`` line answering ``request_id``; returns the action."""
+    return parse_answer(line, request_id).action
+
+
+def parse_answer(line: bytes, request_id: int) -> Answer:
+    """Check an ``action`` line answering ``request_id``: the action and its note.
+
+    ``note`` is optional: a string (cut to :data:`MAX_NOTE_BYTES` bytes of UTF-8
+    at a character boundary, lone surrogates written as ``?``), or null for none;
+    any other value is a :class:`ProtocolError`, as for any malformed field.
+    """
     message = _decode_reply(line)
     if message["type"] != MessageType.ACTION:
         raise ProtocolError(f'expected an "action" message, got {shown(message["type"])}')
@@ -308,4 +350,19 @@ def parse_action(line: bytes, request_id: int) -> str:
     chosen = message.get("action")
     if not isinstance(chosen, str):
         raise ProtocolError(f'"action" must be a string, got {shown(chosen)}')
-    return chosen
+    note = message.get("note")
+    if note is None:
+        return Answer(chosen)
+    if not isinstance(note, str):
+        raise ProtocolError(f'"note" must be a string (or left out), got {shown(note)}')
+    return Answer(chosen, *clip_note(note))
+
+
+def clip_note(note: str) -> tuple[str, bool]:
+    """``note`` cut to at most :data:`MAX_NOTE_BYTES` bytes of UTF-8 at a character
+    boundary, and whether it was cut."""
+    data = note.encode("utf-8", errors="replace")  # a lone surrogate becomes "?"
+    if len(data) <= MAX_NOTE_BYTES:
+        return data.decode("utf-8"), False
+    # Valid UTF-8 cut anywhere: only a last, partial character is dropped.
+    return data[:MAX_NOTE_BYTES].decode("utf-8", errors="ignore"), True

@@ -12,6 +12,7 @@ ranked last as forfeited, and a random policy makes its remaining decisions.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import hmac
 import math
@@ -48,6 +49,12 @@ READ_CHUNK = 64 * 1024
 EXIT_GRACE_S = 0.5
 #: How long bots get to exit by themselves after ``shutdown``.
 SHUTDOWN_GRACE_S = 1.0
+#: Of what a bot writes to stderr during one decision, the first this many bytes
+#: are kept in its trace (docs/protocol.md, *Debug output*).
+DECISION_STDERR_BYTES = 1024
+#: At most this many bytes of a seat's stderr are kept in the traces of one game:
+#: a bot that floods stderr cannot make its log grow with it.
+GAME_STDERR_BYTES = 16 * 1024
 
 
 class _BotFault(Exception):
@@ -80,6 +87,10 @@ class _Connection:
         #: The seeds of the games this process played (``Match.seed_once_per_process``).
         self.seeds: set[int] = set()
         self.name: str | None = None
+        #: Where the bot's stderr stood when the pending request was sent, and when
+        #: its reply was read: what it wrote between them belongs to that decision.
+        self.stderr_start = 0
+        self.stderr_end = 0
         self.poller = select.poll()  # for waits on this bot alone (the usual case)
         self.poller.register(self.out_fd, select.POLLIN)
         self.poller.register(self.exit_fd, select.POLLIN)
@@ -107,6 +118,15 @@ class _Connection:
                     raise self.silence_cause(
                         _BotFault(FaultKind.TIMEOUT, "did not read its input before the deadline")
                     )
+
+    def mark_request(self) -> None:
+        """The request is about to be written: its decision's stderr starts here."""
+        self.stderr_start = self.stderr_end = self.process.stderr_written()
+
+    def received(self) -> float:
+        """A reply line is complete: the decision's stderr ends here; returns the time."""
+        self.stderr_end = self.process.stderr_written()
+        return time.monotonic()
 
     # ----------------------------------------------------------------- read
     def check_quiet(self, request_id: int) -> None:
@@ -204,7 +224,7 @@ class _Connection:
                         break
         except _BotFault as error:
             return error
-        return line, time.monotonic()
+        return line, self.received()
 
     def on_exit(self) -> bytes | None:
         """The process ended: deliver a last complete line if it wrote one."""
@@ -256,6 +276,33 @@ class _Connection:
 
 
 @dataclass
+class TraceEntry:
+    """One request sent to a seat, as its trace keeps it (docs/protocol.md, *Debug output*)."""
+
+    #: Index in the moves form's ``moves`` of the move this request decided (the
+    #: fallback policy's move when the request ended in a fault).
+    move: int
+    request: int
+    #: How long the reply took; None when no reply was read.
+    elapsed_ms: float | None
+    note: str
+    #: What the bot wrote to stderr from the request's writing to its reply's reading.
+    stderr: str
+    #: Whether the note or the stderr was cut to its cap.
+    truncated: bool
+
+    def to_json(self) -> JsonDict:
+        return {
+            "move": self.move,
+            "request": self.request,
+            "ms": self.elapsed_ms,
+            "note": self.note,
+            "stderr": self.stderr,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass
 class SeatRecord:
     """What one seat did in one game."""
 
@@ -268,6 +315,12 @@ class SeatRecord:
     resources: JsonDict = field(default_factory=dict)
     #: The seat's own limits, when they are not the match's (``player_limits``).
     limits: Limits | None = None
+    #: The bot seed the seat received in ``new_game`` (None: it never got one).
+    bot_seed: int | None = None
+    #: One entry per request sent to the seat, in order.
+    trace: list[TraceEntry] = field(default_factory=list)
+    #: How much more of the seat's stderr this game's trace may keep (GAME_STDERR_BYTES).
+    stderr_left: int = field(default=GAME_STDERR_BYTES, repr=False)
 
     def to_json(self) -> JsonDict:
         times = sorted(self.decision_ms)
@@ -284,6 +337,8 @@ class SeatRecord:
             "decision_ms_max": times[-1] if times else None,
             "fault": self.fault.to_json() if self.fault else None,
             "resources": self.resources,
+            "bot_seed": self.bot_seed,
+            "trace": [decision.to_json() for decision in self.trace],
         }
 
 
@@ -532,17 +587,20 @@ class _Game:
             live.games += 1
             live.seeds.add(self.seed)
             live.output_bytes = 0
+            seat_seed = bot_seed(self.seed, record.seat, key=self.match.bot_seed_key)
             message = protocol.new_game(
                 self.game_id,
                 record.seat,
                 self.description.to_json(),  # never the seed
                 live.limits.bank_ms,
-                bot_seed(self.seed, record.seat, key=self.match.bot_seed_key),
+                seat_seed,
             )
             try:
                 live.send(message, time.monotonic() + live.limits.decision_ms / 1000)
             except _BotFault as error:
                 self._fault(record.seat, error, None, None)
+            else:
+                record.bot_seed = seat_seed
 
     def _retire(self, player: int) -> None:
         """End a process that played its share of games (``games_per_process``), or
@@ -557,10 +615,13 @@ class _Game:
     # ------------------------------------------------------------------ play
     def run(self) -> None:
         state = self.state
+        kept = state.moves()
+        assert kept is not None  # the referee's state keeps its moves
         while movers := state.to_move():
             self._progress()
             pending: dict[_Connection, float] = {}
             asked: dict[int, tuple[_Connection, JsonDict, float]] = {}
+            unsent: dict[int, TraceEntry] = {}
             for seat in movers:
                 connection = self.connection(seat)
                 if connection is None:
@@ -580,19 +641,28 @@ class _Game:
                 except _BotFault as error:
                     self._fault(seat, error, message, None)
                     continue
+                connection.mark_request()
                 # The clock starts before the write: on a busy machine the bot
                 # may run (and answer) before the write call returns to us.
                 sent = time.monotonic()
                 try:
                     connection.send_line(line, sent + budget / 1000)
                 except _BotFault as error:
+                    # Traced before the fault ends the process (and its stderr).
+                    unsent[seat] = self._decision(seat, connection, message["id"], None)
                     self._fault(seat, error, message, _ms(time.monotonic() - sent))
                     continue
                 pending[connection] = sent + budget / 1000
                 asked[seat] = (connection, message, sent)
             replies = _collect(pending, FaultKind.TIMEOUT) if pending else {}
             for seat in movers:
-                action = self._action(seat, asked.get(seat), replies)
+                action, decision = self._action(seat, asked.get(seat), replies)
+                decision = decision or unsent.get(seat)
+                if decision is not None:
+                    # The index its move takes: chance outcomes and the other movers'
+                    # moves (applied in the order of movers) are counted in.
+                    decision.move = len(kept.moves)
+                    self.seats[seat].trace.append(decision)
                 state.apply_action(action, seat)
         self._progress()
 
@@ -605,12 +675,16 @@ class _Game:
         seat: int,
         asked: tuple[_Connection, JsonDict, float] | None,
         replies: dict[_Connection, tuple[bytes, float] | _BotFault],
-    ) -> str:
-        """The seat's reply as a legal action, or the fallback policy's choice."""
+    ) -> tuple[str, TraceEntry | None]:
+        """The seat's reply as a legal action, or the fallback policy's choice; and the
+        request's trace (None when no request was sent)."""
+        decision = None
         if asked is not None:
             connection, message, sent = asked
             reply = replies[connection]
             if isinstance(reply, _BotFault):
+                # Traced before the fault ends the process (and its stderr).
+                decision = self._decision(seat, connection, message["id"], None)
                 if reply.kind is FaultKind.TIMEOUT:
                     reply = connection.silence_cause(reply)
                 limits = self.seat_limits[seat]
@@ -627,14 +701,17 @@ class _Game:
                 self.seats[seat].decision_ms.append(elapsed)
                 legal = self.state.legal_actions(seat)
                 try:
-                    chosen = protocol.parse_action(line, message["id"])
+                    answer = protocol.parse_answer(line, message["id"])
                 except ProtocolError as error:
+                    decision = self._decision(seat, connection, message["id"], elapsed)
                     self._fault(
                         seat, _BotFault(FaultKind.GARBAGE, str(error), line), message, elapsed
                     )
                 else:
+                    chosen = answer.action
+                    decision = self._decision(seat, connection, message["id"], elapsed, answer)
                     if chosen in legal:
-                        return chosen
+                        return chosen, decision
                     self._fault(
                         seat,
                         _BotFault(
@@ -645,7 +722,46 @@ class _Game:
                         message,
                         elapsed,
                     )
-        return random_policy(self.state, seat, self.fallback_rng[seat])
+        return random_policy(self.state, seat, self.fallback_rng[seat]), decision
+
+    def _decision(
+        self,
+        seat: int,
+        connection: _Connection,
+        request_id: int,
+        elapsed: float | None,
+        answer: protocol.Answer | None = None,
+    ) -> TraceEntry:
+        """The trace of one request (its ``move`` is set when the move is applied).
+
+        Its stderr is what the bot wrote from the request's writing to its reply's
+        reading (to now, without a reply), cut to DECISION_STDERR_BYTES and to what
+        the seat's GAME_STDERR_BYTES leave.
+        """
+        record = self.seats[seat]
+        process = connection.process
+        start = connection.stderr_start
+        end = connection.stderr_end if elapsed is not None else process.stderr_written()
+        written = max(0, end - start)
+        stderr = ""
+        kept = min(written, DECISION_STDERR_BYTES, record.stderr_left)
+        if kept:  # most decisions write nothing: no read, no decoder
+            data = process.stderr_read(start, kept)
+            record.stderr_left -= len(data)
+            # A cut may split a character: the incremental decoder leaves its start out.
+            stderr = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
+                data, final=len(data) == written
+            )
+        # A full capture loses what the bot writes next: whether it wrote is unknown.
+        cut = kept < written or process.stderr_full()
+        return TraceEntry(
+            move=-1,
+            request=request_id,
+            elapsed_ms=elapsed,
+            note=answer.note if answer is not None else "",
+            stderr=stderr,
+            truncated=cut or (answer is not None and answer.note_cut),
+        )
 
     def _fault(
         self, seat: int, error: _BotFault, message: JsonDict | None, elapsed: float | None
@@ -733,7 +849,7 @@ def _collect(
             del pending[connection]
             continue
         if line is not None:
-            results[connection] = (line, time.monotonic())
+            results[connection] = (line, connection.received())
             del pending[connection]
             continue
         poller.register(connection.out_fd, select.POLLIN)
@@ -760,7 +876,7 @@ def _collect(
                 line = None
                 results[connection] = error
             if line is not None:
-                results[connection] = (line, time.monotonic())
+                results[connection] = (line, connection.received())
             if connection in results:
                 del pending[connection]
                 poller.unregister(connection.out_fd)
@@ -893,10 +1009,13 @@ def play_series(
 
 __all__ = [
     "BOT_SEED_KEY_BYTES",
+    "DECISION_STDERR_BYTES",
+    "GAME_STDERR_BYTES",
     "GameRecord",
     "Match",
     "Progress",
     "SeatRecord",
+    "TraceEntry",
     "bot_seed",
     "new_bot_seed_key",
     "outcome_resources",

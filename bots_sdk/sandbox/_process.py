@@ -286,6 +286,16 @@ class BotProcess:
         """How many bytes of stderr were kept so far (at most the cap)."""
         return min(os.lseek(self._stderr_fd, 0, os.SEEK_CUR), self._stderr_cap)
 
+    def stderr_full(self) -> bool:
+        """Whether the stderr kept reached its cap: the bot's later writes are lost."""
+        return self.stderr_written() >= self._stderr_cap
+
+    def stderr_read(self, start: int, size: int) -> bytes:
+        """Up to ``size`` bytes of the stderr kept, from offset ``start`` (a value
+        :meth:`stderr_written` gave): what the bot wrote since then."""
+        end = min(start + size, self.stderr_written())
+        return os.pread(self._stderr_fd, end - start, start) if end > start else b""
+
     def stderr_tail(self, n: int = 4096) -> bytes:
         """The last ``n`` bytes of the stderr kept so far."""
         end = self.stderr_written()

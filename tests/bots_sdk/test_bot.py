@@ -73,3 +73,24 @@ def test_starting_the_sdk_loads_no_typing_and_no_random() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_note_goes_with_its_answer_only() -> None:
+    """self.note() in act: the action line carries it, cut to the protocol's cap; the
+    next decision starts with none."""
+
+    class Noter(Draws):
+        def act(self, observation: Any) -> str:
+            if len(self.draws) == 0:
+                self.note("first")
+                self.note("second line")
+            elif len(self.draws) == 2:
+                self.note("\u00e9" * 200)  # 400 bytes of UTF-8
+            return super().act(observation)
+
+    replies = session(Noter(), [7, 8, 9])[1:]
+    assert replies[0]["note"] == "first\nsecond line"
+    assert "note" not in replies[1]
+    assert replies[2]["note"] == "\u00e9" * (protocol.MAX_NOTE_BYTES // 2)
+    for reply in replies:
+        assert protocol.parse_answer(protocol.encode(reply).rstrip(b"\n"), reply["id"])

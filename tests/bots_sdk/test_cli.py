@@ -135,3 +135,52 @@ def test_a_run_prints_its_seed_and_key_and_repeats_exactly_with_them() -> None:
     assert json.loads(other.stdout)["seed"] != played["seed"]
     bad = cli("play", "greedy", "--rules", "classic", "--players", "2", "--bot-seed-key", "zz")
     assert bad.returncode == 2 and "--bot-seed-key" in bad.stderr
+
+
+NOTING_BOT = """\
+import sys
+from bots_sdk import Bot, run
+
+
+class Noting(Bot):
+    def act(self, observation):
+        legal = observation["legal_actions"]
+        print(f"weighing {len(legal)} actions", file=sys.stderr)
+        self.note(f"chose {legal[-1]}")
+        return legal[-1]
+
+
+if __name__ == "__main__":
+    run(Noting)
+"""
+
+
+def test_play_shows_notes_and_stderr_decision_by_decision_and_logs_them(tmp_path: Path) -> None:
+    (tmp_path / "noting.py").write_text(NOTING_BOT)
+    log = tmp_path / "games.jsonl"
+    common = ["--rules", "classic", "--players", "2", "--seed", "8", "--no-sandbox"]
+    bot = str(tmp_path / "noting.py")
+    plain = cli("play", bot, "greedy", *common)
+    assert plain.returncode == 0, plain.stderr
+    assert "(seat 0 sent notes or stderr: --debug shows them" in plain.stdout
+    assert "note:" not in plain.stdout
+
+    debug = cli("play", bot, "greedy", *common, "--debug", "--log", str(log))
+    assert debug.returncode == 0, debug.stderr
+    (entry,) = [loads(line) for line in log.read_text().splitlines()]
+    trace = entry["referee"]["seats"][0]["trace"]
+    assert trace and "trace" in entry["referee"]["seats"][1]  # greedy's: no notes
+    out = debug.stdout
+    assert "seat 0 (noting), decision by decision:" in out and "seat 1 (greedy)," not in out
+    # Each decision: the move it made, then its note and stderr, in order.
+    for step in trace:
+        action = step["note"].removeprefix("chose ")
+        shown = f"    move {step['move']}: {action} ("
+        assert out.count(shown) == 1
+        block = out[out.index(shown) :].splitlines()
+        assert block[1] == f"      note: {step['note']}"
+        assert block[2] == f"      stderr: {step['stderr'].rstrip()}"
+        assert step["stderr"].startswith("weighing ")
+    as_json = cli("play", bot, "greedy", *common, "--debug", "--json")
+    (game,) = json.loads(as_json.stdout)["games"]
+    assert [step["note"] for step in game["seats"][0]["trace"]] == [s["note"] for s in trace]

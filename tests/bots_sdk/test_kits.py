@@ -9,6 +9,7 @@ valid line directly, and ``new`` is run for every language.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -137,12 +138,21 @@ def kit_seat(record: GameRecord) -> int:
     return next(seat.seat for seat in record.seats if seat.player == 0)
 
 
+#: The note each kit sends with every answer (the Python kit's says more).
+KIT_NOTE = re.compile(r"\d+ legal actions(, best top note \$[\d,]+)?")
+
+
 def assert_played_cleanly(records: list[GameRecord]) -> None:
     for record in records:
         assert not record.faults, [fault.describe() for fault in record.faults]
         seat = record.log["referee"]["seats"][kit_seat(record)]
         assert seat["decisions"] > 0 and not seat["forfeited"]
         replay(loads(json.dumps(record.log)))  # the log replays: every action was legal
+        # Every answer carried the kit's note, which the trace keeps at its move.
+        assert len(seat["trace"]) == seat["decisions"]
+        for entry in seat["trace"]:
+            assert KIT_NOTE.fullmatch(entry["note"]), entry
+            assert record.moves_log["moves"][entry["move"]][0] == seat["seat"]
 
 
 # ------------------------------------------------------------------ games
@@ -295,9 +305,10 @@ def test_kit_reads_nasty_json_and_writes_escaped_actions(
     for _ in range(2):
         picks.append(LEGAL[splitmix64(state) % len(LEGAL)])
         state = (state + 0x9E3779B97F4A7C15) % 2**64
+    note = f"{len(LEGAL)} legal actions"  # each kit's example note
     assert replies[1:] == [
-        {"type": "action", "id": 7, "action": picks[0]},
-        {"type": "action", "id": 8, "action": picks[1]},
+        {"type": "action", "id": 7, "action": picks[0], "note": note},
+        {"type": "action", "id": 8, "action": picks[1], "note": note},
     ]
     assert "not JSON" in done.stderr.decode()  # the bad line is logged, then ignored
 

@@ -186,6 +186,33 @@ def test_bad_replies_are_refused_with_a_reason(line: bytes, error: str) -> None:
         protocol.parse_action(line, 1)
 
 
+@pytest.mark.parametrize(
+    ("note", "kept", "cut"),
+    [
+        ('"thinking"', "thinking", False),
+        ("null", "", False),
+        ('"' + "n" * 256 + '"', "n" * 256, False),
+        ('"' + "n" * 257 + '"', "n" * 256, True),
+        ('"n' + "\\u00e9" * 128 + '"', "n" + "\u00e9" * 127, True),  # 257 bytes: é not split
+        ('"\\ud800!"', "?!", False),  # a lone surrogate is no UTF-8
+    ],
+    ids=["text", "null", "at_cap", "long", "multibyte_cut", "lone_surrogate"],
+)
+def test_an_action_may_carry_a_note_cut_to_its_cap(note: str, kept: str, cut: bool) -> None:
+    line = b'{"type":"action","id":1,"action":"a","note":' + note.encode() + b"}"
+    assert protocol.parse_answer(line, 1) == protocol.Answer("a", kept, cut)
+    assert len(kept.encode()) <= protocol.MAX_NOTE_BYTES
+    assert protocol.parse_answer(b'{"type":"action","id":1,"action":"a"}', 1).note == ""
+
+
+@pytest.mark.parametrize("note", [b"42", b"true", b'["a"]', b'{"a":1}'])
+def test_a_note_that_is_not_a_string_is_refused(note: bytes) -> None:
+    line = b'{"type":"action","id":1,"action":"a","note":' + note + b"}"
+    with pytest.raises(ProtocolError, match='"note" must be a string'):
+        protocol.parse_answer(line, 1)
+    check(json.loads(b'{"type":"action","id":1,"action":"a","note":"x"}'))
+
+
 def test_reply_nesting_is_counted_outside_strings() -> None:
     deep = b"[" * 31 + b"]" * 31  # 32 levels with the message's own object
     assert protocol.nesting(b'{"x":' + deep + b"}") == 32

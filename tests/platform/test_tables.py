@@ -292,7 +292,7 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
 @needs_concurrent_writes
 @pytest.mark.django_db(transaction=True)
 def test_a_person_plays_a_whole_game_against_a_house_bot_and_a_sandboxed_upload(
-    alice: Any, bob: Any, house: Any, queued: Any
+    alice: Any, bob: Any, carol: Any, house: Any, queued: Any
 ) -> None:
     greedy = house_bot(house, "greedy")
     shark = qualify(player_bot(bob, "shark", SANDBOXED_BOT), "classic", seats=3)
@@ -329,6 +329,15 @@ def test_a_person_plays_a_whole_game_against_a_house_bot_and_a_sandboxed_upload(
     downloaded = client.get(f"/api/tables/{table.pk}/log/?download=1")
     assert downloaded["Content-Disposition"] == f'attachment; filename="table-{table.pk}.json"'
     assert downloaded.json()["events"] == log["events"]
+    # The bots' seats keep a trace, the person's none; what is private to a bot's seat
+    # is for its owner and staff (carol), not for the person at the table.
+    assert "trace" not in seats[1] and isinstance(seats[1]["bot_seed"], int)
+    assert len(seats[0]["trace"]) == seats[0]["decisions"] > 0 and seats[2]["trace"]
+    mine = downloaded.json()["referee"]["seats"]
+    assert ["trace" in s or "bot_seed" in s for s in mine] == [False, True, False]
+    client.force_authenticate(carol)
+    staff = client.get(f"/api/tables/{table.pk}/log/").json()["referee"]["seats"]
+    assert [s.get("trace") for s in staff] == [s.get("trace") for s in seats]
 
 
 @needs_concurrent_writes

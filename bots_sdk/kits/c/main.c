@@ -3,7 +3,10 @@
  * The referee writes one JSON object per line on stdin; this program answers
  * "hello" with "ready" and every "request" with one "action" line on stdout.
  * stdout is for protocol lines only: printf() and everything else written to
- * file descriptor 1 is sent to stderr, the bot's log (see main()).
+ * file descriptor 1 is sent to stderr, the bot's log (see main()). What you
+ * log while deciding is kept with that decision, and `note` (256 bytes) goes
+ * with your answer: the replay shows both at each of your decisions, to you
+ * alone.
  *
  * Edit choose() below; the rest is plumbing you can keep as it is.
  * Build: gcc -std=c17 -O2 -o bot main.c -lm      Run: ./bot
@@ -209,6 +212,9 @@ static size_t rng_below(size_t n) { return (size_t)(rng_next() % n); }
 static int64_t my_seat = -1; /* this game's seat (0-based), from new_game */
 static char *my_game;        /* the game description (JSON): rules, options, seats */
 static int64_t time_left_ms; /* how long this decision may take */
+/* A note for you, sent with this decision's answer (emptied before each): UTF-8,
+ * of which the referee keeps 256 bytes. */
+static char note[1024];
 
 /* ===== choose(observation) -> action: the one place to edit =====
  * `observation` is a JSON object (docs/observation.md): casinos, the roll,
@@ -222,6 +228,7 @@ static int64_t time_left_ms; /* how long this decision may take */
 static char *choose(const char *observation, size_t *len) {
     const char *legal = json_get(observation, "legal_actions");
     size_t n = json_length(legal); /* always at least 2: a forced action is never asked */
+    snprintf(note, sizeof note, "%zu legal actions", n); /* shown in the replay */
     return json_string(json_at(legal, rng_below(n ? n : 1)), len);
 }
 
@@ -244,6 +251,7 @@ int main(void) {
     int fd = dup(1); /* keep the real stdout for protocol lines ... */
     out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!out || dup2(2, 1) < 0) { perror("stdout"); return 1; } /* ... and log the rest */
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each printf line logged at once, with its decision */
 
     char *line = NULL;
     size_t capacity = 0;
@@ -269,9 +277,14 @@ int main(void) {
             json_int(json_get(line, "id"), &id);
             json_int(json_get(line, "time_left_ms"), &time_left_ms);
             size_t len = 0;
+            note[0] = '\0';
             char *action = choose(json_get(line, "observation"), &len);
             fprintf(out, "{\"type\":\"action\",\"id\":%lld,\"action\":", (long long)id);
             write_json_string(action ? action : "", len);
+            if (note[0]) {
+                fprintf(out, ",\"note\":");
+                write_json_string(note, strlen(note));
+            }
             fprintf(out, "}\n");
             fflush(out); /* a reply left in the buffer is a timeout */
             free(action);

@@ -4,6 +4,10 @@
 // "hello" with "ready" and every "request" with one "action" line on stdout.
 // stdout is for protocol lines only: std::cout, printf() and anything else
 // written to file descriptor 1 is sent to stderr, the bot's log (see main()).
+// What you log while deciding is kept with that decision (std::cerr, or end
+// std::cout lines with std::endl: a buffered line would land later), and
+// `note` (256 bytes) goes with your answer: the replay shows both at each of
+// your decisions, to you alone.
 //
 // Edit choose() below; the rest is plumbing you can keep as it is.
 // Build: g++ -std=c++20 -O2 -o bot main.cpp      Run: ./bot
@@ -211,6 +215,7 @@ struct Bot {
     int64_t seat = -1;          // this game's seat (0-based), from new_game
     Json game;                  // the game description: rules, options, seats
     int64_t time_left_ms = 0;   // how long this decision may take
+    std::string note;           // a note for you, sent with this decision's answer (UTF-8)
     SplitMix64 rng;
 
     // ===== choose(observation) -> action: the one place to edit =====
@@ -223,6 +228,7 @@ struct Bot {
     // the game. This one plays at random.
     std::string choose(const Json& observation) {
         const Json& legal = observation["legal_actions"];
+        note = std::to_string(legal.size()) + " legal actions";  // shown in the replay
         // Always at least 2: a forced action is never asked.
         return legal[rng.below(legal.size() ? legal.size() : 1)].str();
     }
@@ -267,9 +273,11 @@ int main() {
                 bot.rng.state = static_cast<uint64_t>(message["bot_seed"].as_int());
             } else if (type == "request") {
                 bot.time_left_ms = message["time_left_ms"].as_int();
+                bot.note.clear();
                 std::string action = bot.choose(message["observation"]);
                 send("{\"type\":\"action\",\"id\":" + std::to_string(message["id"].as_int()) +
-                     ",\"action\":" + quote(action) + "}");
+                     ",\"action\":" + quote(action) +
+                     (bot.note.empty() ? "" : ",\"note\":" + quote(bot.note)) + "}");
             } else if (type == "shutdown") {
                 return 0;
             }  // game_over and unknown types: nothing to answer

@@ -3,7 +3,9 @@
 // The referee writes one JSON object per line on stdin; this program answers
 // "hello" with "ready" and every "request" with one "action" line on stdout.
 // stdout is for protocol lines only: os.Stdout is pointed at stderr, the
-// bot's log, so fmt.Println is safe (see main).
+// bot's log, so fmt.Println is safe (see main). What you log while deciding
+// is kept with that decision, and Note (256 bytes) goes with your answer: the
+// replay shows both at each of your decisions, to you alone.
 //
 // Edit choose below; the rest is plumbing you can keep as it is.
 // Build: go build -o bot main.go      Run: ./bot
@@ -43,9 +45,10 @@ type Game struct {
 
 // Bot holds what the referee told about the current game.
 type Bot struct {
-	Seat       int   // this game's seat (0-based), from new_game
-	Game       Game  // the game description
-	TimeLeftMs int64 // how long this decision may take
+	Seat       int    // this game's seat (0-based), from new_game
+	Game       Game   // the game description
+	TimeLeftMs int64  // how long this decision may take
+	Note       string // a note for you, sent with this decision's answer
 	rng        splitMix64
 }
 
@@ -60,6 +63,7 @@ func (b *Bot) choose(observation *Observation) string {
 	if len(legal) == 0 {
 		return ""
 	}
+	b.Note = fmt.Sprintf("%d legal actions", len(legal)) // shown in the replay
 	return legal[b.rng.below(uint64(len(legal)))]
 }
 
@@ -123,8 +127,13 @@ func main() {
 				}
 			}
 			bot.TimeLeftMs = msg.TimeLeftMs
+			bot.Note = ""
 			action := bot.choose(&observation)
-			send(map[string]any{"type": "action", "id": msg.ID, "action": action})
+			reply := map[string]any{"type": "action", "id": msg.ID, "action": action}
+			if bot.Note != "" {
+				reply["note"] = bot.Note
+			}
+			send(reply)
 		case "shutdown":
 			return
 		} // game_over and unknown types: nothing to answer

@@ -3,7 +3,9 @@
 // The referee writes one JSON object per line on stdin; this program answers
 // "hello" with "ready" and every "request" with one "action" line on stdout.
 // stdout is for protocol lines only: System.out is pointed at stderr, the
-// bot's log, so System.out.println() is safe (see main()).
+// bot's log, so System.out.println() is safe (see main()). What you log while
+// deciding is kept with that decision, and `note` (256 bytes) goes with your
+// answer: the replay shows both at each of your decisions, to you alone.
 //
 // Edit choose() below; the rest is plumbing you can keep as it is.
 // Build: javac -encoding UTF-8 -d build main.java      Run: java -cp build Main
@@ -27,6 +29,7 @@ class Main {
     static long seat = -1;              // this game's seat (0-based), from new_game
     static Map<?, ?> game = Map.of();   // the game description: rules, options, seats
     static long timeLeftMs;             // how long this decision may take
+    static String note = "";            // a note for you, sent with this decision's answer
     static final SplitMix64 rng = new SplitMix64();
 
     // ===== choose(observation) -> action: the one place to edit =====
@@ -39,6 +42,7 @@ class Main {
     // the game. This one plays at random.
     static String choose(Map<?, ?> observation) {
         List<?> legal = (List<?>) observation.get("legal_actions");
+        note = legal.size() + " legal actions"; // shown in the replay at this decision
         // Always at least 2: a forced action is never asked.
         return (String) legal.get(rng.below(legal.size()));
     }
@@ -65,9 +69,11 @@ class Main {
                 rng.state = number(message.get("bot_seed"), 0);
             } else if ("request".equals(type)) {
                 timeLeftMs = number(message.get("time_left_ms"), 0);
+                note = "";
                 String action = choose((Map<?, ?>) message.get("observation"));
                 send(out, "{\"type\":\"action\",\"id\":" + number(message.get("id"), 0)
-                        + ",\"action\":" + quote(action) + "}");
+                        + ",\"action\":" + quote(action)
+                        + (note.isEmpty() ? "" : ",\"note\":" + quote(note)) + "}");
             } else if ("shutdown".equals(type)) {
                 break;
             } // game_over and unknown types: nothing to answer

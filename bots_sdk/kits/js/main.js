@@ -4,7 +4,9 @@
 // The referee writes one JSON object per line on stdin; this program answers
 // "hello" with "ready" and every "request" with one "action" line on stdout.
 // stdout is for protocol lines only: console.log is pointed at stderr, the
-// bot's log, so it is safe to use.
+// bot's log, so it is safe to use. What you log while deciding is kept with
+// that decision, and bot.note (256 bytes) goes with your answer: the replay
+// shows both at each of your decisions, to you alone.
 //
 // Edit choose() below; the rest is plumbing you can keep as it is.
 // Run: node main.js
@@ -36,6 +38,7 @@ const bot = {
   seat: -1, // this game's seat (0-based), from new_game
   game: null, // the game description: rules, options, seats
   timeLeftMs: 0, // how long this decision may take
+  note: "", // a note for you, sent with this decision's answer (cleared before each)
 };
 
 // ===== choose(observation) -> action: the one place to edit =====
@@ -46,6 +49,7 @@ const bot = {
 // the seat forfeits the game. This one plays at random.
 function choose(observation) {
   const legal = observation.legal_actions; // always at least 2: a forced action is never asked
+  bot.note = `${legal.length} legal actions`; // shown in the replay at this decision
   return legal[rngBelow(legal.length)];
 }
 
@@ -86,10 +90,14 @@ function handle(line) {
       bot.game = message.game;
       rngState = botSeed(line, message.bot_seed) & MASK;
       break;
-    case "request":
+    case "request": {
       bot.timeLeftMs = message.time_left_ms;
-      send({ type: "action", id: message.id, action: choose(message.observation) });
+      bot.note = "";
+      const reply = { type: "action", id: message.id, action: choose(message.observation) };
+      if (bot.note) reply.note = bot.note;
+      send(reply);
       break;
+    }
     case "shutdown":
       process.exit(0);
       break;

@@ -7,8 +7,9 @@ Check it:    python -m bots_sdk validate ./mybot --rules classic
 act() receives the observation (docs/observation.md): the casinos and their
 notes, the dice just rolled, everyone's money, and "legal_actions", a list of
 strings such as "place 3" (their grammar: docs/actions.md). Return one of
-them, verbatim. print() goes to stderr, your log. The SDK (bots_sdk.run)
-speaks the protocol for you (docs/protocol.md).
+them, verbatim. print() goes to stderr, your log; self.note("...") sends a
+short note with the answer: the replay shows both at each of your decisions,
+to you alone. The SDK (bots_sdk.run) speaks the protocol (docs/protocol.md).
 
 The SDK's helpers: bots_sdk.actions reads an action string into parts
 (parse_action("place 3").face == 3) and builds one (Place(3) == "place 3");
@@ -50,6 +51,7 @@ class Starter(Bot):
 
         legal = observation["legal_actions"]
         best = max(value(action) for action in legal)
+        self.note(f"{len(legal)} legal actions, best top note ${best:,}")  # for you
         return self.rng.choice([action for action in legal if value(action) == best])
 
 

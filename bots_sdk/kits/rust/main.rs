@@ -3,6 +3,9 @@
 //! The referee writes one JSON object per line on stdin; this program answers
 //! "hello" with "ready" and every "request" with one "action" line on stdout.
 //! stdout is for protocol lines only: log with eprintln!, never println!.
+//! What you log while deciding is kept with that decision, and `self.note`
+//! (256 bytes) goes with your answer: the replay shows both at each of your
+//! decisions, to you alone.
 //!
 //! Edit choose() below; the rest is plumbing you can keep as it is.
 //! Build: rustc --edition 2021 -C opt-level=2 -o bot main.rs      Run: ./bot
@@ -17,6 +20,7 @@ struct Bot {
     seat: i64,         // this game's seat (0-based), from new_game
     game: Json,        // the game description: rules, options, seats
     time_left_ms: i64, // how long this decision may take
+    note: String,      // a note for you, sent with this decision's answer
     rng: SplitMix64,
 }
 
@@ -31,6 +35,7 @@ impl Bot {
     /// or the seat forfeits the game. This one plays at random.
     fn choose(&mut self, observation: &Json) -> String {
         let legal = observation.get("legal_actions").items();
+        self.note = format!("{} legal actions", legal.len()); // shown in the replay
         // Always at least 2: a forced action is never asked.
         let pick = self.rng.below(legal.len().max(1));
         legal.get(pick).and_then(Json::as_str).unwrap_or("").to_string()
@@ -39,7 +44,8 @@ impl Bot {
 
 // ------------------------------------------------------------------- protocol
 fn main() {
-    let mut bot = Bot { seat: -1, game: Json::Null, time_left_ms: 0, rng: SplitMix64(0) };
+    let mut bot =
+        Bot { seat: -1, game: Json::Null, time_left_ms: 0, note: String::new(), rng: SplitMix64(0) };
     let stdin = io::stdin();
     let mut input = stdin.lock();
     let stdout = io::stdout();
@@ -72,9 +78,11 @@ fn main() {
             }
             "request" => {
                 bot.time_left_ms = message.get("time_left_ms").as_i64().unwrap_or(0);
+                bot.note.clear();
                 let action = bot.choose(message.get("observation"));
                 let id = message.get("id").as_i64().unwrap_or(0);
-                format!("{{\"type\":\"action\",\"id\":{},\"action\":{}}}", id, quote(&action))
+                let note = if bot.note.is_empty() { String::new() } else { format!(",\"note\":{}", quote(&bot.note)) };
+                format!("{{\"type\":\"action\",\"id\":{},\"action\":{}{}}}", id, quote(&action), note)
             }
             "shutdown" => break,
             _ => continue, // game_over and unknown types: nothing to answer

@@ -118,7 +118,8 @@ def _game_check(result: sdk_preflight.PreflightReport) -> GameCheck:
         "game": result.setup.to_json(),
         "seed": result.seed,
         "opponents": list(result.opponents),
-        **{k: v for k, v in seat.items() if k not in ("fault", "decision_ms")},
+        # Not every decision's time and trace: a report per ladder stays small.
+        **{k: v for k, v in seat.items() if k not in ("fault", "decision_ms", "trace")},
         "exited_cleanly": result.exited_cleanly,
         "result": result.record.result,
         "fault": None if result.fault is None else fault_report(result.fault),

@@ -219,7 +219,8 @@ class LadderLogsApi(APIView):
             (200, "application/jsonl"): OpenApiResponse(
                 OpenApiTypes.STR,
                 description='One line per finished match, oldest first: {"match": <Match>, '
-                '"log": <game log>}; other players\' stderr emptied.',
+                '"log": <game log>}; other players\' stderr, notes, traces and bot seeds '
+                "left out, as in a match's log.",
             )
         },
     )

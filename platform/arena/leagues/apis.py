@@ -469,8 +469,8 @@ class LeagueBundleApi(APIView):
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY,
                 description="league.json (settings, entrants with versions, standings), "
-                "fixtures.json and logs/round-*/table-*/game-*.json; other players' stderr "
-                "emptied.",
+                "fixtures.json and logs/round-*/table-*/game-*.json; other players' stderr, "
+                "notes, traces and bot seeds left out.",
             )
         }
     )

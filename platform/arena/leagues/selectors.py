@@ -483,7 +483,8 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
 
     Written piece by piece to a write-only sink, so the archive is never
     whole in memory (zip data descriptors need no seeking); one log is read
-    at a time. Other players' stderr is emptied as in the matches API.
+    at a time. What is private to other players' seats (stderr, notes, traces, bot
+    seeds) is left out as in the matches API.
     """
     sink = _Sink()
     with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[call-overload]  # a write-only sink is all it needs

@@ -1,8 +1,9 @@
 """HTTP API of matches: lists with filters, one match, its log; the JSON Lines pieces.
 
 A private bot is hidden from other players, and so is every match it plays
-(matches_visible). A seat's stderr in a log is shown to the owner of that
-seat's bot only (match_log_read).
+(matches_visible). What a log keeps private to a seat (its stderr, its bot's notes
+and trace, its bot seed) is shown to the owner of that seat's bot and to staff only
+(match_log_read).
 """
 
 from __future__ import annotations
@@ -205,8 +206,9 @@ class MatchLogApi(APIView):
         ],
         responses=OpenApiResponse(
             OpenApiTypes.OBJECT,
-            description="The game log (docs/game-log.md) with the referee's section; the "
-            "stderr of seats whose bot is not yours is emptied.",
+            description="The game log (docs/game-log.md) with the referee's section; for "
+            "seats whose bot is not yours, stderr is emptied and the trace (notes, stderr per "
+            "decision) and bot seed left out.",
         ),
     )
     def get(self, request: Request, match_id: int) -> Response:

@@ -25,6 +25,7 @@ from django.db.models import (
 )
 
 from arena.bots.models import Bot, BotVersion, Visibility
+from arena.bots.selectors import may_read_internals
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -271,11 +272,15 @@ def seeds_in_play(seeds: set[int]) -> set[int]:
 LOG_STREAM_CHUNK = 100
 
 
-def _owned_seats(match: Match, user: User | AnonymousUser) -> set[int]:
-    """The seats of ``match`` played by ``user``'s bots (prefetched participants)."""
-    if not user.is_authenticated:
-        return set()
-    return {p.seat for p in match.participants.all() if p.bot_version.bot.owner_id == user.pk}
+def _readable_seats(match: Match, user: User | AnonymousUser) -> set[int]:
+    """The seats of ``match`` whose bots' internals ``user`` may read: their owner's, and
+    every seat for staff (prefetched participants)."""
+    return {p.seat for p in match.participants.all() if may_read_internals(user, p.bot_version.bot)}
+
+
+#: What the referee keeps of a seat for its owner alone, besides stderr: the notes and
+#: stderr of every decision, and the seed of the bot's own randomness.
+PRIVATE_SEAT_FIELDS = ("trace", "bot_seed")
 
 
 def _blank_stderr(value: Any) -> Any:
@@ -293,27 +298,44 @@ def _blank_stderr(value: Any) -> Any:
     return blanked
 
 
-def log_redact_stderr(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str, Any]:
-    """The log with the stderr of every seat not in ``keep_seats`` emptied.
+def _without_private(seat: Any) -> Any:
+    """A seat's referee record with its stderr emptied and its private fields removed;
+    its fault keeps its kind and message, not the reply it quotes (which may hold a note)."""
+    if not isinstance(seat, dict):
+        return seat
+    public = {k: v for k, v in seat.items() if k not in PRIVATE_SEAT_FIELDS}
+    fault = public.get("fault")
+    if isinstance(fault, dict) and fault.get("sent") is not None:
+        public["fault"] = {**fault, "sent": None}
+    return _blank_stderr(public)
 
-    A bot's stderr is its author's debugging output (it may reveal how the bot
-    plays), so only the seat's owner reads it. Emptied strings keep the log
-    valid against the referee-log schema.
+
+def log_redact_private(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str, Any]:
+    """The log without what is private to the seats not in ``keep_seats``: the one home
+    of this rule, for every way a log leaves the platform.
+
+    A bot's stderr, its notes and its trace are its author's debugging output (they
+    may reveal how the bot plays), and its bot seed would let others predict its
+    random choices: only the seat's owner (and staff) read them. Stderr strings are
+    emptied and ``trace`` and ``bot_seed`` removed, which keeps the log valid against
+    the referee-log schema.
     """
     referee = log.get("referee")
     if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
         return log
     seats = [
-        seat if isinstance(seat, dict) and seat.get("seat") in keep_seats else _blank_stderr(seat)
+        seat if isinstance(seat, dict) and seat.get("seat") in keep_seats
+        else _without_private(seat)
         for seat in referee["seats"]
-    ]
+    ]  # fmt: skip
     return {**log, "referee": {**referee, "seats": seats}}
 
 
 def match_log_read(
     *, match: Match, user: User | AnonymousUser, moves: bool = False
 ) -> dict[str, Any] | None:
-    """The match's game log, decompressed, with other players' stderr removed; None
+    """The match's game log, decompressed, with what is private to the seats of other
+    players' bots removed (:func:`log_redact_private`; staff read it all); None
     without one, or while it is sealed (``Match.sealed``: a game of its deal is
     still to play).
 
@@ -327,7 +349,7 @@ def match_log_read(
         log = json.loads(gzip.decompress(handle.read()))
     if not moves:
         log = game_logs.expand(log)
-    return log_redact_stderr(log, keep_seats=_owned_seats(match, user))
+    return log_redact_private(log, keep_seats=_readable_seats(match, user))
 
 
 def match_live_read(*, match: Match, since: int = 0) -> LiveEvents | None:

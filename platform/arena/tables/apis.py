@@ -234,13 +234,14 @@ class TableLogApi(APIView):
     @extend_schema(
         responses=OpenApiResponse(
             OpenApiTypes.OBJECT,
-            description="The game log (docs/game-log.md) with the referee's section; the "
-            "bots' stderr emptied.",
+            description="The game log (docs/game-log.md) with the referee's section; what is "
+            "private to the seat of a bot that is not yours (stderr, notes and trace, bot seed) "
+            "left out.",
         ),
     )
     def get(self, request: Request, table_id: int) -> Response:
         """The finished game's log; ``?download=1`` saves it as table-<id>.json."""
-        log = table_log_read(table=_table_or_404(request, table_id))
+        log = table_log_read(table=_table_or_404(request, table_id), user=request.user)
         if log is None:
             raise NotFound(f"table {table_id} has no log: its game is not over.")
         response = Response(log)

@@ -81,4 +81,7 @@ def play_table(table: Table) -> PlayedTable:
         )
         for entry in record.result
     ]
-    return PlayedTable(seats=seats, game_log=game_logs.dumps(record.moves_log).encode())
+    log = record.moves_log
+    # A person's seat has no trace: the relay's timings and empty notes tell nothing.
+    log["referee"]["seats"][table.seat].pop("trace", None)
+    return PlayedTable(seats=seats, game_log=game_logs.dumps(log).encode())

@@ -14,10 +14,10 @@ from django.core.files.storage import default_storage
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from arena.bots.models import Bot, BotVersion, VersionStatus
-from arena.bots.selectors import bot_list_visible
+from arena.bots.selectors import bot_list_visible, may_read_internals
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.live.selectors import LiveEvents, live_read
-from arena.matches.selectors import log_redact_stderr
+from arena.matches.selectors import log_redact_private
 from arena.players.models import Profile, User
 from vegas_engine import log as game_logs
 
@@ -129,13 +129,26 @@ def table_state(*, table: Table, since: int = 0) -> TableState:
     return TableState(table=table, events=live, decision=decision)
 
 
-def table_log_read(*, table: Table) -> dict[str, Any] | None:
-    """The finished table's game log (the bots' stderr left out: their authors' own)."""
+def table_log_read(*, table: Table, user: User | AnonymousUser) -> dict[str, Any] | None:
+    """The finished table's game log, as ``user`` may read it: what is private to a bot's
+    seat (stderr, notes, trace, bot seed) only for its owner and staff, the person's own
+    seat for the table's player (:func:`~arena.matches.selectors.log_redact_private`).
+
+    ``table`` must come with its seats and their bots (:func:`table_get`)."""
     if table.status != TableStatus.FINISHED or not table.log:
         return None
     with default_storage.open(str(table.log.name), "rb") as handle:
         log = json.loads(gzip.decompress(handle.read()))
-    return log_redact_stderr(game_logs.expand(log), keep_seats=set())
+    readable = {
+        row.seat
+        for row in table.table_seats.all()
+        if (
+            may_read_internals(user, row.bot_version.bot)
+            if row.bot_version is not None
+            else user.is_authenticated and (user.is_staff or user.pk == table.player_id)
+        )
+    }
+    return log_redact_private(game_logs.expand(log), keep_seats=readable)
 
 
 # --------------------------------------------------------------------------- opponents

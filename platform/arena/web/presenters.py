@@ -341,6 +341,8 @@ def _stderr_texts(value: Any) -> list[str]:
     if isinstance(value, dict):
         texts = []
         for key, item in value.items():
+            if key == "trace":
+                continue  # per decision: the replay shows it at each step
             if "stderr" in key and isinstance(item, str):
                 texts.append(item)
             else:

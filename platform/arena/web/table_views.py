@@ -111,7 +111,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             playing=ACTIVE,
             every_ms=presenters.TABLE_POLL_MS,
         )
-    elif (log := table_log_read(table=table)) is not None:
+    elif (log := table_log_read(table=table, user=request.user)) is not None:
         replay = presenters.board_document(log, players)
     context = {
         "table": table,
