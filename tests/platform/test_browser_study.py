@@ -85,6 +85,7 @@ def test_a_finished_match_opens_at_its_end_and_plays_at_the_chosen_speed(
     page.wait_for_function("document.getElementById('replay').dataset.step === '3'")
 
     # Space pauses: the clock runs on, the step stays.
+    page.evaluate("document.activeElement.blur()")  # space on a focused button is its own
     page.keyboard.press(" ")
     assert page.get_attribute("#replay", "data-playing") == "false"
     assert page.inner_text("#replay-play") == "▶ Play"
@@ -96,6 +97,8 @@ def test_a_finished_match_opens_at_its_end_and_plays_at_the_chosen_speed(
     for _ in range(3):
         page.keyboard.press("ArrowLeft")
     page.select_option("#replay-speed", "4")
+    page.keyboard.press("]")  # no decisions here (no panel): nothing happens
+    page.evaluate("document.activeElement.blur()")
     page.keyboard.press(" ")
     page.clock.run_for(2000)
     page.wait_for_function("document.getElementById('replay').dataset.playing === 'false'")
@@ -172,6 +175,11 @@ def test_staff_pick_a_seat_and_others_see_no_decisions(
     first = next(i for i, (seat, _) in enumerate(log["moves"]) if seat == 2)
     page.wait_for_function(f"document.getElementById('study').dataset.shown === '{first}'")
     assert page.inner_text("pre.bot-note") == "seat 2 thinks 0"
+    # Keys do nothing while a field has the focus (the seat picker).
+    page.focus("#study-seat")
+    page.keyboard.press("]")
+    page.keyboard.press("ArrowRight")
+    assert page.get_attribute("#study", "data-shown") == str(first)
 
     # Another player, and anyone: no panel, and no note in the page or what it fetched.
     UserFactory(username="dave")

@@ -852,8 +852,10 @@
     show(typeof step === "number" ? step : current);
   });
 
-  // Keys work anywhere but where one types (the step slider takes the arrows itself).
+  // Keys work anywhere but where one types (the step slider takes the arrows itself); space
+  // is a focused button's or link's own (a table's action buttons among them).
   const typing = (target) => Boolean(target.closest && target.closest("textarea, select, [contenteditable], input:not([type=range])"));
+  const pressable = (target) => Boolean(target.closest && target.closest("button, a[href], summary"));
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
     const moves = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: steps.length - 1 };
@@ -861,7 +863,8 @@
       if (event.target.type === "range") return;
       show(moves[event.key]);
     } else if (event.key === " ") {
-      toggle(); // and not the focused button's click: the default is prevented below
+      if (pressable(event.target)) return;
+      toggle();
     } else if (event.key === "+" || event.key === "=") {
       faster(1);
     } else if (event.key === "-" || event.key === "_") {
