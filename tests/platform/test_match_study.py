@@ -17,7 +17,7 @@ import pytest
 from arena.ladders.models import Ladder
 from arena.ladders.services import ladder_create
 from arena.matches.models import MatchStatus
-from arena.matches.study import match_study
+from arena.matches.study import NotYoursToStudyError, match_study
 from bots_sdk.launcher import BotSpec, house_bot
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import Match as RefereeMatch
@@ -179,6 +179,8 @@ def test_an_older_log_gives_its_decisions_with_times_and_no_notes(
     assert all(d.note is None and d.ms is None and d.request is None for d in studied.decisions)
     assert studied.bot_seed is None
     assert studied.decision_ms == classic.time_per_decision_ms
+    with pytest.raises(NotYoursToStudyError, match=r"seats \[1\] are not yours"):
+        match_study(match=match, user=alice, seats=[0, 1])
     # Stored as moves with times only (a referee before traces): decision_ms gives the times.
     log = moves_log(classic, 8)
     older = store_finished(

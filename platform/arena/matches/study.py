@@ -28,6 +28,10 @@ from .models import Match, MatchStatus
 from .selectors import match_log_read
 
 
+class NotYoursToStudyError(PermissionError):
+    """Seats asked for whose decisions the user may not study (not their bots')."""
+
+
 @dataclass(frozen=True)
 class StudiedDecision:
     """One decision of a seat, as its bot met it and answered it."""
@@ -113,13 +117,13 @@ def match_study(
     """Each seat of ``seats`` (default: all the user may study) with its decisions, in
     seat order; None when the match has no log to read (not finished, or sealed).
 
-    The caller keeps to :func:`match_study_seats`: ``seats`` must be among them.
+    ``seats`` must be among :func:`match_study_seats` (else :class:`NotYoursToStudyError`).
     The moves are played once, whatever the number of seats.
     """
     allowed = match_study_seats(match=match, user=user)
     wanted = allowed if seats is None else sorted(set(seats))
     if not set(wanted) <= set(allowed):
-        raise ValueError(f"seats {sorted(set(wanted) - set(allowed))} are not the user's to study")
+        raise NotYoursToStudyError(f"seats {sorted(set(wanted) - set(allowed))} are not yours")
     if match.status != MatchStatus.FINISHED:
         return None
     log = match_log_read(match=match, user=user, moves=True)
