@@ -162,7 +162,7 @@ def test_the_owner_jumps_to_each_decision_and_reads_it(
 
 
 def test_staff_pick_a_seat_and_others_see_no_decisions(
-    page: Any, log_in: Any, classic: Ladder, alice: Any, bob: Any, carol: Any
+    page: Any, screenshot: Any, log_in: Any, classic: Ladder, alice: Any, bob: Any, carol: Any
 ) -> None:
     match, log = studied_match(classic, [alice, bob, alice], 3)
     log_in("carol", PASSWORD)  # staff
@@ -175,6 +175,7 @@ def test_staff_pick_a_seat_and_others_see_no_decisions(
     first = next(i for i, (seat, _) in enumerate(log["moves"]) if seat == 2)
     page.wait_for_function(f"document.getElementById('study').dataset.shown === '{first}'")
     assert page.inner_text("pre.bot-note") == "seat 2 thinks 0"
+    screenshot("study-staff")
     # Keys do nothing while a field has the focus (the seat picker).
     page.focus("#study-seat")
     page.keyboard.press("]")

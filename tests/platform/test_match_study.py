@@ -224,3 +224,21 @@ def test_the_schema_documents_the_decisions() -> None:
     operation = schema["paths"]["/api/matches/{match_id}/decisions/"]["get"]
     assert set(operation["responses"]) == {"200", "403", "404"}
     assert "observation" in json.dumps(schema["components"]["schemas"]["StudiedDecisionOutput"])
+
+
+def test_a_sealed_game_of_a_deal_shows_no_decisions_until_the_deal_is_played(
+    classic: Ladder, alice: Any, bob: Any
+) -> None:
+    log = moves_log(classic, 6)
+    versions = [BotVersionFactory(bot=BotFactory(owner=o)) for o in (alice, bob, bob)]
+    match = store_finished(classic, versions, 6, {**log, "referee": traced_referee(log)})
+    # Another game dealt by the same seed, still to play: its dice are this log's.
+    other = MatchFactory(ladder=classic, status=MatchStatus.QUEUED, seed=match.seed)
+    url = f"/api/matches/{match.pk}/decisions/"
+    response = client_for(alice).get(url)
+    assert response.status_code == 404
+    assert "sealed until the other games" in response.json()["detail"]
+    assert b"thinks" not in response.content
+    other.status = MatchStatus.FINISHED
+    other.save(update_fields=["status"])
+    assert set(decisions_of(client_for(alice).get(url))) == {0}
