@@ -153,17 +153,7 @@ def play_moves(log: JsonDict) -> State:
 
     Its result must be the log's (unless the log's is null: a game still going on).
     """
-    description, seed = description_of(log), seed_of(log)
-    chance = ChanceMode.EXPLICIT if log.get("chance") == "explicit" else ChanceMode.TAPE
-    system = rule_system(description.rules)
-    position = log.get("position")
-    if position is None:
-        state = system.new_state(description, seed, True, chance)
-    else:
-        try:
-            state = system.from_position(description, seed, copy(position), True, chance)
-        except InvalidPositionError as error:
-            raise CorruptLogError("position", str(error)) from None
+    state = start_of(log)
     for index, move in enumerate(log["moves"]):
         seat, action = move
         try:
@@ -182,6 +172,21 @@ def play_moves(log: JsonDict) -> State:
             "result", f"the moves give {played!r}, the log says {log['result']!r}"
         )
     return state
+
+
+def start_of(log: JsonDict) -> State:
+    """The game of a moves-form log before its first move: dealt by its seed (from its
+    position, if any), with its chance mode, logging events."""
+    description, seed = description_of(log), seed_of(log)
+    chance = ChanceMode.EXPLICIT if log.get("chance") == "explicit" else ChanceMode.TAPE
+    system = rule_system(description.rules)
+    position = log.get("position")
+    if position is None:
+        return system.new_state(description, seed, True, chance)
+    try:
+        return system.from_position(description, seed, copy(position), True, chance)
+    except InvalidPositionError as error:
+        raise CorruptLogError("position", str(error)) from None
 
 
 def events_of(state: State) -> list[JsonDict]:

@@ -163,3 +163,63 @@ def never_run(monkeypatch: Any, task: Any) -> None:
     """
     real = task._get_current_object() if hasattr(task, "_get_current_object") else task
     monkeypatch.setattr(type(real), "apply_async", lambda *args, **kwargs: None)
+
+
+def store_finished(
+    ladder: Ladder, versions: list[BotVersion], seed: int, stored: dict[str, Any]
+) -> Match:
+    """A finished, rated match of ``versions`` whose stored log is ``stored`` (either form;
+    the moves form, with the referee's section, is what the platform stores)."""
+    result = stored["result"] if "result" in stored else stored["events"][-1]["result"]
+    outcomes = [SeatOutcome(seat=r["seat"], money=r["money"], rank=r["rank"]) for r in result]
+    for version in versions:
+        Entry.objects.get_or_create(bot_id=version.bot_id, ladder=ladder)
+    with transaction.atomic():
+        match = match_start(
+            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed)
+        )
+        match = match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
+    ratings_apply(match=match)
+    match.refresh_from_db()
+    return match
+
+
+def moves_log(ladder: Ladder, seed: int) -> dict[str, Any]:
+    """:func:`engine_log`'s game in the moves form, as the referee keeps it."""
+    description = vegas_engine.describe(ladder.rules, ladder.seats, ladder.options)
+    policies = [greedy_policy if seat % 2 == 0 else random_policy for seat in range(ladder.seats)]
+    return game_log(play(description, seed, policies, log="moves"))
+
+
+def traced_referee(log: dict[str, Any], *, notes: bool = True) -> dict[str, Any]:
+    """A referee section for a moves-form ``log`` with every seat's trace (the contract of
+    per-decision debug output): the k-th request of seat s took 10 + k ms, its note says
+    ``seat s thinks k`` and its stderr ``s: k\\n  indented``; its bot seed is 1000 + s.
+    Without ``notes``, the section an older referee wrote: times only."""
+    seats = log["seats"]
+    records = []
+    for seat in range(seats):
+        moves = [index for index, (mover, _) in enumerate(log["moves"]) if mover == seat]
+        record: dict[str, Any] = {
+            "seat": seat,
+            "player": seat,
+            "forfeited": False,
+            "fault": None,
+            "decisions": len(moves),
+            "decision_ms": [10.0 + k for k in range(len(moves))],
+        }
+        if notes:
+            record["bot_seed"] = 1000 + seat
+            record["trace"] = [
+                {
+                    "move": index,
+                    "request": k + 1,
+                    "ms": 10.0 + k,
+                    "note": f"seat {seat} thinks {k}",
+                    "stderr": f"{seat}: {k}\n  indented <b>not bold</b>",
+                    "truncated": k == 0,
+                }
+                for k, index in enumerate(moves)
+            ]
+        records.append(record)
+    return {"protocol": 1, "limits": {"decision_ms": 1000, "bank_ms": 20000}, "seats": records}

@@ -3,7 +3,7 @@
 A private bot is hidden from other players, and so is every match it plays
 (matches_visible). What a log keeps private to a seat (its stderr, its bot's notes
 and trace, its bot seed) is shown to the owner of that seat's bot and to staff only
-(match_log_read).
+(match_log_read), and so are the seat's decisions (match_study).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +27,7 @@ from arena.pagination import NewestFirstCursor, id_window, paginated_response
 
 from .models import Match, MatchStatus, Participant
 from .selectors import match_get_visible, match_list, match_live_read, match_log_read
+from .study import match_study, match_study_seats
 
 # Lists of matches are pages of 50 matches of up to 6 seats (and a challenge's matches
 # more): the outputs below write their fields directly, as DRF's fields would, instead
@@ -235,6 +236,108 @@ class MatchLogApi(APIView):
         if "download" in request.query_params:
             response["Content-Disposition"] = f'attachment; filename="match-{match_id}.json"'
         return response
+
+
+class StudiedFaultOutput(serializers.Serializer[dict[str, str]]):
+    kind = serializers.CharField(help_text="The referee's fault kind, e.g. timeout.")
+    message = serializers.CharField()
+
+
+class StudiedDecisionOutput(serializers.Serializer[dict[str, Any]]):
+    move = serializers.IntegerField(help_text="Index of the move in the log's moves form.")
+    event = serializers.IntegerField(
+        help_text="Index of its decision event in the log's events form (the replay's)."
+    )
+    seat = serializers.IntegerField()
+    request = serializers.IntegerField(
+        allow_null=True, help_text="The request's id; null when the log does not say."
+    )
+    observation = serializers.DictField(
+        help_text="The observation the bot was sent, exactly (docs/observation.md)."
+    )
+    legal_actions = serializers.ListField(child=serializers.CharField())
+    action = serializers.CharField(help_text="The action played.")
+    ms = serializers.FloatField(
+        allow_null=True, help_text="How long the bot took; null: no answer, or not recorded."
+    )
+    note = serializers.CharField(allow_null=True, help_text="The note the bot sent with it.")
+    stderr = serializers.CharField(
+        allow_null=True, help_text="What the bot wrote to stderr while deciding."
+    )
+    truncated = serializers.BooleanField(help_text="Whether the note or stderr were cut.")
+    fallback = serializers.BooleanField(
+        help_text="Whether the referee's random policy played it: the bot had faulted."
+    )
+    fault = StudiedFaultOutput(
+        allow_null=True, help_text="The seat's fault at this decision, else null."
+    )
+
+
+class StudiedSeatOutput(serializers.Serializer[dict[str, Any]]):
+    seat = serializers.IntegerField()
+    bot = serializers.CharField()
+    version = serializers.IntegerField()
+    decision_ms = serializers.IntegerField(help_text="The time limit of one decision.")
+    bot_seed = serializers.IntegerField(
+        allow_null=True, help_text="The seed the bot was given; null when the log does not say."
+    )
+    decisions = StudiedDecisionOutput(many=True)
+
+
+class MatchDecisionsOutput(serializers.Serializer[dict[str, Any]]):
+    match = serializers.IntegerField()
+    seats = StudiedSeatOutput(many=True)
+
+
+class MatchDecisionsApi(APIView):
+    class FilterSerializer(serializers.Serializer[None]):
+        seat = serializers.IntegerField(
+            required=False, min_value=0, help_text="Only this seat (one of yours)."
+        )
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses={
+            200: MatchDecisionsOutput,
+            403: OpenApiResponse(description="None of the seats asked for is yours to study."),
+            404: OpenApiResponse(
+                description="No such match, or no log to read yet (not finished, or sealed)."
+            ),
+        },
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        """Each decision of your bots' seats in a finished match (staff: every seat): the
+        observation the bot was sent, its legal actions, the action played, the time it
+        took, its note and stderr. Other users are refused (403)."""
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        seat = filters.validated_data.get("seat")
+        match = match_get_visible(match_id=match_id, user=request.user)
+        if match is None:
+            raise Http404
+        if seat is not None and seat >= match.seats:
+            raise ValidationError(
+                {"seat": f"match {match.pk} has seats 0-{match.seats - 1}: ask for one of those."}
+            )
+        allowed = match_study_seats(match=match, user=request.user)
+        if not allowed or (seat is not None and seat not in allowed):
+            rule = "Only the owner of a seat's bot, and staff, may study its decisions"
+            if not request.user.is_authenticated:
+                raise PermissionDenied(f"{rule}: log in, or send your API token.")
+            mine = f"seat {seat} is not yours" if seat is not None else "none of its seats is yours"
+            raise PermissionDenied(f"{rule}: {mine}.")
+        if match.status == MatchStatus.FINISHED and match.sealed:
+            raise NotFound(
+                f"The decisions of match {match.pk} are sealed until the other games dealt by "
+                "its seed (its duplicate deal) are played: they show the dice they will roll."
+            )
+        studied = match_study(
+            match=match, user=request.user, seats=None if seat is None else [seat]
+        )
+        if studied is None:
+            raise NotFound(f"Match {match.pk} has no log to study yet: it is {match.status}.")
+        # Written directly (the output classes document it): observations are large.
+        return Response({"match": match.pk, "seats": [seat.to_json() for seat in studied]})
 
 
 class LiveEventsOutput(serializers.Serializer[dict[str, Any]]):

@@ -470,6 +470,23 @@ def board_document(log: dict[str, Any], players: list[dict[str, Any]]) -> dict[s
     }
 
 
+def study_document(
+    participants: Sequence[Participant], seats: Sequence[int], *, url: str
+) -> dict[str, Any] | None:
+    """What the replay's decision panel reads first: where to fetch the decisions of the
+    viewer's ``seats`` (``match_study_seats``), and their bots; None without any."""
+    if not seats:
+        return None
+    return {
+        "url": url,
+        "seats": [
+            {"seat": p.seat, "name": p.bot_version.bot.name, "version": p.bot_version.number}
+            for p in participants
+            if p.seat in seats
+        ],
+    }
+
+
 #: How often the viewer of a game being played asks for its new events: a match's
 #: watchers every second, a person at a table (whose turn comes back) twice as often.
 LIVE_POLL_MS = 1000

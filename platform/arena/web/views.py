@@ -101,6 +101,7 @@ from arena.matches.selectors import (
     match_live_read,
     match_log_read,
 )
+from arena.matches.study import match_study_seats
 from arena.pagination import EndNearPaginator
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
@@ -416,12 +417,17 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             url=reverse("match-events", args=[match.pk]),
             playing=UNPLAYED,
         )
+    # The viewer's own seats (staff: all) of a finished game: the page reads their decisions.
+    studied = [] if log is None or live else match_study_seats(match=match, user=request.user)
     context = {
         "match": match,
         "results": presenters.result_rows(participants, log, request.user),
         "replay": replay,
         "live": live,
         "stderr": presenters.seat_stderr(log, seats=owned),
+        "study": presenters.study_document(
+            participants, studied, url=reverse("match-decisions", args=[match.pk])
+        ),
     }
     return render(request, "web/match.html", context)
 

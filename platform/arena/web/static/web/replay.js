@@ -23,6 +23,13 @@
  * then shows the stored log). Each answer is also sent to the page as a
  * "replay:live" event (a table's decision panel reads it). Cards shown as "?"
  * are another seat's, hidden from the person watching.
+ *
+ * A finished game opens at its last step (a #step-N fragment opens that step).
+ * Autoplay steps on at the chosen speed (kept in localStorage) and stops at
+ * the end. Each step shown is announced on #replay as a "replay:step" event
+ * ({step, steps, events: each step's last event index}); a "replay:goto" event
+ * ({step}) shows that step, or announces the current one again without a step
+ * (replay_study.js, the decision panel, works through these two).
  */
 (function () {
   "use strict";
@@ -679,6 +686,13 @@
     return box;
   }
 
+  // A cell of the seats' table, labelled for a phone, where the table reflows to a block per seat.
+  function cell(label, className, text) {
+    const td = node("td", className, text);
+    td.dataset.label = label;
+    return td;
+  }
+
   function drawSeats(snapshot) {
     seatsBox.replaceChildren();
     const columns = ["Seat", "Bot"];
@@ -698,12 +712,12 @@
     snapshot.money.forEach((amount, seat) => {
       const row = node("tr", amount === best && best > 0 ? "leader" : "");
       row.dataset.seat = String(seat);
-      const tag = node("td");
+      const tag = cell("Seat", "");
       tag.appendChild(node("span", "seat-tag " + ownerClass(seat), "seat " + seat));
       row.appendChild(tag);
-      row.appendChild(node("td", "", nameOf(seat)));
+      row.appendChild(cell("Bot", "", nameOf(seat)));
       if (CARDS) {
-        const hand = node("td", "hand " + ownerClass(seat));
+        const hand = cell("Hand", "hand wide " + ownerClass(seat));
         const chosen = snapshot.chosen[seat] ? snapshot.chosen[seat].slice() : [];
         snapshot.hands[seat].forEach((c) => {
           const at = chosen.indexOf(c);
@@ -714,20 +728,20 @@
         row.appendChild(hand);
       }
       if (CHIP_CARDS) {
-        const held = node("td", "chipcards");
+        const held = cell("Chip cards", "chipcards wide");
         Object.keys(snapshot.held[seat]).sort().forEach((c) => held.appendChild(node("span", "chipcard chip-" + c, c + " ×" + snapshot.held[seat][c])));
         row.appendChild(held);
       }
       if (ROYALE) {
         const chips = snapshot.chips[seat];
-        row.appendChild(node("td", "num chips-cell", snapshot.result ? chips + " = " + money(chips * CHIP_VALUE) : String(chips)));
-        const tokens = node("td", "tokens");
+        row.appendChild(cell("Chips", "num chips-cell", snapshot.result ? chips + " = " + money(chips * CHIP_VALUE) : String(chips)));
+        const tokens = cell("Tokens", "tokens");
         if (snapshot.tiles.highFive === seat) tokens.appendChild(node("span", "token " + ownerClass(seat), "High Five"));
         if (snapshot.tiles.powerPlay === seat) tokens.appendChild(node("span", "token " + ownerClass(seat), "Power Play"));
         row.appendChild(tokens);
       }
-      row.appendChild(node("td", "num money-cell", money(amount)));
-      if (snapshot.result) row.appendChild(node("td", "num rank-cell", "#" + ranks[seat]));
+      row.appendChild(cell("Money", "num money-cell", money(amount)));
+      if (snapshot.result) row.appendChild(cell("Rank", "num rank-cell", "#" + ranks[seat]));
       body.appendChild(row);
     });
     seatsBox.appendChild(thead);
@@ -762,25 +776,109 @@
     buttons.first.disabled = buttons.prev.disabled = current === 0;
     buttons.next.disabled = buttons.last.disabled = current === steps.length - 1;
     if (!LIVE) history.replaceState(null, "", "#step-" + (current + 1));
+    root.dispatchEvent(new CustomEvent("replay:step", {
+      detail: { step: current, steps: steps.length, events: steps.map((s) => s.index) },
+    }));
   }
+
+  // ------------------------------------------------------------------ autoplay
+
+  const SPEEDS = [0.5, 1, 2, 4];
+  const STEP_MS = 1000; // a step a second at 1x
+  const SPEED_KEY = "arena.replay.speed";
+  const playButton = el("replay-play");
+  const speedSelect = el("replay-speed");
+  let timer = null; // set while playing
+
+  function savedSpeed() {
+    let saved = NaN;
+    try { saved = Number(window.localStorage.getItem(SPEED_KEY)); } catch (e) { /* storage refused */ }
+    return SPEEDS.includes(saved) ? saved : 1;
+  }
+  let speed = savedSpeed();
+
+  function setSpeed(value) {
+    speed = value;
+    speedSelect.value = String(value);
+    root.dataset.speed = String(value);
+    try { window.localStorage.setItem(SPEED_KEY, String(value)); } catch (e) { /* storage refused */ }
+    if (timer !== null) schedule();
+  }
+
+  function schedule() {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(tick, STEP_MS / speed);
+  }
+
+  function tick() {
+    // A live game waits at its last step for the next; a finished one stops there.
+    if (current < steps.length - 1) show(current + 1);
+    if (current >= steps.length - 1 && !LIVE) pause();
+    else schedule();
+  }
+
+  function play() {
+    if (!steps.length) return;
+    if (current >= steps.length - 1 && !LIVE) show(0); // played again from the start
+    playButton.textContent = "❚❚ Pause";
+    playButton.setAttribute("aria-pressed", "true");
+    root.dataset.playing = "true";
+    schedule();
+  }
+
+  function pause() {
+    window.clearTimeout(timer);
+    timer = null;
+    playButton.textContent = "▶ Play";
+    playButton.setAttribute("aria-pressed", "false");
+    root.dataset.playing = "false";
+  }
+
+  const toggle = () => (timer === null ? play() : pause());
+  const faster = (by) => setSpeed(SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, SPEEDS.indexOf(speed) + by))]);
+  playButton.addEventListener("click", toggle);
+  speedSelect.addEventListener("change", () => setSpeed(Number(speedSelect.value)));
+  speedSelect.value = String(speed);
+  root.dataset.speed = String(speed);
+  root.dataset.playing = "false";
 
   buttons.first.addEventListener("click", () => show(0));
   buttons.prev.addEventListener("click", () => show(current - 1));
   buttons.next.addEventListener("click", () => show(current + 1));
   buttons.last.addEventListener("click", () => show(steps.length - 1));
   slider.addEventListener("input", () => show(Number(slider.value)));
+  root.addEventListener("replay:goto", (event) => {
+    const step = event.detail && event.detail.step;
+    show(typeof step === "number" ? step : current);
+  });
+
+  // Keys work anywhere but where one types (the step slider takes the arrows itself); space
+  // is a focused button's or link's own (a table's action buttons among them).
+  const typing = (target) => Boolean(target.closest && target.closest("textarea, select, [contenteditable], input:not([type=range])"));
+  const pressable = (target) => Boolean(target.closest && target.closest("button, a[href], summary"));
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
     const moves = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: steps.length - 1 };
-    if (!(event.key in moves)) return;
+    if (event.key in moves) {
+      if (event.target.type === "range") return;
+      show(moves[event.key]);
+    } else if (event.key === " ") {
+      if (pressable(event.target)) return;
+      toggle();
+    } else if (event.key === "+" || event.key === "=") {
+      faster(1);
+    } else if (event.key === "-" || event.key === "_") {
+      faster(-1);
+    } else {
+      return;
+    }
     event.preventDefault();
-    show(moves[event.key]);
   });
 
   const linked = /^#step-(\d+)$/.exec(window.location.hash);
-  // A game being played opens on its latest step, and follows the game while it shows it.
-  show(linked ? Number(linked[1]) - 1 : LIVE ? steps.length - 1 : 0);
+  // A finished game opens at its end; one being played on its latest step, and follows
+  // the game while it shows it.
+  show(linked ? Number(linked[1]) - 1 : steps.length - 1);
 
   // ------------------------------------------------------------------ live: the game grows
 
