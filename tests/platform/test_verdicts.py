@@ -5,11 +5,18 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from typing import Any
 
 import pytest
+from django.utils import timezone
 
+from arena.bots.models import BotVersion, VersionStatus
+from arena.bots.selectors import bot_versions
 from arena.ladders.elo import INITIAL_RATING, LOG_ODDS_PER_POINT
+from arena.ladders.models import Challenge, Ladder, Rating
 from arena.ladders.refit import PairTotals, fit
+from arena.ladders.selectors import VersionVerdict, bot_ratings, bot_verdicts
+from arena.ladders.services import ladder_refit, ratings_apply
 from arena.ladders.verdicts import (
     VERDICT_MIN_UNITS,
     Direct,
@@ -18,6 +25,16 @@ from arena.ladders.verdicts import (
     Verdict,
     VerdictKind,
     verdict,
+)
+from arena.matches.models import Match, MatchStatus
+
+from .factories import (
+    BotFactory,
+    BotVersionFactory,
+    LadderFactory,
+    MatchFactory,
+    ParticipantFactory,
+    RatingFactory,
 )
 
 
@@ -143,3 +160,148 @@ def test_the_verdict_is_the_refit_s_rating_of_both_versions_on_the_same_history(
     found = verdict(evidence("v2"), evidence("v1"), direct)
     assert found.version == pytest.approx(fitted["v2"], abs=0.01)
     assert found.parent == pytest.approx(fitted["v1"], abs=0.01)
+
+
+# --------------------------------------------------------------------------- on a ladder's history
+
+
+def _game(
+    ladder: Ladder, seated: list[Any], ranks: list[int], money: list[int], **fields: Any
+) -> Match:
+    """A finished match (rated unless told) with ``seated`` at seats 0.. ranked ``ranks``."""
+    now = timezone.now()
+    match = MatchFactory(
+        ladder=ladder,
+        status=MatchStatus.FINISHED,
+        attempts=1,
+        started_at=now,
+        finished_at=now,
+        **fields,
+    )
+    for seat, (version, rank, won) in enumerate(zip(seated, ranks, money, strict=True)):
+        ParticipantFactory(match=match, seat=seat, bot_version=version, rank=rank, money=won)
+    return match
+
+
+def _deal(ladder: Ladder, pair: list[Any], money: list[list[int]], **fields: Any) -> list[Match]:
+    """A finished two-game duplicate deal of ``pair``, seats swapped in game 2; ``money`` per
+    game by version (each game is ranked on its own money)."""
+    games = []
+    for number, won in enumerate(money, start=1):
+        seated = pair if number == 1 else pair[::-1]
+        cash = won if number == 1 else won[::-1]
+        ranks = [1 + sum(c > mine for c in cash) for mine in cash]
+        deal = {"deal": games[0], "deal_game": number} if games else {}
+        games.append(_game(ladder, seated, ranks, cash, **deal, **fields))
+    Match.objects.filter(pk=games[0].pk).update(deal=games[0], deal_game=1)
+    return games
+
+
+def _shark(owner: Any) -> tuple[Any, Any]:
+    """Alice's shark: v1, then v2 (its child)."""
+    bot = BotFactory(owner=owner, name="shark")
+    v1 = BotVersionFactory(bot=bot, number=1)
+    return v1, BotVersionFactory(bot=bot, number=2, parent=v1, status=VersionStatus.PENDING)
+
+
+def _replace(v1: Any, v2: Any) -> None:
+    BotVersion.objects.filter(pk=v1.pk).update(status=VersionStatus.RETIRED)
+    BotVersion.objects.filter(pk=v2.pk).update(status=VersionStatus.ACTIVE)
+
+
+def _verdicts(bot: Any) -> list[VersionVerdict]:
+    return bot_verdicts(versions=list(bot_versions(bot=bot)), ratings=list(bot_ratings(bot=bot)))
+
+
+@pytest.mark.django_db
+def test_on_a_refitted_ladder_the_verdict_is_the_two_versions_refitted_ratings(alice: Any) -> None:
+    ladder = LadderFactory(slug="classic-3", seats=3)
+    v1, v2 = _shark(alice)
+    others = [BotVersionFactory(bot=BotFactory(name=name)) for name in ("turtle", "owl", "fox")]
+    rng = random.Random(3)
+    for version in (v1, v2):
+        if version is v2:
+            _replace(v1, v2)
+        for _ in range(15):
+            seated = [version, *rng.sample(others, 2)]
+            ranks = (
+                rng.sample([1, 2, 3], 3)
+                if version is v1
+                else rng.choice([[1, 2, 3], [2, 1, 3], [1, 3, 2]])
+            )
+            ratings_apply(match=_game(ladder, seated, ranks, [0, 0, 0]))
+    ladder_refit(ladder_id=ladder.pk)
+
+    [found] = _verdicts(v1.bot)
+    rating = dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "rating"))
+    assert (found.ladder, found.version, found.parent) == (ladder, v2, v1)
+    assert found.verdict.version == pytest.approx(rating[v2.pk], abs=0.01)
+    assert found.verdict.parent == pytest.approx(rating[v1.pk], abs=0.01)
+    assert (found.verdict.version_units, found.verdict.parent_units) == (15, 15)
+    assert found.verdict.kind is VerdictKind.BETTER
+
+
+@pytest.mark.django_db
+def test_duplicate_deals_count_as_the_ratings_rank_them_on_money(alice: Any) -> None:
+    ladder = LadderFactory(slug="classic-2", seats=2, duplicate_deals=True)
+    v1, v2 = _shark(alice)
+    turtle = BotVersionFactory(bot=BotFactory(name="turtle"))
+    # v1 loses each deal on money though it wins one game of two; v2 wins each deal.
+    for version, money in ((v1, [[50, -10], [-80, 40]]), (v2, [[90, -30], [-20, 10]])):
+        if version is v2:
+            _replace(v1, v2)
+        for _ in range(10):
+            ratings_apply(match=_deal(ladder, [version, turtle], money)[-1])
+    assert Rating.objects.get(ladder=ladder, bot_version=v2).rated_matches == 10
+    ladder_refit(ladder_id=ladder.pk)
+
+    [found] = _verdicts(v1.bot)
+    rating = dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "rating"))
+    assert found.verdict.version == pytest.approx(rating[v2.pk], abs=0.01)
+    assert found.verdict.parent == pytest.approx(rating[v1.pk], abs=0.01)
+    assert found.verdict.parent < INITIAL_RATING < found.verdict.version
+    assert found.verdict.kind is VerdictKind.BETTER
+
+
+@pytest.mark.django_db
+def test_a_challenge_of_the_version_against_its_parent_counts_as_direct_results(
+    alice: Any,
+) -> None:
+    ladder = LadderFactory(slug="classic-2", seats=2, duplicate_deals=True)
+    v1, v2 = _shark(alice)
+    _replace(v1, v2)
+    challenge = Challenge.objects.create(
+        requested_by=alice, ladder=ladder, bot_version=v2, games=24
+    )
+    for _ in range(12):
+        challenge.matches.add(*_deal(ladder, [v2, v1], [[30, -30], [10, -10]], rated=False))
+    # Not counted: a deal still playing, and unrated games outside a challenge.
+    playing = _deal(ladder, [v2, v1], [[30, -30], [10, -10]], rated=False)
+    Match.objects.filter(pk=playing[1].pk).update(status=MatchStatus.RUNNING)
+    challenge.matches.add(*playing)
+    _game(ladder, [v1, v2], [1, 2], [5, -5], rated=False)
+
+    [found] = _verdicts(v1.bot)
+    # Private results only: neither version has a rating here, both start at 1500.
+    assert (found.ladder, found.version, found.parent) == (ladder, v2, v1)
+    assert (found.verdict.version_units, found.verdict.parent_units) == (12, 12)
+    expected = verdict(
+        Evidence(INITIAL_RATING), Evidence(INITIAL_RATING), Direct(points=12, games=12, units=12)
+    )
+    assert found.verdict == expected
+    assert found.verdict.kind is VerdictKind.BETTER
+    assert not Rating.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_version_gets_a_line_once_it_or_its_parent_has_a_rating(alice: Any) -> None:
+    v1, v2 = _shark(alice)
+    assert _verdicts(v1.bot) == []
+    RatingFactory(ladder=LadderFactory(slug="c2"), bot_version=v1, rating=1600, rated_matches=40)
+    [found] = _verdicts(v1.bot)  # v1 has no parent: no line of its own
+    assert (found.version, found.parent) == (v2, v1)
+    # v2 has not played there: it starts from v1's rating, and there is no verdict yet.
+    assert found.verdict.version == pytest.approx(1600)
+    assert found.verdict.kind is VerdictKind.TOO_FEW
+    assert found.verdict.summary == "not enough games yet (0 of 10)"
+    assert not found.challengeable

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection
@@ -30,6 +32,7 @@ from .models import (
     RatingChange,
 )
 from .refit import refit_due
+from .verdicts import Direct, Evidence, Opposed, Verdict, verdict
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -418,3 +421,208 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
             )
         )
     return candidates
+
+
+# --------------------------------------------------------------------------- version verdicts
+
+
+@dataclass(frozen=True)
+class VersionVerdict:
+    """A version against its parent on one ladder (``verdicts.verdict``)."""
+
+    ladder: Ladder
+    version: BotVersion
+    parent: BotVersion
+    verdict: Verdict
+    #: Both passed the ladder's pre-flight and may still play (active or retired after it):
+    #: their owner may ask for a challenge of one against the other there.
+    challengeable: bool
+
+
+#: Every (ladder, pair key, player, opponent) of the units that speak to a bot's verdicts,
+#: with the opponent's rating there and the model's sufficient statistics: weighted points,
+#: weighted games and units. The pair key is 0 for rated units (every version's own) and the
+#: version's id for the challenge units where it met its parent (unrated: its verdict only).
+#: Units are compared as the ratings compare them (``selectors.ladder_rated_units``,
+#: ``deals.unit_standings``): a game on its ranks, a duplicate deal on each bot's money over
+#: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1).
+_VERDICT_PAIRS_SQL = """
+WITH pair (child, parent) AS (VALUES {pairs}),
+unit_match AS (
+    SELECT DISTINCT m.ladder_id, 0 AS child, COALESCE(m.deal_id, m.id) AS unit,
+           m.id AS match_id, m.deal_id IS NOT NULL AS in_deal
+    FROM {participant} p JOIN {match} m ON m.id = p.match_id
+    WHERE p.bot_version_id IN ({versions}) AND m.rated AND m.rated_at IS NOT NULL
+  UNION
+    SELECT m.ladder_id, pair.child, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL
+    FROM pair
+    JOIN {participant} a ON a.bot_version_id = pair.child
+    JOIN {participant} b ON b.match_id = a.match_id AND b.bot_version_id = pair.parent
+    JOIN {match} m ON m.id = a.match_id
+    WHERE NOT m.rated AND m.status = 'finished'
+      AND EXISTS (SELECT 1 FROM {challenge_match} c WHERE c.match_id = m.id)
+      AND (m.deal_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM {match} g WHERE g.deal_id = m.deal_id AND g.status <> 'finished'))
+),
+seat AS (
+    SELECT u.ladder_id, u.child, u.unit, u.in_deal, p.bot_version_id AS player,
+           COALESCE(p.rank, 0) AS rank, COALESCE(p.money, 0) AS money,
+           CASE WHEN COALESCE(p.forfeit, '') <> '' THEN 1 ELSE 0 END AS forfeited
+    FROM unit_match u JOIN {participant} p ON p.match_id = u.match_id
+),
+standing AS (
+    SELECT ladder_id, child, unit, player, rank FROM seat WHERE NOT in_deal
+  UNION ALL
+    SELECT ladder_id, child, unit, player,
+           RANK() OVER (PARTITION BY child, unit ORDER BY MAX(forfeited), SUM(money) DESC)
+    FROM seat WHERE in_deal GROUP BY ladder_id, child, unit, player
+),
+sized AS (
+    SELECT ladder_id, child, unit, player, rank,
+           3.0 / (COUNT(*) OVER (PARTITION BY child, unit) + 1) AS weight
+    FROM standing
+)
+SELECT a.ladder_id, a.child, a.player, b.player, r.rating,
+       SUM(a.weight * CASE WHEN a.rank < b.rank THEN 1.0 WHEN a.rank = b.rank THEN 0.5
+                           ELSE 0.0 END),
+       SUM(a.weight), COUNT(DISTINCT a.unit)
+FROM sized a
+JOIN sized b ON b.child = a.child AND b.unit = a.unit AND b.player <> a.player
+LEFT JOIN {rating} r ON r.ladder_id = a.ladder_id AND r.bot_version_id = b.player
+WHERE a.player IN ({versions})
+GROUP BY a.ladder_id, a.child, a.player, b.player, r.rating
+"""
+
+
+class _VerdictRow(NamedTuple):
+    """A row of :data:`_VERDICT_PAIRS_SQL`."""
+
+    ladder_id: int
+    key: int
+    player: int
+    opponent: int
+    #: The opponent's rating on the ladder (None without one).
+    rating: float | None
+    points: float
+    games: float
+    units: int
+
+
+def _verdict_rows(versions: Sequence[int], pairs: Sequence[tuple[int, int]]) -> list[_VerdictRow]:
+    """The rows of :data:`_VERDICT_PAIRS_SQL` for these versions and (version, parent) pairs."""
+    tables = {
+        "participant": Participant._meta.db_table,
+        "match": Match._meta.db_table,
+        "rating": Rating._meta.db_table,
+        "challenge_match": Challenge.matches.through._meta.db_table,
+    }
+    query = _VERDICT_PAIRS_SQL.format(
+        pairs=", ".join(["(%s, %s)"] * len(pairs)),
+        versions=", ".join(["%s"] * len(versions)),
+        **{name: connection.ops.quote_name(table) for name, table in tables.items()},
+    )
+    params = [*(v for pair in pairs for v in pair), *versions, *versions]
+    with connection.cursor() as cursor:
+        cursor.execute(query, params)
+        return [
+            _VerdictRow(
+                int(ladder_id),
+                int(key),
+                int(player),
+                int(opponent),
+                None if rating is None else float(rating),
+                float(points),
+                float(games),
+                int(units),
+            )
+            for ladder_id, key, player, opponent, rating, points, games, units in cursor
+        ]
+
+
+def bot_verdicts(
+    *, versions: Sequence[BotVersion], ratings: Sequence[Rating]
+) -> list[VersionVerdict]:
+    """Each version with a parent against that parent, on every ladder where either has a
+    rating or they met in a challenge: newest version first, then by ladder name.
+
+    ``versions`` and ``ratings`` are one bot's (``bot_versions``, :func:`bot_ratings`, with
+    their ladders). One query reads every result that counts (:data:`_VERDICT_PAIRS_SQL`),
+    one the pre-flights passed; opponents without a rating there count INITIAL_RATING, as in
+    the refit. Rated results count, and challenge results of the version against its parent.
+    """
+    by_id = {v.pk: v for v in versions}
+    pairs = [(v.pk, v.parent_id) for v in versions if v.parent_id in by_id]
+    if not pairs:
+        return []
+    # (ladder, pair key, player) -> opponent -> (rating, points, games, units)
+    tallies: dict[tuple[int, int, int], dict[int, tuple[float, float, float, int]]] = defaultdict(
+        dict
+    )
+    met: set[tuple[int, int]] = set()  # (ladder, version) of challenge results with the parent
+    for row in _verdict_rows(list(by_id), pairs):
+        rating = INITIAL_RATING if row.rating is None else row.rating
+        tallies[row.ladder_id, row.key, row.player][row.opponent] = (
+            rating,
+            row.points,
+            row.games,
+            row.units,
+        )
+        if row.key:
+            met.add((row.ladder_id, row.key))
+    rated = {(r.ladder_id, r.bot_version_id): r for r in ratings}
+    ladders = {r.ladder_id: r.ladder for r in ratings}
+    missing = {ladder_id for ladder_id, _ in met} - set(ladders)
+    ladders.update(Ladder.objects.in_bulk(missing))
+    passed = set(
+        Qualification.objects.filter(
+            bot_version_id__in=list(by_id), status=QualificationStatus.PASSED
+        ).values_list("ladder_id", "bot_version_id")
+    )
+    playable = {VersionStatus.ACTIVE, VersionStatus.RETIRED}
+
+    def evidence(ladder_id: int, key: int, me: int, other: int, prior: float) -> Evidence:
+        opposed = [
+            Opposed(rating, points, games)
+            for table in (
+                tallies.get((ladder_id, 0, me), {}),
+                tallies.get((ladder_id, key, me), {}),
+            )
+            for opponent, (rating, points, games, _) in table.items()
+            if opponent != other
+        ]
+        row = rated.get((ladder_id, me))
+        return Evidence(
+            prior if row is None else row.prior, opposed, 0 if row is None else row.rated_matches
+        )
+
+    found = []
+    for child_id, parent_id in pairs:
+        child, parent = by_id[child_id], by_id[parent_id]
+        on = {ladder for ladder, version in rated if version in (child_id, parent_id)}
+        on |= {ladder for ladder, key in met if key == child_id}
+        for ladder_id in on:
+            parent_row = rated.get((ladder_id, parent_id))
+            # A version without a rating there would start from its parent's.
+            start = INITIAL_RATING if parent_row is None else parent_row.rating
+            head = tallies.get((ladder_id, child_id, child_id), {}).get(parent_id)
+            rated_head = tallies.get((ladder_id, 0, child_id), {}).get(parent_id)
+            points = sum(t[1] for t in (head, rated_head) if t is not None)
+            games = sum(t[2] for t in (head, rated_head) if t is not None)
+            found.append(
+                VersionVerdict(
+                    ladder=ladders[ladder_id],
+                    version=child,
+                    parent=parent,
+                    verdict=verdict(
+                        evidence(ladder_id, child_id, child_id, parent_id, start),
+                        evidence(ladder_id, child_id, parent_id, child_id, INITIAL_RATING),
+                        Direct(points, games, 0 if head is None else head[3]),
+                    ),
+                    challengeable=all(
+                        v.status in playable and (ladder_id, v.pk) in passed
+                        for v in (child, parent)
+                    ),
+                )
+            )
+    found.sort(key=lambda f: (-f.version.number, f.ladder.name, f.ladder.pk))
+    return found
