@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.selectors import bot_versions
@@ -21,7 +22,8 @@ from arena.ladders.selectors import bot_ratings, bot_verdicts
 from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchStatus, Participant
 
-from .factories import BotVersionFactory
+from .api_support import client_for
+from .factories import BotVersionFactory, RatingFactory
 from .scenes import enter, never_run
 from .test_match_pipeline import activate, player_bot
 from .worker import GOOD_BOT, protocol_bot
@@ -187,3 +189,95 @@ def test_a_parent_of_another_owner_is_refused(alice: Any, bob: Any, duel: Ladder
     theirs = BotVersionFactory(bot__owner=bob)
     with pytest.raises(ChallengeError, match="is not your bot's version"):
         version_challenge_create(user=alice, version=v2, ladder=duel, opponent=theirs, games=2)
+
+
+# --------------------------------------------------------------------------- the API and the page
+
+
+def test_the_api_asks_for_a_version_challenge_and_reads_the_verdicts(
+    alice: Any, bob: Any, duel: Ladder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.matches import tasks
+
+    never_run(monkeypatch, tasks.match_run)
+    v1, v2 = shark(alice, duel)
+    api = client_for(alice)
+
+    answer = api.post(
+        "/api/challenges/",
+        {"bot": v2.bot_id, "ladder": "classic-2", "version": 2, "games": 4},
+        format="json",
+    )
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert body["version"] == 2 and body["games"] == 4
+    assert body["opponent_versions"] == [{"bot_id": v1.bot_id, "bot": "shark", "number": 1}]
+    challenge = Challenge.objects.get(pk=body["id"])
+    assert set(
+        Participant.objects.filter(match__in=challenge.matches.all()).values_list(
+            "bot_version_id", flat=True
+        )
+    ) == {v1.pk, v2.pk}
+
+    for wrong, words in (
+        ({"opponent_version": 1, "opponents": [v2.bot_id]}, "not both"),
+        ({"version": 9}, "shark has no version 9"),
+        ({"version": 1}, "shark v1 has no parent version to meet"),
+    ):
+        answer = api.post(
+            "/api/challenges/", {"bot": v2.bot_id, "ladder": "classic-2", **wrong}, format="json"
+        )
+        assert answer.status_code == 400 and answer.json()["code"] == "challenge_invalid"
+        assert words in answer.json()["detail"]
+
+    RatingFactory(ladder=duel, bot_version=v1, rating=1620, rated_matches=40)
+    # Ratings are public: anyone reads a public bot's verdicts; a private one's only its owner.
+    for reader in (None, bob, alice):
+        [line] = client_for(reader).get(f"/api/bots/{v2.bot_id}/verdicts/").json()
+        assert (line["ladder"], line["version"], line["parent_version"]) == ("classic-2", 2, 1)
+        assert line["kind"] == "too_few" and line["challengeable"] is True
+    v2.bot.visibility = "private"
+    v2.bot.save()
+    assert client_for(bob).get(f"/api/bots/{v2.bot_id}/verdicts/").status_code == 404
+    assert client_for(alice).get(f"/api/bots/{v2.bot_id}/verdicts/").status_code == 200
+
+
+def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
+    alice: Any, bob: Any, duel: Ladder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.matches import tasks
+
+    never_run(monkeypatch, tasks.match_run)
+    v1, v2 = shark(alice, duel)
+    RatingFactory(ladder=duel, bot_version=v1, rating=1620, rated_matches=40)
+    page = f"/bots/{v2.bot_id}/"
+    button = f"/bots/{v2.bot_id}/versions/2/challenge/"
+    owner = Client(enforce_csrf_checks=True)
+    owner.force_login(alice)
+    shown = owner.get(page).content.decode()
+    assert 'id="verdicts"' in shown and "not enough games yet (0 of 10)" in shown
+    assert f'action="{button}"' in shown and "Challenge v2 against v1" in shown
+    token = owner.cookies["csrftoken"].value
+    # Without the form's CSRF token the POST is refused.
+    assert owner.post(button, {"ladder": duel.pk}).status_code == 403
+
+    answer = owner.post(button, {"ladder": duel.pk, "csrfmiddlewaretoken": token})
+    challenge = Challenge.objects.get()
+    assert answer.status_code == 302 and answer["Location"] == f"/challenges/{challenge.pk}/"
+    assert list(challenge.opponent_versions.all()) == [v1] and challenge.games == 10
+    shown = owner.get(answer["Location"]).content.decode()
+    assert "shark v2 against shark v1" in shown
+
+    # Others see the verdict, not the button, and cannot post it.
+    rival = Client()
+    rival.force_login(bob)
+    shown = rival.get(page).content.decode()
+    assert "not enough games yet" in shown and button not in shown
+    assert rival.post(button, {"ladder": duel.pk}).status_code == 403
+    # A refusal is said on the bot page.
+    v1.qualifications.all().delete()
+    answer = owner.post(button, {"ladder": duel.pk, "csrfmiddlewaretoken": token}, follow=True)
+    assert "The challenge was not sent: shark v1 never passed the pre-flight" in (
+        answer.content.decode()
+    )
+    assert Challenge.objects.count() == 1

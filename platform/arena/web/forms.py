@@ -239,6 +239,12 @@ class ChallengeForm(forms.Form):
         self.fields["games"].widget.attrs["max"] = max_games
 
 
+class VersionChallengeForm(forms.Form):
+    """The verdict line's button: a challenge of a version against its parent on a ladder."""
+
+    ladder = forms.ModelChoiceField(queryset=Ladder.objects.all())
+
+
 # --------------------------------------------------------------------------- leagues
 
 _INTERVAL_UNITS = {
