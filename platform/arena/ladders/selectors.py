@@ -441,9 +441,11 @@ class VersionVerdict:
 
 
 #: Every (ladder, pair key, player, opponent) of the units that speak to a bot's verdicts,
-#: with the opponent's rating there and the model's sufficient statistics: weighted points,
-#: weighted games and units. The pair key is 0 for rated units (every version's own) and the
-#: version's id for the challenge units where it met its parent (unrated: its verdict only).
+#: with the opponent's rating there and the model's sufficient statistics: weighted points
+#: and weighted games. The pair key is 0 for rated units (every version's own) and the
+#: version's id for the challenge units where it met its parent (unrated: its verdict only);
+#: those rows also count the units of that challenge evidence (0 for rated rows, whose
+#: count is the rating's).
 #: Units are compared as the ratings compare them (``selectors.ladder_rated_units``,
 #: ``deals.unit_standings``): a game on its ranks, a duplicate deal on each bot's money over
 #: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1).
@@ -451,11 +453,12 @@ _VERDICT_PAIRS_SQL = """
 WITH pair (child, parent) AS (VALUES {pairs}),
 unit_match AS (
     SELECT DISTINCT m.ladder_id, 0 AS child, COALESCE(m.deal_id, m.id) AS unit,
-           m.id AS match_id, m.deal_id IS NOT NULL AS in_deal
+           m.id AS match_id, m.deal_id IS NOT NULL AS in_deal, m.seats
     FROM {participant} p JOIN {match} m ON m.id = p.match_id
     WHERE p.bot_version_id IN ({versions}) AND m.rated AND m.rated_at IS NOT NULL
   UNION
-    SELECT m.ladder_id, pair.child, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL
+    SELECT m.ladder_id, pair.child, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL,
+           m.seats
     FROM pair
     JOIN {participant} a ON a.bot_version_id = pair.child
     JOIN {participant} b ON b.match_id = a.match_id AND b.bot_version_id = pair.parent
@@ -465,33 +468,47 @@ unit_match AS (
       AND (m.deal_id IS NULL OR NOT EXISTS (
           SELECT 1 FROM {match} g WHERE g.deal_id = m.deal_id AND g.status <> 'finished'))
 ),
-seat AS (
-    SELECT u.ladder_id, u.child, u.unit, u.in_deal, p.bot_version_id AS player,
-           COALESCE(p.rank, 0) AS rank, COALESCE(p.money, 0) AS money,
-           CASE WHEN COALESCE(p.forfeit, '') <> '' THEN 1 ELSE 0 END AS forfeited
+deal_standing AS (
+    SELECT u.ladder_id, u.child, u.unit, p.bot_version_id AS player,
+           RANK() OVER (PARTITION BY u.child, u.unit ORDER BY
+               MAX(CASE WHEN COALESCE(p.forfeit, '') <> '' THEN 1 ELSE 0 END),
+               SUM(COALESCE(p.money, 0)) DESC) AS rank,
+           COUNT(*) OVER (PARTITION BY u.child, u.unit) AS players
     FROM unit_match u JOIN {participant} p ON p.match_id = u.match_id
+    WHERE u.in_deal
+    GROUP BY u.ladder_id, u.child, u.unit, p.bot_version_id
 ),
-standing AS (
-    SELECT ladder_id, child, unit, player, rank FROM seat WHERE NOT in_deal
+pair_result AS (
+    SELECT u.ladder_id, u.child, u.unit, a.bot_version_id AS player,
+           b.bot_version_id AS opponent, 3.0 / (u.seats + 1) AS weight,
+           COALESCE(a.rank, 0) AS rank, COALESCE(b.rank, 0) AS other_rank
+    FROM unit_match u
+    JOIN {participant} a ON a.match_id = u.match_id AND a.bot_version_id IN ({versions})
+    JOIN {participant} b ON b.match_id = u.match_id AND b.bot_version_id <> a.bot_version_id
+    WHERE NOT u.in_deal
   UNION ALL
-    SELECT ladder_id, child, unit, player,
-           RANK() OVER (PARTITION BY child, unit ORDER BY MAX(forfeited), SUM(money) DESC)
-    FROM seat WHERE in_deal GROUP BY ladder_id, child, unit, player
+    SELECT a.ladder_id, a.child, a.unit, a.player, b.player, 3.0 / (a.players + 1),
+           a.rank, b.rank
+    FROM deal_standing a
+    JOIN deal_standing b ON b.child = a.child AND b.unit = a.unit AND b.player <> a.player
+    WHERE a.player IN ({versions})
 ),
-sized AS (
-    SELECT ladder_id, child, unit, player, rank,
-           3.0 / (COUNT(*) OVER (PARTITION BY child, unit) + 1) AS weight
-    FROM standing
+tally AS (
+    SELECT ladder_id, child, player, opponent,
+           SUM(weight * CASE WHEN rank < other_rank THEN 1.0 WHEN rank = other_rank THEN 0.5
+                             ELSE 0.0 END) AS points,
+           SUM(weight) AS games
+    FROM pair_result GROUP BY ladder_id, child, player, opponent
+),
+met AS (
+    SELECT ladder_id, child, COUNT(DISTINCT unit) AS units
+    FROM unit_match WHERE child <> 0 GROUP BY ladder_id, child
 )
-SELECT a.ladder_id, a.child, a.player, b.player, r.rating,
-       SUM(a.weight * CASE WHEN a.rank < b.rank THEN 1.0 WHEN a.rank = b.rank THEN 0.5
-                           ELSE 0.0 END),
-       SUM(a.weight), COUNT(DISTINCT a.unit)
-FROM sized a
-JOIN sized b ON b.child = a.child AND b.unit = a.unit AND b.player <> a.player
-LEFT JOIN {rating} r ON r.ladder_id = a.ladder_id AND r.bot_version_id = b.player
-WHERE a.player IN ({versions})
-GROUP BY a.ladder_id, a.child, a.player, b.player, r.rating
+SELECT t.ladder_id, t.child, t.player, t.opponent, r.rating, t.points, t.games,
+       COALESCE(met.units, 0)
+FROM tally t
+LEFT JOIN {rating} r ON r.ladder_id = t.ladder_id AND r.bot_version_id = t.opponent
+LEFT JOIN met ON met.ladder_id = t.ladder_id AND met.child = t.child
 """
 
 
@@ -506,6 +523,7 @@ class _VerdictRow(NamedTuple):
     rating: float | None
     points: float
     games: float
+    #: For a challenge row (``key``), the units where the version met its parent there.
     units: int
 
 
@@ -522,7 +540,7 @@ def _verdict_rows(versions: Sequence[int], pairs: Sequence[tuple[int, int]]) -> 
         versions=", ".join(["%s"] * len(versions)),
         **{name: connection.ops.quote_name(table) for name, table in tables.items()},
     )
-    params = [*(v for pair in pairs for v in pair), *versions, *versions]
+    params = [*(v for pair in pairs for v in pair), *versions, *versions, *versions]
     with connection.cursor() as cursor:
         cursor.execute(query, params)
         return [
