@@ -36,6 +36,7 @@ from .factories import (
     ParticipantFactory,
     RatingFactory,
 )
+from .scenes import enter
 
 
 def _against_1500(won: float, games: float, units: int = 100) -> Evidence:
@@ -270,6 +271,8 @@ def test_a_challenge_of_the_version_against_its_parent_counts_as_direct_results(
     ladder = LadderFactory(slug="classic-2", seats=2, duplicate_deals=True)
     v1, v2 = _shark(alice)
     _replace(v1, v2)
+    enter(v1, ladder)  # both passed its pre-flight, as a challenge asks
+    enter(v2, ladder)
     challenge = Challenge.objects.create(
         requested_by=alice, ladder=ladder, bot_version=v2, games=24
     )
@@ -294,14 +297,34 @@ def test_a_challenge_of_the_version_against_its_parent_counts_as_direct_results(
 
 
 @pytest.mark.django_db
-def test_a_version_gets_a_line_once_it_or_its_parent_has_a_rating(alice: Any) -> None:
+def test_a_version_gets_a_line_where_it_plays_and_its_predecessor_is_rated(alice: Any) -> None:
+    ladder = LadderFactory(slug="c2")
     v1, v2 = _shark(alice)
-    assert _verdicts(v1.bot) == []
-    RatingFactory(ladder=LadderFactory(slug="c2"), bot_version=v1, rating=1600, rated_matches=40)
+    _replace(v1, v2)
+    RatingFactory(ladder=ladder, bot_version=v1, rating=1600, prior=1600, rated_matches=40)
+    assert _verdicts(v1.bot) == []  # v2 does not play there
+    enter(v2, ladder)
     [found] = _verdicts(v1.bot)  # v1 has no parent: no line of its own
-    assert (found.version, found.parent) == (v2, v1)
+    assert (found.ladder, found.version, found.parent) == (ladder, v2, v1)
     # v2 has not played there: it starts from v1's rating, and there is no verdict yet.
     assert found.verdict.version == pytest.approx(1600)
     assert found.verdict.kind is VerdictKind.TOO_FEW
     assert found.verdict.summary == "not enough games yet (0 of 10)"
-    assert not found.challengeable
+    assert not found.challengeable  # v1 has a rating there but no pre-flight passed
+    enter(v1, ladder)
+    assert _verdicts(v1.bot)[0].challengeable
+    Ladder.objects.filter(pk=ladder.pk).update(is_open=False)
+    assert not _verdicts(v1.bot)[0].challengeable
+
+
+@pytest.mark.django_db
+def test_a_failed_upload_in_between_is_skipped_for_the_version_before_it(alice: Any) -> None:
+    ladder = LadderFactory(slug="c2")
+    v1, v2 = _shark(alice)
+    BotVersion.objects.filter(pk=v1.pk).update(status=VersionStatus.RETIRED)
+    BotVersion.objects.filter(pk=v2.pk).update(status=VersionStatus.FAILED)
+    v3 = BotVersionFactory(bot=v1.bot, number=3, parent=v2)
+    RatingFactory(ladder=ladder, bot_version=v1, rated_matches=40)
+    RatingFactory(ladder=ladder, bot_version=v3, rated_matches=12)
+    [found] = _verdicts(v1.bot)
+    assert (found.version, found.parent) == (v3, v1)

@@ -429,40 +429,42 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
 
 @dataclass(frozen=True)
 class VersionVerdict:
-    """A version against its parent on one ladder (``verdicts.verdict``)."""
+    """A version against its predecessor on one ladder (``verdicts.verdict``)."""
 
     ladder: Ladder
     version: BotVersion
+    #: Its nearest ancestor rated or qualified on the ladder (its parent, unless that one
+    #: never played there).
     parent: BotVersion
     verdict: Verdict
-    #: Both passed the ladder's pre-flight and may still play (active or retired after it):
-    #: their owner may ask for a challenge of one against the other there.
+    #: The ladder is open and both passed its pre-flight and may still play (active, or
+    #: retired after it): their owner may ask for a challenge of one against the other there.
     challengeable: bool
 
 
 #: Every (ladder, pair key, player, opponent) of the units that speak to a bot's verdicts,
 #: with the opponent's rating there and the model's sufficient statistics: weighted points
 #: and weighted games. The pair key is 0 for rated units (every version's own) and the
-#: version's id for the challenge units where it met its parent (unrated: its verdict only);
-#: those rows also count the units of that challenge evidence (0 for rated rows, whose
-#: count is the rating's).
+#: pair's number (from 1) for the challenge units on the pair's ladder where its version met
+#: its predecessor (unrated: its verdict only); those rows also count these units (0 for
+#: rated rows, whose count is the rating's).
 #: Units are compared as the ratings compare them (``selectors.ladder_rated_units``,
 #: ``deals.unit_standings``): a game on its ranks, a duplicate deal on each bot's money over
 #: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1).
 _VERDICT_PAIRS_SQL = """
-WITH pair (child, parent) AS (VALUES {pairs}),
+WITH pair (key, ladder_id, child, parent) AS (VALUES {pairs}),
 unit_match AS (
     SELECT DISTINCT m.ladder_id, 0 AS child, COALESCE(m.deal_id, m.id) AS unit,
            m.id AS match_id, m.deal_id IS NOT NULL AS in_deal, m.seats
     FROM {participant} p JOIN {match} m ON m.id = p.match_id
     WHERE p.bot_version_id IN ({versions}) AND m.rated AND m.rated_at IS NOT NULL
   UNION
-    SELECT m.ladder_id, pair.child, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL,
+    SELECT m.ladder_id, pair.key, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL,
            m.seats
     FROM pair
     JOIN {participant} a ON a.bot_version_id = pair.child
     JOIN {participant} b ON b.match_id = a.match_id AND b.bot_version_id = pair.parent
-    JOIN {match} m ON m.id = a.match_id
+    JOIN {match} m ON m.id = a.match_id AND m.ladder_id = pair.ladder_id
     WHERE NOT m.rated AND m.status = 'finished'
       AND EXISTS (SELECT 1 FROM {challenge_match} c WHERE c.match_id = m.id)
       AND (m.deal_id IS NULL OR NOT EXISTS (
@@ -523,12 +525,15 @@ class _VerdictRow(NamedTuple):
     rating: float | None
     points: float
     games: float
-    #: For a challenge row (``key``), the units where the version met its parent there.
+    #: For a challenge row (``key``), the units where the version met its predecessor.
     units: int
 
 
-def _verdict_rows(versions: Sequence[int], pairs: Sequence[tuple[int, int]]) -> list[_VerdictRow]:
-    """The rows of :data:`_VERDICT_PAIRS_SQL` for these versions and (version, parent) pairs."""
+def _verdict_rows(
+    versions: Sequence[int], pairs: Sequence[tuple[int, int, int]]
+) -> list[_VerdictRow]:
+    """The rows of :data:`_VERDICT_PAIRS_SQL` for these versions and (ladder, version,
+    predecessor) pairs, numbered from 1."""
     tables = {
         "participant": Participant._meta.db_table,
         "match": Match._meta.db_table,
@@ -536,11 +541,12 @@ def _verdict_rows(versions: Sequence[int], pairs: Sequence[tuple[int, int]]) -> 
         "challenge_match": Challenge.matches.through._meta.db_table,
     }
     query = _VERDICT_PAIRS_SQL.format(
-        pairs=", ".join(["(%s, %s)"] * len(pairs)),
+        pairs=", ".join(["(%s, %s, %s, %s)"] * len(pairs)),
         versions=", ".join(["%s"] * len(versions)),
         **{name: connection.ops.quote_name(table) for name, table in tables.items()},
     )
-    params = [*(v for pair in pairs for v in pair), *versions, *versions, *versions]
+    numbered = [value for key, pair in enumerate(pairs, start=1) for value in (key, *pair)]
+    params = [*numbered, *versions, *versions, *versions]
     with connection.cursor() as cursor:
         cursor.execute(query, params)
         return [
@@ -558,55 +564,77 @@ def _verdict_rows(versions: Sequence[int], pairs: Sequence[tuple[int, int]]) -> 
         ]
 
 
+def _predecessors(
+    versions: Sequence[BotVersion], known: set[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """(ladder, version, predecessor) of every version with a predecessor on a ladder it is
+    known on: its nearest ancestor known there too (``known``: (ladder, version) rated or
+    qualified there), as a new version's rating starts from its nearest rated ancestor (a
+    failed upload in between never played)."""
+    by_id = {v.pk: v for v in versions}
+    found = []
+    for version in versions:
+        for ladder_id in sorted({ladder for ladder, v in known if v == version.pk}):
+            ancestor = by_id.get(version.parent_id or 0)
+            while ancestor is not None and (ladder_id, ancestor.pk) not in known:
+                ancestor = by_id.get(ancestor.parent_id or 0)
+            if ancestor is not None:
+                found.append((ladder_id, version.pk, ancestor.pk))
+    return found
+
+
 def bot_verdicts(
     *, versions: Sequence[BotVersion], ratings: Sequence[Rating]
 ) -> list[VersionVerdict]:
-    """Each version with a parent against that parent, on every ladder where either has a
-    rating or they met in a challenge: newest version first, then by ladder name.
+    """Each version against its predecessor on each ladder (:func:`_predecessors`), where
+    either has a rating or they met in a challenge: newest version first, then by ladder.
 
     ``versions`` and ``ratings`` are one bot's (``bot_versions``, :func:`bot_ratings`, with
-    their ladders). One query reads every result that counts (:data:`_VERDICT_PAIRS_SQL`),
-    one the pre-flights passed; opponents without a rating there count INITIAL_RATING, as in
-    the refit. Rated results count, and challenge results of the version against its parent.
+    their ladders). One query reads the pre-flights passed, one every result that counts
+    (:data:`_VERDICT_PAIRS_SQL`): rated results, and challenge results of the version
+    against its predecessor. Opponents without a rating there count INITIAL_RATING, as in
+    the refit.
     """
     by_id = {v.pk: v for v in versions}
-    pairs = [(v.pk, v.parent_id) for v in versions if v.parent_id in by_id]
+    if not any(v.parent_id for v in versions):
+        return []
+    rated = {(r.ladder_id, r.bot_version_id): r for r in ratings}
+    passed = set(
+        Qualification.objects.filter(
+            bot_version_id__in=list(by_id), status=QualificationStatus.PASSED
+        ).values_list("ladder_id", "bot_version_id")
+    )
+    pairs = _predecessors(versions, set(rated) | passed)
     if not pairs:
         return []
-    # (ladder, pair key, player) -> opponent -> (rating, points, games, units)
-    tallies: dict[tuple[int, int, int], dict[int, tuple[float, float, float, int]]] = defaultdict(
-        dict
-    )
-    met: set[tuple[int, int]] = set()  # (ladder, version) of challenge results with the parent
+    # (ladder, pair key, player) -> opponent -> (rating, points, games)
+    tallies: dict[tuple[int, int, int], dict[int, tuple[float, float, float]]] = defaultdict(dict)
+    met: dict[int, int] = {}  # pair key -> units of challenges where the two met
     for row in _verdict_rows(list(by_id), pairs):
         rating = INITIAL_RATING if row.rating is None else row.rating
         tallies[row.ladder_id, row.key, row.player][row.opponent] = (
             rating,
             row.points,
             row.games,
-            row.units,
         )
         if row.key:
-            met.add((row.ladder_id, row.key))
-    rated = {(r.ladder_id, r.bot_version_id): r for r in ratings}
+            met[row.key] = row.units
+    shown = [
+        (key, pair)
+        for key, pair in enumerate(pairs, start=1)
+        if key in met or (pair[0], pair[1]) in rated or (pair[0], pair[2]) in rated
+    ]
     ladders = {r.ladder_id: r.ladder for r in ratings}
-    missing = {ladder_id for ladder_id, _ in met} - set(ladders)
-    ladders.update(Ladder.objects.in_bulk(missing))
-    passed = set(
-        Qualification.objects.filter(
-            bot_version_id__in=list(by_id), status=QualificationStatus.PASSED
-        ).values_list("ladder_id", "bot_version_id")
-    )
+    ladders.update(Ladder.objects.in_bulk({pair[0] for _, pair in shown} - set(ladders)))
     playable = {VersionStatus.ACTIVE, VersionStatus.RETIRED}
 
     def evidence(ladder_id: int, key: int, me: int, other: int, prior: float) -> Evidence:
+        # Its rated results, and those of the challenges where the version met the other.
+        tables = (tallies.get((ladder_id, 0, me), {}), tallies.get((ladder_id, key, me), {}))
         opposed = [
             Opposed(rating, points, games)
-            for table in (
-                tallies.get((ladder_id, 0, me), {}),
-                tallies.get((ladder_id, key, me), {}),
-            )
-            for opponent, (rating, points, games, _) in table.items()
+            for table in tables
+            for opponent, (rating, points, games) in table.items()
             if opponent != other
         ]
         row = rated.get((ladder_id, me))
@@ -615,33 +643,35 @@ def bot_verdicts(
         )
 
     found = []
-    for child_id, parent_id in pairs:
+    for key, (ladder_id, child_id, parent_id) in shown:
         child, parent = by_id[child_id], by_id[parent_id]
-        on = {ladder for ladder, version in rated if version in (child_id, parent_id)}
-        on |= {ladder for ladder, key in met if key == child_id}
-        for ladder_id in on:
-            parent_row = rated.get((ladder_id, parent_id))
-            # A version without a rating there would start from its parent's.
-            start = INITIAL_RATING if parent_row is None else parent_row.rating
-            head = tallies.get((ladder_id, child_id, child_id), {}).get(parent_id)
-            rated_head = tallies.get((ladder_id, 0, child_id), {}).get(parent_id)
-            points = sum(t[1] for t in (head, rated_head) if t is not None)
-            games = sum(t[2] for t in (head, rated_head) if t is not None)
-            found.append(
-                VersionVerdict(
-                    ladder=ladders[ladder_id],
-                    version=child,
-                    parent=parent,
-                    verdict=verdict(
-                        evidence(ladder_id, child_id, child_id, parent_id, start),
-                        evidence(ladder_id, child_id, parent_id, child_id, INITIAL_RATING),
-                        Direct(points, games, 0 if head is None else head[3]),
-                    ),
-                    challengeable=all(
-                        v.status in playable and (ladder_id, v.pk) in passed
-                        for v in (child, parent)
-                    ),
-                )
+        parent_row = rated.get((ladder_id, parent_id))
+        # A version without a rating there would start from its predecessor's.
+        start = INITIAL_RATING if parent_row is None else parent_row.rating
+        heads = [
+            tallies.get((ladder_id, k, child_id), {}).get(parent_id) for k in (0, key)
+        ]  # rated, then challenge results of the one against the other
+        direct = Direct(
+            sum(head[1] for head in heads if head is not None),
+            sum(head[2] for head in heads if head is not None),
+            met.get(key, 0),
+        )
+        ladder = ladders[ladder_id]
+        found.append(
+            VersionVerdict(
+                ladder=ladder,
+                version=child,
+                parent=parent,
+                verdict=verdict(
+                    evidence(ladder_id, key, child_id, parent_id, start),
+                    evidence(ladder_id, key, parent_id, child_id, INITIAL_RATING),
+                    direct,
+                ),
+                challengeable=ladder.is_open
+                and all(
+                    v.status in playable and (ladder_id, v.pk) in passed for v in (child, parent)
+                ),
             )
+        )
     found.sort(key=lambda f: (-f.version.number, f.ladder.name, f.ladder.pk))
     return found
