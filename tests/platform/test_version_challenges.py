@@ -137,7 +137,8 @@ def test_the_default_is_a_ladder_s_series_within_the_challenge_maximum(
     [
         ("not yours", "shark is not your bot"),
         ("no parent", "shark v1 has no parent version to meet"),
-        ("never qualified", "shark v1 never passed the pre-flight of classic-2"),
+        ("never qualified", "no version of shark before v2 passed the pre-flight of classic-2"),
+        ("named, never qualified", "shark v1 never passed the pre-flight of classic-2"),
         ("failed", "shark v1 is failed: only versions that passed validation"),
         ("odd", "classic-2 plays duplicate deals of 2 games .*a multiple of 2, not 3"),
         ("too many", "ask for 1 to 10 games, not 12"),
@@ -155,9 +156,12 @@ def test_a_version_challenge_that_cannot_be_played_says_why(
         kwargs["version"] = v1
     elif case == "never qualified":
         v1.qualifications.all().delete()
+    elif case == "named, never qualified":
+        v1.qualifications.all().delete()
+        kwargs["opponent"] = v1
     elif case == "failed":
         BotVersion.objects.filter(pk=v1.pk).update(status=VersionStatus.FAILED)
-        kwargs["version"] = BotVersion.objects.get(pk=v2.pk)
+        kwargs["opponent"] = BotVersion.objects.get(pk=v1.pk)
     elif case == "odd":
         kwargs["games"] = 3
     elif case == "too many":
@@ -259,9 +263,9 @@ def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
     assert f'action="{button}"' in shown and "Challenge v2 against v1" in shown
     token = owner.cookies["csrftoken"].value
     # Without the form's CSRF token the POST is refused.
-    assert owner.post(button, {"ladder": duel.pk}).status_code == 403
+    assert owner.post(button, {"ladder": duel.pk, "opponent": 1}).status_code == 403
 
-    answer = owner.post(button, {"ladder": duel.pk, "csrfmiddlewaretoken": token})
+    answer = owner.post(button, {"ladder": duel.pk, "opponent": 1, "csrfmiddlewaretoken": token})
     challenge = Challenge.objects.get()
     assert answer.status_code == 302 and answer["Location"] == f"/challenges/{challenge.pk}/"
     assert list(challenge.opponent_versions.all()) == [v1] and challenge.games == 10
@@ -273,10 +277,12 @@ def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
     rival.force_login(bob)
     shown = rival.get(page).content.decode()
     assert "not enough games yet" in shown and button not in shown
-    assert rival.post(button, {"ladder": duel.pk}).status_code == 403
+    assert rival.post(button, {"ladder": duel.pk, "opponent": 1}).status_code == 403
     # A refusal is said on the bot page.
     v1.qualifications.all().delete()
-    answer = owner.post(button, {"ladder": duel.pk, "csrfmiddlewaretoken": token}, follow=True)
+    answer = owner.post(
+        button, {"ladder": duel.pk, "opponent": 1, "csrfmiddlewaretoken": token}, follow=True
+    )
     assert "The challenge was not sent: shark v1 never passed the pre-flight" in (
         answer.content.decode()
     )

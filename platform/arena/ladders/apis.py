@@ -526,7 +526,8 @@ class ChallengeListApi(APIView):
         opponent_version = serializers.IntegerField(
             required=False,
             help_text="A version challenge: the number of another version of your bot to meet "
-            "as it is, even retired (default: the parent of version). Not with opponents.",
+            "as it is, even retired (default: the nearest earlier version that passed the "
+            "ladder's pre-flight, usually the parent). Not with opponents.",
         )
 
     @extend_schema(responses=ChallengeOutput(many=True))

@@ -190,6 +190,26 @@ def _may_meet(version: BotVersion, ladder: Ladder) -> None:
         )
 
 
+def _predecessor(version: BotVersion, ladder: Ladder) -> BotVersion:
+    """The version's nearest ancestor that passed ``ladder``'s pre-flight (the one its
+    verdict there compares it with, unless that one was only rated there)."""
+    if version.parent_id is None:
+        raise ChallengeError(
+            f"{version} has no parent version to meet: it was its bot's first upload."
+        )
+    ancestor = version.parent
+    while ancestor is not None:
+        if ancestor.qualifications.filter(
+            ladder=ladder, status=QualificationStatus.PASSED
+        ).exists():
+            return ancestor
+        ancestor = ancestor.parent
+    raise ChallengeError(
+        f"no version of {version.bot.name} before v{version.number} passed the pre-flight of "
+        f"{ladder.slug}, so none can play its game: choose a ladder where one played."
+    )
+
+
 def version_challenge_create(
     *,
     user: User,
@@ -200,7 +220,8 @@ def version_challenge_create(
     rng: random.Random | None = None,
 ) -> Challenge:
     """Queue ``games`` unrated matches of ``version`` against ``opponent`` (default: its
-    parent), both versions of ``user``'s bots, as ``ladder`` plays its games.
+    nearest ancestor that passed the ladder's pre-flight, usually its parent), both
+    versions of ``user``'s bots, as ``ladder`` plays its games.
 
     Each version plays as it is, even if it is no longer its bot's playing
     version (retired by a newer upload), provided it passed the ladder's
@@ -216,11 +237,7 @@ def version_challenge_create(
     if bot.owner_id != user.pk:
         raise ChallengeError(f"{bot.name} is not your bot: challenge with one of your own.")
     if opponent is None:
-        opponent = version.parent
-        if opponent is None:
-            raise ChallengeError(
-                f"{version} has no parent version to meet: it was its bot's first upload."
-            )
+        opponent = _predecessor(version, ladder)
     if opponent.bot.owner_id != user.pk:
         raise ChallengeError(f"{opponent} is not your bot's version: meet one of your own.")
     if opponent.pk == version.pk:

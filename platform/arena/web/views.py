@@ -395,7 +395,7 @@ def challenge_new(request: HttpRequest, bot_id: int) -> HttpResponse:
 @login_required(login_url="web:login")
 @require_POST
 def version_challenge_new(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
-    """The verdict line's button: a challenge of version ``number`` against its parent."""
+    """The verdict line's button: a challenge of version ``number`` against its predecessor."""
     bot = _owned_bot(request, bot_id)
     version = bot_version_get(bot=bot, number=number)
     if version is None:
@@ -403,9 +403,17 @@ def version_challenge_new(request: HttpRequest, bot_id: int, number: int) -> Htt
     form = VersionChallengeForm(request.POST)
     try:
         if not form.is_valid():
-            raise ChallengeError("choose a ladder: the challenge plays one ladder's game.")
+            raise ChallengeError(
+                "name a ladder and the version to meet: the challenge plays one ladder's game."
+            )
+        opponent = bot_version_get(bot=bot, number=form.cleaned_data["opponent"])
+        if opponent is None:
+            raise ChallengeError(f"{bot.name} has no version {form.cleaned_data['opponent']}.")
         challenge = version_challenge_create(
-            user=signed_in(request), version=version, ladder=form.cleaned_data["ladder"]
+            user=signed_in(request),
+            version=version,
+            ladder=form.cleaned_data["ladder"],
+            opponent=opponent,
         )
     except ArenaError as error:
         messages.error(request, f"The challenge was not sent: {error.message}")
