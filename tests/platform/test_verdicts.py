@@ -215,7 +215,9 @@ def _verdicts(bot: Any) -> list[VersionVerdict]:
 
 
 @pytest.mark.django_db
-def test_on_a_refitted_ladder_the_verdict_is_the_two_versions_refitted_ratings(alice: Any) -> None:
+def test_on_a_refitted_ladder_the_verdict_is_the_two_versions_refitted_ratings(
+    alice: Any, django_assert_num_queries: Any
+) -> None:
     ladder = LadderFactory(slug="classic-3", seats=3)
     v1, v2 = _shark(alice)
     others = [BotVersionFactory(bot=BotFactory(name=name)) for name in ("turtle", "owl", "fox")]
@@ -233,7 +235,10 @@ def test_on_a_refitted_ladder_the_verdict_is_the_two_versions_refitted_ratings(a
             ratings_apply(match=_game(ladder, seated, ranks, [0, 0, 0]))
     ladder_refit(ladder_id=ladder.pk)
 
-    [found] = _verdicts(v1.bot)
+    versions, ratings = list(bot_versions(bot=v1.bot)), list(bot_ratings(bot=v1.bot))
+    # Whatever the history: the pre-flights passed, and one query for every result.
+    with django_assert_num_queries(2):
+        [found] = bot_verdicts(versions=versions, ratings=ratings)
     rating = dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "rating"))
     assert (found.ladder, found.version, found.parent) == (ladder, v2, v1)
     assert found.verdict.version == pytest.approx(rating[v2.pk], abs=0.01)
