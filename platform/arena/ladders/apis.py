@@ -22,8 +22,14 @@ from arena.bots.apis import (
     read_upload,
     visible_bot,
 )
-from arena.bots.models import Bot, Runtime, Visibility
-from arena.bots.selectors import bot_active_version, bot_get_visible, may_read_internals
+from arena.bots.models import Bot, BotVersion, Runtime, Visibility
+from arena.bots.selectors import (
+    bot_active_version,
+    bot_get_visible,
+    bot_version_get,
+    bot_versions,
+    may_read_internals,
+)
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_logs, match_list
@@ -37,11 +43,14 @@ from arena.pagination import (
 from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
-from .challenges import ChallengeError, challenge_create
+from .challenges import ChallengeError, challenge_create, version_challenge_create
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
 from .selectors import (
+    VersionVerdict,
     bot_entries,
+    bot_ratings,
+    bot_verdicts,
     challenge_get,
     ladder_get,
     ladder_leaderboard,
@@ -51,6 +60,7 @@ from .selectors import (
     version_qualifications,
 )
 from .services import ladder_create
+from .verdicts import VerdictKind
 
 
 class LadderOutput(serializers.Serializer[Ladder]):
@@ -394,7 +404,72 @@ class BotEntriesApi(APIView):
         return self._answer(request, bot)
 
 
+class VerdictOutput(serializers.Serializer[VersionVerdict]):
+    class Meta:
+        ref_name = "VersionVerdict"
+
+    ladder = serializers.CharField(source="ladder.slug")
+    version = serializers.IntegerField(source="version.number")
+    parent_version = serializers.IntegerField(
+        source="parent.number", help_text="The number of the version it replaced."
+    )
+    kind = serializers.ChoiceField(
+        choices=[kind.value for kind in VerdictKind],
+        source="verdict.kind.value",
+        help_text="better or worse: by at least one standard error; level: within one; "
+        "too_few: either version has under 10 games (or deals) there.",
+    )
+    summary = serializers.CharField(
+        source="verdict.summary",
+        help_text='As the bot page says it: "+35 ± 20 Elo, 96% likely better".',
+    )
+    difference = serializers.FloatField(
+        source="verdict.difference", help_text="Version's strength less its parent's, in Elo."
+    )
+    error = serializers.FloatField(
+        source="verdict.error", help_text="One standard error of the difference, in Elo."
+    )
+    chance_better = serializers.FloatField(
+        source="verdict.chance_better", help_text="The chance the version is the stronger."
+    )
+    version_elo = serializers.FloatField(source="verdict.version")
+    parent_elo = serializers.FloatField(source="verdict.parent")
+    version_games = serializers.IntegerField(
+        source="verdict.version_units",
+        help_text="Its rated games (or duplicate deals) there and its challenge ones against "
+        "the parent.",
+    )
+    parent_games = serializers.IntegerField(source="verdict.parent_units")
+    challengeable = serializers.BooleanField(
+        help_text="Both passed the ladder's pre-flight: the owner may challenge one with the other."
+    )
+
+
+class BotVerdictsApi(APIView):
+    permission_classes = (permissions.IsAuthenticatedOrReadOnly,)
+
+    @extend_schema(responses=VerdictOutput(many=True))
+    def get(self, request: Request, bot_id: int) -> Response:
+        """Each version of the bot against its parent, on each ladder where either is rated or
+        they met in a challenge: how much stronger (± one standard error, Elo) and the
+        chance it is better, by the ladder's rating model. Newest version first."""
+        bot = visible_bot(self, request, bot_id)
+        verdicts = bot_verdicts(
+            versions=list(bot_versions(bot=bot)), ratings=list(bot_ratings(bot=bot))
+        )
+        return Response(VerdictOutput(verdicts, many=True).data)  # type: ignore[arg-type]  # many=True takes a list
+
+
 # --------------------------------------------------------------------------- challenges
+
+
+class ChallengeVersionOutput(serializers.Serializer[BotVersion]):
+    class Meta:
+        ref_name = "ChallengeVersion"
+
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField(source="bot.name")
+    number = serializers.IntegerField()
 
 
 class ChallengeOutput(serializers.Serializer[Challenge]):
@@ -408,11 +483,19 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
     version = serializers.IntegerField(source="bot_version.number")
     games = serializers.IntegerField()
     chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")
+    opponent_versions = serializers.SerializerMethodField(
+        help_text="The versions you chose to meet as they are (e.g. your version's parent)."
+    )
     matches = MatchOutput(many=True, help_text="Unrated; each with its status and seats.")
     created_at = serializers.DateTimeField()
 
     def get_chosen(self, challenge: Challenge) -> list[int]:
         return [bot.pk for bot in challenge.chosen.all()]
+
+    @extend_schema_field(ChallengeVersionOutput(many=True))
+    def get_opponent_versions(self, challenge: Challenge) -> list[dict[str, Any]]:
+        versions = challenge.opponent_versions.all()
+        return list(ChallengeVersionOutput(versions, many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
 
 
 class ChallengeListApi(APIView):
@@ -431,7 +514,22 @@ class ChallengeListApi(APIView):
             default=list,
             help_text="Ids of bots to meet; random players of the ladder fill the other seats.",
         )
-        games = serializers.IntegerField(default=1)
+        games = serializers.IntegerField(
+            required=False,
+            help_text="Matches to play: 1 by default; in a version challenge, the ladder's "
+            "series within the maximum, in whole duplicate deals where the ladder deals them.",
+        )
+        version = serializers.IntegerField(
+            required=False,
+            help_text="A version challenge: the number of your bot's version that plays "
+            "(default: its playing version), against opponent_version.",
+        )
+        opponent_version = serializers.IntegerField(
+            required=False,
+            help_text="A version challenge: the number of another version of your bot to meet "
+            "as it is, even retired (default: the nearest earlier version that passed the "
+            "ladder's pre-flight, usually the parent). Not with opponents.",
+        )
 
     @extend_schema(responses=ChallengeOutput(many=True))
     def get(self, request: Request) -> Response:
@@ -453,21 +551,60 @@ class ChallengeListApi(APIView):
         bot = bot_get_visible(bot_id=data["bot"], user=request.user)
         if bot is None:
             raise Http404
+        ladder = _ladder_or_404(data["ladder"])
+        if "version" in data or "opponent_version" in data:
+            challenge = self._version_challenge(request, bot, ladder, data)
+        else:
+            challenge = self._bot_challenge(request, bot, ladder, data)
+        found = challenge_get(user=signed_in(request), challenge_id=challenge.pk)
+        return Response(ChallengeOutput(found).data, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _bot_challenge(request: Request, bot: Bot, ladder: Ladder, data: Any) -> Challenge:
         opponents = []
         for bot_id in data["opponents"]:
             opponent = bot_get_visible(bot_id=bot_id, user=request.user)
             if opponent is None:
                 raise ChallengeError(f"no bot {bot_id}: choose among the bots you can see.")
             opponents.append(opponent)
-        challenge = challenge_create(
+        return challenge_create(
             user=signed_in(request),
             bot=bot,
-            ladder=_ladder_or_404(data["ladder"]),
+            ladder=ladder,
             opponents=opponents,
-            games=data["games"],
+            games=data.get("games", 1),
         )
-        found = challenge_get(user=signed_in(request), challenge_id=challenge.pk)
-        return Response(ChallengeOutput(found).data, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _version_challenge(request: Request, bot: Bot, ladder: Ladder, data: Any) -> Challenge:
+        if data["opponents"]:
+            raise ChallengeError(
+                "a version challenge meets a version of your bot: send opponent_version or "
+                "opponents (bots), not both."
+            )
+
+        def numbered(number: int) -> BotVersion:
+            version = bot_version_get(bot=bot, number=number)
+            if version is None:
+                raise ChallengeError(f"{bot.name} has no version {number}.")
+            return version
+
+        if "version" in data:
+            version: BotVersion | None = numbered(data["version"])
+        else:
+            version = bot_active_version(bot=bot)
+        if version is None:
+            raise ChallengeError(
+                f"{bot.name} has no playing version: name the version to play (version)."
+            )
+        opponent = numbered(data["opponent_version"]) if "opponent_version" in data else None
+        return version_challenge_create(
+            user=signed_in(request),
+            version=version,
+            ladder=ladder,
+            opponent=opponent,
+            games=data.get("games"),
+        )
 
 
 class ChallengeDetailApi(APIView):

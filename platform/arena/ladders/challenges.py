@@ -5,6 +5,10 @@ they may see, or random ones drawn from the ladder's players. Every bot must
 have passed the ladder's pre-flight. The matches are unrated (never on the
 Elo), played by the workers like any other; the requester sees each result
 and log. A player asks for at most ARENA_CHALLENGE_GAMES_PER_HOUR games an hour.
+
+An owner may also set one version of their bot against another, typically
+its parent (:func:`version_challenge_create`): each plays as it is, retired
+or not, so the version verdict (``ladders.verdicts``) gets direct results.
 """
 
 from __future__ import annotations
@@ -20,7 +24,14 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.errors import ArenaError
-from arena.matches.services import Play, match_create, match_create_plays
+from arena.matches.services import (
+    PLAYABLE_FROZEN,
+    Play,
+    match_create,
+    match_create_deal,
+    match_create_plays,
+    match_create_series,
+)
 from arena.players.models import User
 
 from .models import Challenge, Ladder, QualificationStatus
@@ -58,6 +69,15 @@ def _playing(bot: Bot, ladder: Ladder) -> BotVersion:
             "again once it passed."
         )
     return version
+
+
+def _random_players(ladder: Ladder, *, taken: set[int]) -> list[BotVersion]:
+    """The ladder's players that may fill a challenge's random seats: those the scheduler
+    may seat there (``matchmaking_candidates``), but of the bots ``taken`` (ids)."""
+    pool = [candidate.version_id for candidate in matchmaking_candidates(ladder=ladder)]
+    return [
+        v for v in BotVersion.objects.filter(pk__in=pool).order_by("pk") if v.bot_id not in taken
+    ]
 
 
 def _check_quota(user: User, games: int) -> None:
@@ -116,15 +136,7 @@ def challenge_create(
             raise ChallengeError(f"no bot {opponent.pk}: choose among the bots you can see.")
     challenger = _playing(bot, ladder)
     chosen_versions = [_playing(opponent, ladder) for opponent in chosen]
-    taken = {bot.pk, *(opponent.pk for opponent in chosen)}
-    pool = [
-        candidate.version_id
-        for candidate in matchmaking_candidates(ladder=ladder)
-        if candidate.version_id not in {challenger.pk, *(v.pk for v in chosen_versions)}
-    ]
-    pool_versions = [
-        v for v in BotVersion.objects.filter(pk__in=pool).order_by("pk") if v.bot_id not in taken
-    ]
+    pool_versions = _random_players(ladder, taken={bot.pk, *(opponent.pk for opponent in chosen)})
     missing = ladder.seats - 1 - len(chosen_versions)
     if len(pool_versions) < missing:
         raise ChallengeError(
@@ -158,5 +170,142 @@ def challenge_create(
                 plays=[Play(seating) for seating in seatings],
                 rated=False,
             )
+        challenge.matches.add(*matches)
+    return challenge
+
+
+def _may_meet(version: BotVersion, ladder: Ladder) -> None:
+    """Refuse a version that cannot sit at ``ladder``'s table as itself."""
+    if version.status not in PLAYABLE_FROZEN:
+        raise ChallengeError(
+            f"{version} is {version.status}: only versions that passed validation (active, "
+            "or retired by a newer upload) play."
+        )
+    passed = version.qualifications.filter(ladder=ladder, status=QualificationStatus.PASSED)
+    if not passed.exists():
+        raise ChallengeError(
+            f"{version} never passed the pre-flight of {ladder.slug}, so it cannot play its "
+            f"game: choose a ladder where it played, or enter the bot on {ladder.slug} while "
+            "that version plays."
+        )
+
+
+def _predecessor(version: BotVersion, ladder: Ladder) -> BotVersion:
+    """The version's nearest ancestor that passed ``ladder``'s pre-flight (the one its
+    verdict there compares it with, unless that one was only rated there)."""
+    if version.parent_id is None:
+        raise ChallengeError(
+            f"{version} has no parent version to meet: it was its bot's first upload."
+        )
+    ancestor = version.parent
+    while ancestor is not None:
+        if ancestor.qualifications.filter(
+            ladder=ladder, status=QualificationStatus.PASSED
+        ).exists():
+            return ancestor
+        ancestor = ancestor.parent
+    raise ChallengeError(
+        f"no version of {version.bot.name} before v{version.number} passed the pre-flight of "
+        f"{ladder.slug}, so none can play its game: choose a ladder where one played."
+    )
+
+
+def version_challenge_create(
+    *,
+    user: User,
+    version: BotVersion,
+    ladder: Ladder,
+    opponent: BotVersion | None = None,
+    games: int | None = None,
+    rng: random.Random | None = None,
+) -> Challenge:
+    """Queue ``games`` unrated matches of ``version`` against ``opponent`` (default: its
+    nearest ancestor that passed the ladder's pre-flight, usually its parent), both
+    versions of ``user``'s bots, as ``ladder`` plays its games.
+
+    Each version plays as it is, even if it is no longer its bot's playing
+    version (retired by a newer upload), provided it passed the ladder's
+    pre-flight (so its code was built and played that game). A duplicate
+    ladder plays whole duplicate deals (``games`` a multiple of its seats);
+    other seats go to random players of the ladder, drawn anew per deal (or
+    game). With no other seat, the games are one series. ``games`` defaults
+    to a ladder's pick (its series), within the per-challenge maximum. The
+    same hourly quota as every challenge.
+    """
+    rng = rng or random.Random()
+    bot = version.bot
+    if bot.owner_id != user.pk:
+        raise ChallengeError(f"{bot.name} is not your bot: challenge with one of your own.")
+    if opponent is None:
+        opponent = _predecessor(version, ladder)
+    if opponent.bot.owner_id != user.pk:
+        raise ChallengeError(f"{opponent} is not your bot's version: meet one of your own.")
+    if opponent.pk == version.pk:
+        raise ChallengeError(f"{version} cannot meet itself: choose another version.")
+    if not ladder.is_open:
+        raise ChallengeError(f"{ladder.slug} is closed: choose an open ladder's game.")
+    most = settings.ARENA_CHALLENGE_MAX_GAMES
+    deal_games = ladder.seats if ladder.duplicate_deals else 1
+    if games is None:
+        games = max(deal_games, min(ladder.pick_games, most - most % deal_games))
+    if not 1 <= games <= most:
+        raise ChallengeError(f"ask for 1 to {most} games, not {games}.")
+    if games % deal_games:
+        raise ChallengeError(
+            f"{ladder.slug} plays duplicate deals of {deal_games} games (one per seat "
+            f"rotation): ask for a multiple of {deal_games}, not {games}."
+        )
+    _may_meet(version, ladder)
+    _may_meet(opponent, ladder)
+    missing = ladder.seats - 2
+    pool = _random_players(ladder, taken={version.bot_id, opponent.bot_id}) if missing else []
+    if len(pool) < missing:
+        raise ChallengeError(
+            f"{ladder.slug} has {len(pool)} other players for its {missing} other seats: "
+            "try again once more bots play there."
+        )
+    pair = [version, opponent]
+    with transaction.atomic():
+        User.objects.select_for_update().get(pk=user.pk)  # one quota check at a time
+        _check_quota(user, games)
+        challenge = Challenge.objects.create(
+            requested_by=user, ladder=ladder, bot_version=version, games=games
+        )
+        challenge.opponent_versions.set([opponent])
+        units = games // deal_games
+        if not missing:
+            # The same two bots every game: one series, seats rotating as the ladder's.
+            matches = match_create_series(
+                ladder_id=ladder.pk,
+                game=ladder.game,
+                versions=pair,
+                units=units,
+                duplicate_deals=ladder.duplicate_deals,
+                rated=False,
+                allow_retired=True,
+            )
+        else:
+            matches = []
+            for _ in range(units):
+                seating = [*pair, *rng.sample(pool, missing)]
+                rng.shuffle(seating)
+                if ladder.duplicate_deals:
+                    matches += match_create_deal(
+                        ladder_id=ladder.pk,
+                        game=ladder.game,
+                        versions=seating,
+                        rated=False,
+                        allow_retired=True,
+                    )
+                else:
+                    matches.append(
+                        match_create(
+                            ladder_id=ladder.pk,
+                            game=ladder.game,
+                            versions=seating,
+                            rated=False,
+                            allow_retired=True,
+                        )
+                    )
         challenge.matches.add(*matches)
     return challenge

@@ -192,7 +192,8 @@ class Qualification(models.Model):
 
 class Challenge(models.Model):
     """Unrated matches an owner asked for: their bot against chosen bots, or random
-    opponents from the ladder, on the ladder's game (a scrimmage)."""
+    opponents from the ladder, on the ladder's game (a scrimmage); or one version of
+    their bot against another of its versions, e.g. its parent (``opponent_versions``)."""
 
     requested_by = models.ForeignKey(
         "players.User", on_delete=models.CASCADE, related_name="challenges", db_index=False
@@ -204,6 +205,9 @@ class Challenge(models.Model):
     games = models.PositiveSmallIntegerField(help_text="Matches asked for.")
     #: The opponents the owner chose (the other seats were drawn from the ladder).
     chosen = models.ManyToManyField("bots.Bot", related_name="+", blank=True)
+    #: Versions chosen to play as they are, whatever their bot's playing version now
+    #: (``challenges.version_challenge_create``).
+    opponent_versions = models.ManyToManyField("bots.BotVersion", related_name="+", blank=True)
     matches = models.ManyToManyField("matches.Match", related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 

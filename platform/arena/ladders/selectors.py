@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import operator
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection
@@ -30,6 +32,7 @@ from .models import (
     RatingChange,
 )
 from .refit import refit_due
+from .verdicts import Direct, Evidence, Opposed, Verdict, verdict
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -67,6 +70,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
                 queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
+            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot")),
         )
         .order_by("-created_at", "-id")
     )
@@ -418,3 +422,256 @@ def matchmaking_candidates(*, ladder: Ladder) -> list[MatchmakingCandidate]:
             )
         )
     return candidates
+
+
+# --------------------------------------------------------------------------- version verdicts
+
+
+@dataclass(frozen=True)
+class VersionVerdict:
+    """A version against its predecessor on one ladder (``verdicts.verdict``)."""
+
+    ladder: Ladder
+    version: BotVersion
+    #: Its nearest ancestor rated or qualified on the ladder (its parent, unless that one
+    #: never played there).
+    parent: BotVersion
+    verdict: Verdict
+    #: The ladder is open and both passed its pre-flight and may still play (active, or
+    #: retired after it): their owner may ask for a challenge of one against the other there.
+    challengeable: bool
+
+
+#: Every (ladder, pair key, player, opponent) of the units that speak to a bot's verdicts,
+#: with the opponent's rating there and the model's sufficient statistics: weighted points
+#: and weighted games. The pair key is 0 for rated units (every version's own) and the
+#: pair's number (from 1) for the challenge units on the pair's ladder where its version met
+#: its predecessor (unrated: its verdict only); those rows also count these units (0 for
+#: rated rows, whose count is the rating's).
+#: Units are compared as the ratings compare them (``selectors.ladder_rated_units``,
+#: ``deals.unit_standings``): a game on its ranks, a duplicate deal on each bot's money over
+#: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1).
+_VERDICT_PAIRS_SQL = """
+WITH pair (key, ladder_id, child, parent) AS (VALUES {pairs}),
+unit_match AS (
+    SELECT DISTINCT m.ladder_id, 0 AS child, COALESCE(m.deal_id, m.id) AS unit,
+           m.id AS match_id, m.deal_id IS NOT NULL AS in_deal, m.seats
+    FROM {participant} p JOIN {match} m ON m.id = p.match_id
+    WHERE p.bot_version_id IN ({versions}) AND m.rated AND m.rated_at IS NOT NULL
+  UNION
+    SELECT m.ladder_id, pair.key, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL,
+           m.seats
+    FROM pair
+    JOIN {participant} a ON a.bot_version_id = pair.child
+    JOIN {participant} b ON b.match_id = a.match_id AND b.bot_version_id = pair.parent
+    JOIN {match} m ON m.id = a.match_id AND m.ladder_id = pair.ladder_id
+    WHERE NOT m.rated AND m.status = 'finished'
+      AND EXISTS (SELECT 1 FROM {challenge_match} c WHERE c.match_id = m.id)
+      AND (m.deal_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM {match} g WHERE g.deal_id = m.deal_id AND g.status <> 'finished'))
+),
+deal_standing AS (
+    SELECT u.ladder_id, u.child, u.unit, p.bot_version_id AS player,
+           RANK() OVER (PARTITION BY u.child, u.unit ORDER BY
+               MAX(CASE WHEN COALESCE(p.forfeit, '') <> '' THEN 1 ELSE 0 END),
+               SUM(COALESCE(p.money, 0)) DESC) AS rank,
+           COUNT(*) OVER (PARTITION BY u.child, u.unit) AS players
+    FROM unit_match u JOIN {participant} p ON p.match_id = u.match_id
+    WHERE u.in_deal
+    GROUP BY u.ladder_id, u.child, u.unit, p.bot_version_id
+),
+pair_result AS (
+    SELECT u.ladder_id, u.child, u.unit, a.bot_version_id AS player,
+           b.bot_version_id AS opponent, 3.0 / (u.seats + 1) AS weight,
+           COALESCE(a.rank, 0) AS rank, COALESCE(b.rank, 0) AS other_rank
+    FROM unit_match u
+    JOIN {participant} a ON a.match_id = u.match_id AND a.bot_version_id IN ({versions})
+    JOIN {participant} b ON b.match_id = u.match_id AND b.bot_version_id <> a.bot_version_id
+    WHERE NOT u.in_deal
+  UNION ALL
+    SELECT a.ladder_id, a.child, a.unit, a.player, b.player, 3.0 / (a.players + 1),
+           a.rank, b.rank
+    FROM deal_standing a
+    JOIN deal_standing b ON b.child = a.child AND b.unit = a.unit AND b.player <> a.player
+    WHERE a.player IN ({versions})
+),
+tally AS (
+    SELECT ladder_id, child, player, opponent,
+           SUM(weight * CASE WHEN rank < other_rank THEN 1.0 WHEN rank = other_rank THEN 0.5
+                             ELSE 0.0 END) AS points,
+           SUM(weight) AS games
+    FROM pair_result GROUP BY ladder_id, child, player, opponent
+),
+met AS (
+    SELECT ladder_id, child, COUNT(DISTINCT unit) AS units
+    FROM unit_match WHERE child <> 0 GROUP BY ladder_id, child
+)
+SELECT t.ladder_id, t.child, t.player, t.opponent, r.rating, t.points, t.games,
+       COALESCE(met.units, 0)
+FROM tally t
+LEFT JOIN {rating} r ON r.ladder_id = t.ladder_id AND r.bot_version_id = t.opponent
+LEFT JOIN met ON met.ladder_id = t.ladder_id AND met.child = t.child
+"""
+
+
+class _VerdictRow(NamedTuple):
+    """A row of :data:`_VERDICT_PAIRS_SQL`."""
+
+    ladder_id: int
+    key: int
+    player: int
+    opponent: int
+    #: The opponent's rating on the ladder (None without one).
+    rating: float | None
+    points: float
+    games: float
+    #: For a challenge row (``key``), the units where the version met its predecessor.
+    units: int
+
+
+def _verdict_rows(
+    versions: Sequence[int], pairs: Sequence[tuple[int, int, int]]
+) -> list[_VerdictRow]:
+    """The rows of :data:`_VERDICT_PAIRS_SQL` for these versions and (ladder, version,
+    predecessor) pairs, numbered from 1."""
+    tables = {
+        "participant": Participant._meta.db_table,
+        "match": Match._meta.db_table,
+        "rating": Rating._meta.db_table,
+        "challenge_match": Challenge.matches.through._meta.db_table,
+    }
+    query = _VERDICT_PAIRS_SQL.format(
+        pairs=", ".join(["(%s, %s, %s, %s)"] * len(pairs)),
+        versions=", ".join(["%s"] * len(versions)),
+        **{name: connection.ops.quote_name(table) for name, table in tables.items()},
+    )
+    numbered = [value for key, pair in enumerate(pairs, start=1) for value in (key, *pair)]
+    params = [*numbered, *versions, *versions, *versions]
+    with connection.cursor() as cursor:
+        cursor.execute(query, params)
+        return [
+            _VerdictRow(
+                int(ladder_id),
+                int(key),
+                int(player),
+                int(opponent),
+                None if rating is None else float(rating),
+                float(points),
+                float(games),
+                int(units),
+            )
+            for ladder_id, key, player, opponent, rating, points, games, units in cursor
+        ]
+
+
+def _predecessors(
+    versions: Sequence[BotVersion], known: set[tuple[int, int]]
+) -> list[tuple[int, int, int]]:
+    """(ladder, version, predecessor) of every version with a predecessor on a ladder it is
+    known on: its nearest ancestor known there too (``known``: (ladder, version) rated or
+    qualified there), as a new version's rating starts from its nearest rated ancestor (a
+    failed upload in between never played)."""
+    by_id = {v.pk: v for v in versions}
+    found = []
+    for version in versions:
+        for ladder_id in sorted({ladder for ladder, v in known if v == version.pk}):
+            ancestor = by_id.get(version.parent_id or 0)
+            while ancestor is not None and (ladder_id, ancestor.pk) not in known:
+                ancestor = by_id.get(ancestor.parent_id or 0)
+            if ancestor is not None:
+                found.append((ladder_id, version.pk, ancestor.pk))
+    return found
+
+
+def bot_verdicts(
+    *, versions: Sequence[BotVersion], ratings: Sequence[Rating]
+) -> list[VersionVerdict]:
+    """Each version against its predecessor on each ladder (:func:`_predecessors`), where
+    either has a rating or they met in a challenge: newest version first, then by ladder.
+
+    ``versions`` and ``ratings`` are one bot's (``bot_versions``, :func:`bot_ratings`, with
+    their ladders). One query reads the pre-flights passed, one every result that counts
+    (:data:`_VERDICT_PAIRS_SQL`): rated results, and challenge results of the version
+    against its predecessor. Opponents without a rating there count INITIAL_RATING, as in
+    the refit.
+    """
+    by_id = {v.pk: v for v in versions}
+    if not any(v.parent_id for v in versions):
+        return []
+    rated = {(r.ladder_id, r.bot_version_id): r for r in ratings}
+    passed = set(
+        Qualification.objects.filter(
+            bot_version_id__in=list(by_id), status=QualificationStatus.PASSED
+        ).values_list("ladder_id", "bot_version_id")
+    )
+    pairs = _predecessors(versions, set(rated) | passed)
+    if not pairs:
+        return []
+    # (ladder, pair key, player) -> opponent -> (rating, points, games)
+    tallies: dict[tuple[int, int, int], dict[int, tuple[float, float, float]]] = defaultdict(dict)
+    met: dict[int, int] = {}  # pair key -> units of challenges where the two met
+    for row in _verdict_rows(list(by_id), pairs):
+        rating = INITIAL_RATING if row.rating is None else row.rating
+        tallies[row.ladder_id, row.key, row.player][row.opponent] = (
+            rating,
+            row.points,
+            row.games,
+        )
+        if row.key:
+            met[row.key] = row.units
+    shown = [
+        (key, pair)
+        for key, pair in enumerate(pairs, start=1)
+        if key in met or (pair[0], pair[1]) in rated or (pair[0], pair[2]) in rated
+    ]
+    ladders = {r.ladder_id: r.ladder for r in ratings}
+    ladders.update(Ladder.objects.in_bulk({pair[0] for _, pair in shown} - set(ladders)))
+    playable = {VersionStatus.ACTIVE, VersionStatus.RETIRED}
+
+    def evidence(ladder_id: int, key: int, me: int, other: int, prior: float) -> Evidence:
+        # Its rated results, and those of the challenges where the version met the other.
+        tables = (tallies.get((ladder_id, 0, me), {}), tallies.get((ladder_id, key, me), {}))
+        opposed = [
+            Opposed(rating, points, games)
+            for table in tables
+            for opponent, (rating, points, games) in table.items()
+            if opponent != other
+        ]
+        row = rated.get((ladder_id, me))
+        return Evidence(
+            prior if row is None else row.prior, opposed, 0 if row is None else row.rated_matches
+        )
+
+    found = []
+    for key, (ladder_id, child_id, parent_id) in shown:
+        child, parent = by_id[child_id], by_id[parent_id]
+        parent_row = rated.get((ladder_id, parent_id))
+        # A version without a rating there would start from its predecessor's.
+        start = INITIAL_RATING if parent_row is None else parent_row.rating
+        heads = [
+            tallies.get((ladder_id, k, child_id), {}).get(parent_id) for k in (0, key)
+        ]  # rated, then challenge results of the one against the other
+        direct = Direct(
+            sum(head[1] for head in heads if head is not None),
+            sum(head[2] for head in heads if head is not None),
+            met.get(key, 0),
+        )
+        ladder = ladders[ladder_id]
+        found.append(
+            VersionVerdict(
+                ladder=ladder,
+                version=child,
+                parent=parent,
+                verdict=verdict(
+                    evidence(ladder_id, key, child_id, parent_id, start),
+                    evidence(ladder_id, key, parent_id, child_id, INITIAL_RATING),
+                    direct,
+                ),
+                challengeable=ladder.is_open
+                and all(
+                    v.status in playable and (ladder_id, v.pk) in passed for v in (child, parent)
+                ),
+            )
+        )
+    found.sort(key=lambda f: (-f.version.number, f.ladder.name, f.ladder.pk))
+    return found

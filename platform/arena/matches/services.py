@@ -152,6 +152,7 @@ def match_create_deal(
     versions: Sequence[BotVersion],
     seed: int | None = None,
     rated: bool = True,
+    allow_retired: bool = False,
 ) -> list[Match]:
     """A duplicate deal: one queued match per seat rotation, all with one seed.
 
@@ -159,8 +160,9 @@ def match_create_deal(
     (``bots_sdk.referee.rotations``), so every version plays the deal's dice
     from every seat once. The games are created together (never half a deal);
     each points at the first (``deal``) with its number (``deal_game``).
+    ``allow_retired`` as for :func:`match_create`.
     """
-    seed = _checked_seed(game, versions, seed, allow_retired=False)
+    seed = _checked_seed(game, versions, seed, allow_retired)
     with transaction.atomic():
         return _insert_deal(
             ladder_id=ladder_id, game=game, versions=versions, seed=seed, rated=rated, queue=True
@@ -264,6 +266,7 @@ def match_create_series(
     units: int,
     duplicate_deals: bool = False,
     rated: bool = True,
+    allow_retired: bool = False,
 ) -> list[Match]:
     """A ladder's pick: ``units`` games (or duplicate deals) of ``versions`` as one series.
 
@@ -272,7 +275,7 @@ def match_create_series(
     Deals (``duplicate_deals``) are played lane by lane: game 1 of every
     deal, then game 2 of every deal, and so on, so each lane's processes see
     every seed once (a fresh process per lane, not per game). Returns the
-    matches in play order.
+    matches in play order. ``allow_retired`` as for :func:`match_create`.
     """
     if units < 1:
         raise MatchSetupError(f"a series has at least one game, got {units}.")
@@ -281,8 +284,10 @@ def match_create_series(
             Play([versions[i] for i in seating])
             for seating in referee.rotations(len(versions), units)
         ]
-        return match_create_plays(ladder_id=ladder_id, game=game, plays=plays, rated=rated)
-    seeds = [_checked_seed(game, versions, None, allow_retired=False) for _ in range(units)]
+        return match_create_plays(
+            ladder_id=ladder_id, game=game, plays=plays, rated=rated, allow_retired=allow_retired
+        )
+    seeds = [_checked_seed(game, versions, None, allow_retired) for _ in range(units)]
     with transaction.atomic():
         deals = [
             _insert_deal(

@@ -239,6 +239,14 @@ class ChallengeForm(forms.Form):
         self.fields["games"].widget.attrs["max"] = max_games
 
 
+class VersionChallengeForm(forms.Form):
+    """The verdict line's button: a challenge of a version against its parent on a ladder."""
+
+    ladder = forms.ModelChoiceField(queryset=Ladder.objects.all())
+    #: The number of the version to meet: the line's predecessor.
+    opponent = forms.IntegerField(min_value=1)
+
+
 # --------------------------------------------------------------------------- leagues
 
 _INTERVAL_UNITS = {

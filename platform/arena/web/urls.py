@@ -19,6 +19,11 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/", views.bot_versions_live, name="bot-versions"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),
     path("bots/<int:bot_id>/challenge/", views.challenge_new, name="challenge-new"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/challenge/",
+        views.version_challenge_new,
+        name="version-challenge",
+    ),
     path("challenges/<int:challenge_id>/", views.challenge_detail, name="challenge"),
     path("matches/<int:match_id>/", views.match_detail, name="match"),
     path("leagues/", views.league_list_page, name="leagues"),

@@ -38,6 +38,7 @@ from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.selectors import (
     bot_get_visible,
     bot_list_visible,
+    bot_version_get,
     bot_versions,
     may_read_internals,
     player_bots,
@@ -46,7 +47,7 @@ from arena.bots.selectors import (
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
-from arena.ladders.challenges import challenge_create
+from arena.ladders.challenges import ChallengeError, challenge_create, version_challenge_create
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.entries import bot_submit, entries_set
 from arena.ladders.models import Ladder
@@ -54,6 +55,7 @@ from arena.ladders.selectors import (
     bot_entries,
     bot_rating_history,
     bot_ratings,
+    bot_verdicts,
     bots_active_ratings,
     challenge_get,
     ladder_get,
@@ -118,6 +120,7 @@ from .forms import (
     LeagueRespondForm,
     SignUpForm,
     UploadForm,
+    VersionChallengeForm,
     open_ladders_query,
 )
 
@@ -274,6 +277,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             (ladder, presenters.history_chart(changes), len(changes))
             for ladder, changes in bot_rating_history(ratings=ratings, points=HISTORY_POINTS)
         ],
+        # Each version against its parent (ladders.verdicts), from the versions and ratings read.
+        "verdicts": bot_verdicts(versions=versions, ratings=ratings),
         "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
@@ -385,6 +390,35 @@ def challenge_new(request: HttpRequest, bot_id: int) -> HttpResponse:
     except ArenaError as error:
         messages.error(request, f"The challenge was not sent: {error.message}")
         return redirect(reverse("web:bot", args=[bot.pk]) + "#challenge")
+    return redirect("web:challenge", challenge_id=challenge.pk)
+
+
+@login_required(login_url="web:login")
+@require_POST
+def version_challenge_new(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """The verdict line's button: a challenge of version ``number`` against its predecessor."""
+    bot = _owned_bot(request, bot_id)
+    version = bot_version_get(bot=bot, number=number)
+    if version is None:
+        raise Http404("No such version.")
+    form = VersionChallengeForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ChallengeError(
+                "name a ladder and the version to meet: the challenge plays one ladder's game."
+            )
+        opponent = bot_version_get(bot=bot, number=form.cleaned_data["opponent"])
+        if opponent is None:
+            raise ChallengeError(f"{bot.name} has no version {form.cleaned_data['opponent']}.")
+        challenge = version_challenge_create(
+            user=signed_in(request),
+            version=version,
+            ladder=form.cleaned_data["ladder"],
+            opponent=opponent,
+        )
+    except ArenaError as error:
+        messages.error(request, f"The challenge was not sent: {error.message}")
+        return redirect(reverse("web:bot", args=[bot.pk]) + "#verdicts")
     return redirect("web:challenge", challenge_id=challenge.pk)
 
 
