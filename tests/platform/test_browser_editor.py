@@ -60,7 +60,8 @@ def test_an_author_writes_tests_and_submits_a_bot_in_the_browser(
         # The Ace editor replaces the text area; type at the end of the code.
         expect(page.locator("#code-editor.ace_editor")).to_be_visible()
         expect(page.locator("#id_source")).to_be_hidden()
-        assert "class Shark(Bot)" in page.inner_text("#code-editor")
+        assert "class Shark(Bot)" in page.evaluate("window.ace.edit('code-editor').getValue()")
+        assert "from bots_sdk import Bot, run" in page.inner_text("#code-editor")
         page.click("#code-editor .ace_content")
         page.keyboard.press("Control+End")
         page.keyboard.type(EDIT)
