@@ -95,6 +95,10 @@ def test_a_python_draft_s_test_game_plays_unrated_against_a_house_bot(
     assert test_game.build.bot.name == "shark~draft" and test_game.build.bot.workbench
     assert not Bot.objects.filter(owner=alice, workbench=False).exists()
     assert list(bot_list_visible(user=alice, owner="alice")) == []
+    # Nothing handles a workbench as a bot: no page, no API (no upload, entry or challenge).
+    workbench = test_game.build.bot_id
+    assert client_for(alice).get(f"/api/bots/{workbench}/").status_code == 404
+    assert client_for(alice).post(f"/api/bots/{workbench}/versions/", {}).status_code == 404
     # Only its author sees it (and staff): not on the ladder's list for anyone else.
     assert client_for(alice).get(f"/api/matches/{match.pk}/").status_code == 200
     assert client_for(bob).get(f"/api/matches/{match.pk}/").status_code == 404

@@ -25,8 +25,13 @@ def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
 
 
 def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
-    """The bot if ``user`` may see it: public bots, or the owner's own, or staff."""
-    bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
+    """The bot if ``user`` may see it: public bots, or the owner's own, or staff.
+
+    Never a workbench (the editor's test builds, ``Bot.workbench``): no page,
+    no API, nothing to upload to, enter or challenge with; its test games are
+    reached from the editor.
+    """
+    bot = Bot.objects.select_related("owner").filter(pk=bot_id, workbench=False).first()
     if bot is None:
         return None
     if bot.visibility == Visibility.PUBLIC or may_read_internals(user, bot):
