@@ -37,6 +37,7 @@ from arena.ladders.models import Ladder, QualificationStatus, RatingChange
 from arena.ladders.tasks import play_test_game
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import ladder_recent_matches
+from arena.matches.tasks import match_run as match_run_task
 
 from .api_support import client_for
 from .scenes import enter, never_run
@@ -210,3 +211,14 @@ def test_a_zip_version_cannot_be_edited_here(alice: Any) -> None:
     version = bot_upload(owner=alice, name="zipped", filename="z.zip", content=buffer.getvalue())
     with pytest.raises(DraftError, match=r"\.zip of several files"):
         draft_start_from_version(owner=alice, version=version)
+
+
+def test_the_worker_that_builds_a_test_game_plays_it_without_queueing_again(
+    alice: Any, duel: Ladder, django_capture_on_commit_callbacks: Any, monkeypatch: Any
+) -> None:
+    # The match's own message goes nowhere: the build's worker plays the game itself.
+    never_run(monkeypatch, match_run_task)
+    draft = draft_start_from_kit(owner=alice, name="shark", lang="python")
+    test_game = played(draft, duel, django_capture_on_commit_callbacks, "random")
+    assert test_game.match is not None and test_game.match.status == MatchStatus.FINISHED
+    assert test_game.match.attempts == 1

@@ -14,6 +14,7 @@ draft as a new version of its bot through the upload path
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Sequence
 from datetime import timedelta
@@ -36,7 +37,7 @@ from arena.bots.models import (
 from arena.bots.services import upload_limits, workbench_build_make, workbench_build_store
 from arena.bots.uploads import check_upload, check_upload_size
 from arena.errors import ArenaError
-from arena.matches.services import match_create
+from arena.matches.services import AttemptNotRecorded, match_create, match_run
 from arena.players.models import User
 from arena.queueing import publish_on_commit
 from bots_sdk.kits import KITS, kit_text
@@ -44,6 +45,8 @@ from bots_sdk.runtimes import RUNTIMES
 
 from .entries import bot_submit
 from .models import Ladder, QualificationStatus
+
+log = logging.getLogger(__name__)
 
 
 class DraftError(ArenaError):
@@ -217,6 +220,10 @@ def play_test_game(*, test_game: TestGame) -> TestGame:
     A build that fails ends the test game (its report is the build's); a
     failure of ours raises InfrastructureError with the build put back to
     pending. Delivered twice, the second call finds the match and does nothing.
+
+    The match is queued as any match is (its message is the safety net: a
+    lost worker's match is played again), and this worker plays it at once
+    with the same service: the author waits for the queue once, not twice.
     """
     if test_game.match_id is not None:
         return test_game
@@ -239,4 +246,9 @@ def play_test_game(*, test_game: TestGame) -> TestGame:
             allow_retired=True,
         )
         locked.save(update_fields=["match"])
+    try:
+        match_run(match=locked.match)
+    except AttemptNotRecorded as error:
+        # Its queued message plays it again once the database answers.
+        log.error("test game %s: %s", locked.pk, error)
     return locked
