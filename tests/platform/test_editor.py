@@ -10,19 +10,21 @@ from __future__ import annotations
 import io
 import random
 import zipfile
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
-from arena.bots.models import Bot, TestGame, VersionStatus
+from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus
 from arena.bots.selectors import (
     TestGameStage,
     bot_list_visible,
     bot_versions,
     stage_of_test_game,
 )
-from arena.bots.services import bot_upload, bot_version_validate
+from arena.bots.services import bot_upload, bot_version_validate, bot_versions_stuck
 from arena.ladders.editor import (
     DraftError,
     TestGameError,
@@ -222,3 +224,17 @@ def test_the_worker_that_builds_a_test_game_plays_it_without_queueing_again(
     test_game = played(draft, duel, django_capture_on_commit_callbacks, "random")
     assert test_game.match is not None and test_game.match.status == MatchStatus.FINISHED
     assert test_game.match.attempts == 1
+
+
+def test_a_lost_test_build_is_not_swept_into_a_pre_flight(
+    alice: Any, duel: Ladder, monkeypatch: Any
+) -> None:
+    never_run(monkeypatch, play_test_game)
+    draft = draft_start_from_kit(owner=alice, name="shark", lang="python")
+    test_game = draft_run_test_game(draft=draft, ladder=duel, opponents=[house_bot_named("random")])
+    upload = bot_upload(owner=alice, name="shark", filename="main.py", content=b"print(1)\n")
+    long_ago = timezone.now() - timedelta(hours=1)
+    BotVersion.objects.filter(pk__in=[upload.pk, test_game.build_id]).update(
+        status_changed_at=long_ago
+    )
+    assert [v.pk for v in bot_versions_stuck()] == [upload.pk]

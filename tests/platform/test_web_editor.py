@@ -141,3 +141,26 @@ def test_run_a_test_game_then_submit_from_the_page(
     assert submitted["Location"] == f"/bots/{version.bot_id}/"
     version.refresh_from_db()
     assert version.status == VersionStatus.ACTIVE
+
+
+def test_an_author_keeps_a_bounded_number_of_drafts_and_deletes_them(
+    alice: Any, bob: Any, carol: Any, settings: Any
+) -> None:
+    settings.ARENA_EDITOR_MAX_DRAFTS = 2
+    client = browser_of(alice)
+    first = started(client, "one")
+    started(client, "two")
+    refused = client.post("/editor/", {"start": "kit", "kit-name": "three", "kit-lang": "c"})
+    assert refused.status_code == 400
+    assert "you have 2 drafts, the most one may keep: delete one" in refused.content.decode()
+
+    assert browser_of(bob).post(f"/editor/{first.pk}/delete/").status_code == 404
+    assert client.post(f"/editor/{first.pk}/delete/")["Location"] == "/editor/"
+    assert list(Draft.objects.values_list("name", flat=True)) == ["two"]
+    started(client, "three")
+    # Staff read drafts in the admin.
+    admin = browser_of(carol)
+    assert admin.get("/admin/bots/draft/").status_code == 200
+    draft = Draft.objects.get(name="three")
+    assert admin.get(f"/admin/bots/draft/{draft.pk}/change/").status_code == 200
+    assert admin.get("/admin/bots/testgame/").status_code == 200

@@ -383,6 +383,9 @@ def bot_versions_stuck(*, older_than: timedelta = STUCK_VALIDATION) -> list[BotV
     cutoff = timezone.now() - older_than
     stuck = BotVersion.objects.filter(
         status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING], status_changed_at__lt=cutoff
+    ).exclude(
+        # A lost test build is the editor's: its author runs the test game again.
+        bot__workbench=True
     )
     found = []
     for version in stuck:

@@ -80,12 +80,22 @@ def _checked_name(name: str) -> str:
     return name
 
 
+def _check_room(owner: User) -> None:
+    limit = settings.ARENA_EDITOR_MAX_DRAFTS
+    if Draft.objects.filter(owner=owner).count() >= limit:
+        raise DraftError(
+            f"you have {limit} drafts, the most one may keep: delete one you no longer need "
+            "(the editor's list of your drafts), then start again."
+        )
+
+
 def draft_start_from_kit(*, owner: User, name: str, lang: str) -> Draft:
     """A draft of bot ``name`` holding the starter kit of ``lang``, made that bot's."""
     kit = KITS.get(lang)
     if kit is None:
         raise DraftError(f"no starter kit for {lang!r}: choose one of {', '.join(KITS)}.")
     source = kit_text(lang, kit.main, name=_checked_name(name))
+    _check_room(owner)
     return Draft.objects.create(owner=owner, name=name, filename=kit.main, source=source)
 
 
@@ -98,6 +108,7 @@ def draft_start_from_version(*, owner: User, version: BotVersion) -> Draft:
             f"{version} is a .zip of several files and the editor holds one file: edit it on "
             "your machine and upload it, or start from a single-file version or a starter kit."
         )
+    _check_room(owner)
     try:
         with default_storage.open(str(version.code.name), "rb") as handle:
             source = handle.read().decode("utf-8")
@@ -120,6 +131,11 @@ def draft_save(*, draft: Draft, source: str) -> Draft:
     draft.source = source
     draft.save(update_fields=["source", "updated_at"])
     return draft
+
+
+def draft_delete(*, draft: Draft) -> None:
+    """Forget a draft; its test games stay (their matches are the ladder's history)."""
+    draft.delete()
 
 
 def draft_submit(*, draft: Draft) -> BotVersion:

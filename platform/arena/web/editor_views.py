@@ -34,6 +34,7 @@ from arena.bots.selectors import (
 from arena.errors import ArenaError
 from arena.ladders.editor import (
     TestGameQuotaError,
+    draft_delete,
     draft_run_test_game,
     draft_save,
     draft_start_from_kit,
@@ -255,3 +256,12 @@ def editor_submit(request: HttpRequest, draft_id: int) -> HttpResponse:
         f"({version.get_status_display().lower()}).",
     )
     return redirect("web:bot", bot_id=version.bot_id)
+
+
+@login_required(login_url="web:login")
+@require_POST
+def editor_delete(request: HttpRequest, draft_id: int) -> HttpResponse:
+    draft = _draft(request, draft_id)
+    draft_delete(draft=draft)
+    messages.success(request, f"Deleted the draft {draft.name} #{draft_id}.")
+    return redirect("web:editor")

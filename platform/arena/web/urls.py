@@ -45,6 +45,7 @@ urlpatterns = [
     path("editor/<int:draft_id>/test/", editor_views.editor_test, name="editor-test"),
     path("editor/<int:draft_id>/tests/", editor_views.editor_test_games, name="editor-tests"),
     path("editor/<int:draft_id>/submit/", editor_views.editor_submit, name="editor-submit"),
+    path("editor/<int:draft_id>/delete/", editor_views.editor_delete, name="editor-delete"),
     path("play/", table_views.play, name="play"),
     path("play/<int:table_id>/", table_views.table_page, name="table"),
     path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),
