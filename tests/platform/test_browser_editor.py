@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.bots.models import Draft, TestGame
+from arena.ladders.editor import draft_save, draft_start_from_kit
 
 from .browser import PHONE, overflows_horizontally
 from .scenes import enter
@@ -111,3 +112,29 @@ def test_an_author_writes_tests_and_submits_a_bot_in_the_browser(
         expect(page.locator("#code-editor.ace_editor")).to_be_visible()
         assert not overflows_horizontally(page)
         screenshot("editor-phone")
+
+
+def test_code_that_does_not_build_shows_the_upload_s_report_in_the_editor(
+    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any
+) -> None:
+    # No worker here: the live server runs the build eagerly when the test game commits.
+    ladder = classic_2()
+    enter(house_bot(house, "random"), ladder)
+    draft = draft_start_from_kit(owner=alice, name="crab", lang="c")
+    draft_save(draft=draft, source="int main(void) { return 0 }\n")
+    log_in("alice", PASSWORD)
+    page.goto(f"/editor/{draft.pk}/")
+    expect(page.locator("#code-editor.ace_editor")).to_be_visible()
+    page.get_by_label("random").check()
+    page.click("#test-button")
+    game = page.locator("#test-games .test-game").first
+    expect(game).to_have_attribute("data-stage", "build failed")
+    report = game.locator(".report")
+    expect(report).to_contain_text("The build failed")
+    expect(report).to_contain_text("/bot/main.c:1:26: error: expected ';' before '}' token")
+    expect(report.locator(".source-line.offending")).to_contain_text("int main(void)")
+    assert game.locator("a.replay-link").count() == 0
+    screenshot("editor-build-failed")
+    page.set_viewport_size(PHONE)
+    assert not overflows_horizontally(page)
+    screenshot("editor-build-failed-phone")

@@ -126,6 +126,11 @@ def test_run_a_test_game_then_submit_from_the_page(
     games = client.get(f"/editor/{draft.pk}/tests/").content.decode()
     assert 'data-stage="finished"' in games and f"/matches/{test_game.match_id}/" in games
     assert "hx-get" not in games  # done: the block stops polling
+    # The page offers the same game again.
+    page = client.get(f"/editor/{draft.pk}/").content.decode()
+    random_bot = house_bot_named("random").pk
+    assert f'<option value="{duel.pk}" selected>' in page
+    assert f'value="{random_bot}" id="id_opponents_1" checked' in page
 
     settings.ARENA_EDITOR_TEST_GAMES_PER_HOUR = 1
     refused = client.post(

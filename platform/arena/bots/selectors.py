@@ -181,6 +181,12 @@ def stage_of_test_game(test_game: TestGame) -> TestGameStage:
     }.get(MatchStatus(match.status), TestGameStage.FAILED)
 
 
+def opponent_bots_of(test_game: TestGame) -> list[int]:
+    """The ids of the bots a test game was played against, each once."""
+    bots = BotVersion.objects.filter(pk__in=test_game.opponents).values_list("bot_id", flat=True)
+    return sorted(set(bots))
+
+
 def draft_test_games(*, draft: Draft, limit: int) -> list[TestGame]:
     """The draft's latest test games, newest first, with their builds, ladders and matches."""
     return list(

@@ -27,6 +27,7 @@ from arena.bots.selectors import (
     bot_list_visible,
     draft_get,
     draft_test_games,
+    opponent_bots_of,
     stage_of_test_game,
     user_drafts,
     user_versions_to_edit,
@@ -145,10 +146,19 @@ def _editor_page(
     status: int = 200,
 ) -> HttpResponse:
     runtime = runtime_for_file(draft.filename)
+    games = _test_games_context(draft)
+    if test_form is None:
+        # The last test game's choices again: the author reruns the same game as they edit.
+        last = games["test_games"][0]["game"] if games["test_games"] else None
+        test_form = TestGameForm(
+            initial={}
+            if last is None
+            else {"ladder": last.ladder_id, "opponents": opponent_bots_of(last)}
+        )
     context = {
-        **_test_games_context(draft),
+        **games,
         "source_form": source_form or DraftSourceForm(initial={"source": draft.source}),
-        "test_form": test_form or TestGameForm(),
+        "test_form": test_form,
         "runtime": runtime,
         "ace_mode": ACE_MODES.get(runtime.id, "text"),
         "my_bot": bot_list_visible(user=draft.owner, owner=draft.owner.username)
