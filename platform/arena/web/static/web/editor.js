@@ -38,7 +38,7 @@
   });
   editor.clearSelection();
   editor.moveCursorTo(0, 0);
-  // Tab indents inside the editor; Esc then Tab leaves it (Ace's keyboard trap escape).
+  // Screen readers name the editor's input as the label names the text area.
   editor.textInput.getElement().setAttribute("aria-label", "Code");
 
   var timer = null;
