@@ -238,3 +238,15 @@ def test_a_lost_test_build_is_not_swept_into_a_pre_flight(
         status_changed_at=long_ago
     )
     assert [v.pk for v in bot_versions_stuck()] == [upload.pk]
+
+
+def test_a_version_uploaded_under_a_name_that_tells_no_runtime_is_edited_as_its_main_file(
+    alice: Any,
+) -> None:
+    version = bot_upload(
+        owner=alice, name="crab", filename="bot.txt", content=b"int main(void){}\n", runtime="c"
+    )
+    draft = draft_start_from_version(owner=alice, version=version)
+    assert (draft.filename, draft.source) == ("main.c", "int main(void){}\n")
+    named = bot_upload(owner=alice, name="gopher", filename="gopher.go", content=b"package main\n")
+    assert draft_start_from_version(owner=alice, version=named).filename == "gopher.go"

@@ -41,7 +41,7 @@ from arena.matches.services import AttemptNotRecorded, match_create, match_run
 from arena.players.models import User
 from arena.queueing import publish_on_commit
 from bots_sdk.kits import KITS, kit_text
-from bots_sdk.runtimes import RUNTIMES
+from bots_sdk.runtimes import RUNTIMES, runtime_for_file
 
 from .entries import bot_submit
 from .models import Ladder, QualificationStatus
@@ -117,10 +117,21 @@ def draft_start_from_version(*, owner: User, version: BotVersion) -> Draft:
     return Draft.objects.create(
         owner=owner,
         name=version.bot.name,
-        filename=version.filename or RUNTIMES[version.runtime].main,
+        filename=_runtime_filename(version),
         source=source,
         started_from=version,
     )
+
+
+def _runtime_filename(version: BotVersion) -> str:
+    """The name the version was uploaded under when it tells its runtime (``shark.py``),
+    else the runtime's main file (an upload named ``bot.txt`` with its runtime chosen)."""
+    try:
+        if runtime_for_file(version.filename).id == version.runtime:
+            return version.filename
+    except ValueError:
+        pass
+    return RUNTIMES[version.runtime].main
 
 
 def draft_save(*, draft: Draft, source: str) -> Draft:
