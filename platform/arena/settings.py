@@ -377,6 +377,10 @@ ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
 # Challenges (unrated matches on request): games per request, and per player per hour.
 ARENA_CHALLENGE_MAX_GAMES = env_int("ARENA_CHALLENGE_MAX_GAMES", 10)
 ARENA_CHALLENGE_GAMES_PER_HOUR = env_int("ARENA_CHALLENGE_GAMES_PER_HOUR", 30)
+# Test games of the browser editor (unrated, against house bots) an author runs per hour.
+ARENA_EDITOR_TEST_GAMES_PER_HOUR = env_int("ARENA_EDITOR_TEST_GAMES_PER_HOUR", 30)
+# Drafts one author may keep in the editor (each up to ARENA_UPLOAD_MAX_BYTES).
+ARENA_EDITOR_MAX_DRAFTS = env_int("ARENA_EDITOR_MAX_DRAFTS", 50)
 
 # Tables: a person plays an unrated game against bots in the browser. Games waiting
 # or being played at once per person; the person's time per decision (past it they

@@ -6,7 +6,7 @@ from django.http import HttpRequest
 
 from arena.errors import ArenaError
 
-from .models import Bot, BotVersion
+from .models import Bot, BotVersion, Draft, TestGame
 from .services import bot_version_retire
 
 
@@ -23,8 +23,8 @@ class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin[Bot]):
-    list_display = ("name", "owner", "visibility", "created_at")
-    list_filter = ("visibility",)
+    list_display = ("name", "owner", "visibility", "workbench", "created_at")
+    list_filter = ("visibility", "workbench")
     list_select_related = ("owner",)
     search_fields = ("name", "owner__username")
     raw_id_fields = ("owner",)
@@ -71,3 +71,29 @@ class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
                 bot_version_retire(version=version)
             except ArenaError as error:
                 self.message_user(request, error.message, messages.WARNING)
+
+
+@admin.register(Draft)
+class DraftAdmin(admin.ModelAdmin[Draft]):
+    """Drafts are their authors' work in progress: staff see them, nobody edits them here."""
+
+    list_display = ("__str__", "owner", "filename", "updated_at")
+    list_select_related = ("owner",)
+    search_fields = ("name", "owner__username")
+    readonly_fields = ("owner", "name", "filename", "source", "started_from", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(TestGame)
+class TestGameAdmin(admin.ModelAdmin[TestGame]):
+    list_display = ("__str__", "owner", "ladder", "build", "match", "created_at")
+    list_select_related = ("owner", "ladder", "build__bot", "match")
+    search_fields = ("owner__username",)
+    readonly_fields = (
+        *("owner", "draft", "ladder", "build", "opponents", "seat", "match", "created_at"),
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -85,6 +85,9 @@ class Bot(models.Model):
         max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
     )
     description = models.TextField(blank=True, max_length=2000)
+    # A workbench holds the test builds of the owner's editor drafts (see TestGame): private,
+    # entered on no ladder, listed nowhere (arena.bots.selectors.bot_list_visible).
+    workbench = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -156,3 +159,78 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot.name} v{self.number}"
+
+
+class Draft(models.Model):
+    """Code an author writes in the browser editor: one source file, saved as they type.
+
+    A draft is no version: nothing plays it until its author runs a test game
+    (which builds a copy of it, :class:`TestGame`) or submits it, which uploads
+    it as a new version of the bot named ``name`` (created if it has none).
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts", db_index=False
+    )
+    # The bot it becomes a version of: one of the owner's bots, or a new bot's name.
+    name = models.CharField(max_length=40, validators=[bot_name_validator])
+    # The file as the author would upload it (main.py, mybot.go): its suffix names the runtime.
+    filename = models.CharField(max_length=255)
+    source = models.TextField(blank=True)
+    # The version it was started from; empty when started from a starter kit.
+    started_from = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = (
+            # The editor's list of the author's drafts, latest first.
+            models.Index("owner", models.F("updated_at").desc(), name="draft_owner_updated"),
+        )
+
+    def __str__(self) -> str:
+        return f"draft {self.pk} of {self.name}"
+
+
+class TestGame(models.Model):
+    """One unrated game of a draft against house bots, played as the platform plays.
+
+    The draft's code is stored as a version of its author's workbench bot (a
+    test build): built by the same build step as an upload, then seated in a
+    real, unrated :class:`~arena.matches.models.Match` of the ladder's game.
+    A version, because a match seats versions and the match page, replay and
+    debug output all work on them; a workbench's, so the author's real bot
+    keeps its versions, verdicts, ratings and levels free of test builds.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="test_games",
+        db_index=False,
+    )
+    draft = models.ForeignKey(
+        Draft, null=True, blank=True, on_delete=models.SET_NULL, related_name="test_games"
+    )
+    ladder = models.ForeignKey("ladders.Ladder", on_delete=models.CASCADE, related_name="+")
+    build = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="test_games")
+    # The opponents' versions (house bots' playing versions), by seat with the draft's left out.
+    opponents = models.JSONField(default=list)
+    seat = models.PositiveSmallIntegerField(help_text="The draft's seat.")
+    match = models.ForeignKey(
+        "matches.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = (
+            # The author's latest test games, and the hourly limit.
+            models.Index("owner", models.F("created_at").desc(), name="testgame_owner_recent"),
+        )
+
+    def __str__(self) -> str:
+        return f"test game {self.pk}"

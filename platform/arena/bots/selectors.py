@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import io
 import zipfile
 from pathlib import PurePosixPath
@@ -12,7 +13,7 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from arena.players.models import User
 
-from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
+from .models import Bot, BotVersion, CodeFormat, Draft, TestGame, VersionStatus, Visibility
 
 
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
@@ -24,8 +25,13 @@ def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
 
 
 def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
-    """The bot if ``user`` may see it: public bots, or the owner's own, or staff."""
-    bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
+    """The bot if ``user`` may see it: public bots, or the owner's own, or staff.
+
+    Never a workbench (the editor's test builds, ``Bot.workbench``): no page,
+    no API, nothing to upload to, enter or challenge with; its test games are
+    reached from the editor.
+    """
+    bot = Bot.objects.select_related("owner").filter(pk=bot_id, workbench=False).first()
     if bot is None:
         return None
     if bot.visibility == Visibility.PUBLIC or may_read_internals(user, bot):
@@ -43,7 +49,8 @@ def bot_active_version(*, bot: Bot) -> BotVersion | None:
 
 def bot_list_visible(*, user: User | AnonymousUser, owner: str | None = None) -> QuerySet[Bot]:
     """The bots ``user`` may see (public ones, their own, every bot for staff), by name."""
-    bots = Bot.objects.select_related("owner").order_by("name", "id")
+    # Workbenches (the editor's test builds) are the editor's own, listed nowhere.
+    bots = Bot.objects.select_related("owner").filter(workbench=False).order_by("name", "id")
     if not user.is_staff:
         mine = Q(owner_id=user.pk) if user.is_authenticated else Q(pk__in=[])
         bots = bots.filter(Q(visibility=Visibility.PUBLIC) | mine)
@@ -110,3 +117,83 @@ def version_source_lines(
         return []
     first, last = max(1, line - context), min(len(lines), line + context)
     return [(number, lines[number - 1]) for number in range(first, last + 1)]
+
+
+# --------------------------------------------------------------------------- the editor
+
+
+def draft_get(*, user: User | AnonymousUser, draft_id: int) -> Draft | None:
+    """The draft if it is ``user``'s: a draft is its author's alone (staff included)."""
+    if not user.is_authenticated:
+        return None
+    return Draft.objects.filter(pk=draft_id, owner_id=user.pk).first()
+
+
+def user_drafts(*, user: User) -> QuerySet[Draft]:
+    """The author's drafts, latest edited first."""
+    return Draft.objects.filter(owner=user).order_by("-updated_at", "-id")
+
+
+def user_versions_to_edit(*, user: User) -> QuerySet[BotVersion]:
+    """The versions of the author's bots (test builds left out), by bot, newest first."""
+    return (
+        BotVersion.objects.filter(bot__owner=user, bot__workbench=False)
+        .select_related("bot")
+        .order_by("bot__name", "-number")
+    )
+
+
+class TestGameStage(enum.Enum):
+    """Where a test game is, as the editor shows it."""
+
+    __test__ = False  # not a pytest test class
+
+    BUILDING = "building"
+    """Its test build waits for a worker or is being built."""
+    BUILD_FAILED = "build failed"
+    """The build step refused the code: the build report says why. Final."""
+    QUEUED = "queued"
+    """Built; its match waits for a worker."""
+    PLAYING = "playing"
+    """A worker plays its match."""
+    FINISHED = "finished"
+    """Played to the end: its replay is there. Final."""
+    FAILED = "failed"
+    """The platform could not play it (or it was cancelled). Final."""
+
+    @property
+    def done(self) -> bool:
+        return self in (TestGameStage.BUILD_FAILED, TestGameStage.FINISHED, TestGameStage.FAILED)
+
+
+def stage_of_test_game(test_game: TestGame) -> TestGameStage:
+    from arena.matches.models import MatchStatus
+
+    if test_game.build.status == VersionStatus.FAILED:
+        return TestGameStage.BUILD_FAILED
+    match = test_game.match
+    if match is None:
+        return TestGameStage.BUILDING
+    return {
+        MatchStatus.QUEUED: TestGameStage.QUEUED,
+        MatchStatus.RUNNING: TestGameStage.PLAYING,
+        MatchStatus.FINISHED: TestGameStage.FINISHED,
+    }.get(MatchStatus(match.status), TestGameStage.FAILED)
+
+
+def opponent_bots_of(test_game: TestGame) -> list[int]:
+    """The ids of the bots a test game was played against, each once."""
+    bots = BotVersion.objects.filter(pk__in=test_game.opponents).values_list("bot_id", flat=True)
+    return sorted(set(bots))
+
+
+def draft_test_games(*, draft: Draft, limit: int) -> list[TestGame]:
+    """The draft's latest test games, newest first, with their builds, ladders and matches."""
+    return list(
+        draft.test_games.select_related("build__bot", "ladder", "match").order_by("-id")[:limit]
+    )
+
+
+def house_bots() -> QuerySet[Bot]:
+    """The platform's own bots (the house account's), by name: new ones appear as loaded."""
+    return Bot.objects.filter(owner__profile__is_house=True, workbench=False).order_by("name")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import PurePath
 from typing import Any
@@ -23,7 +23,14 @@ from bots_sdk.games import GameSetup
 from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 from .sandboxing import InfrastructureError
 from .uploads import CheckedUpload, UploadError, UploadLimits, check_upload
-from .validation import DEFAULT_GAMES, GameCheck, preflight_games, validate_version
+from .validation import (
+    DEFAULT_GAMES,
+    GameCheck,
+    ValidationReport,
+    build_version,
+    preflight_games,
+    validate_version,
+)
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +133,9 @@ def bot_version_upload(
     return _store_version(bot=bot, checked=checked, filename=filename)
 
 
-def _store_version(*, bot: Bot, checked: CheckedUpload, filename: str) -> BotVersion:
+def _store_version(
+    *, bot: Bot, checked: CheckedUpload, filename: str, refuse_identical: bool = True
+) -> BotVersion:
     name = code_storage_name(checked)
     wrote_file = False
     try:
@@ -135,7 +144,7 @@ def _store_version(*, bot: Bot, checked: CheckedUpload, filename: str) -> BotVer
             # so version numbers are consecutive.
             locked = Bot.objects.select_for_update().get(pk=bot.pk)
             latest = locked.versions.order_by("-number").first()
-            if latest is not None and latest.code_sha256 == checked.sha256:
+            if refuse_identical and latest is not None and latest.code_sha256 == checked.sha256:
                 raise UploadIdenticalError(
                     f"this file is identical to version {latest.number} of {locked.name} "
                     f"(same SHA-256, {latest.get_status_display().lower()}): change the "
@@ -247,6 +256,14 @@ def bot_version_validate(
     raises InfrastructureError, for a sweep to queue it again. A version
     passing after a newer one became active is retired: the newest plays.
     """
+    return _validated(
+        version,
+        lambda checked: validate_version(checked, DEFAULT_GAMES if games is None else games),
+    )
+
+
+def _validated(version: BotVersion, check: Callable[[BotVersion], ValidationReport]) -> BotVersion:
+    """Run ``check`` on a pending version and move it to its verdict (see bot_version_validate)."""
     if version.status != VersionStatus.PENDING:
         return version
     try:
@@ -255,7 +272,7 @@ def bot_version_validate(
         # Another worker took it between our read and our lock.
         return version
     try:
-        report = validate_version(version, DEFAULT_GAMES if games is None else games)
+        report = check(version)
         if report.passed and report.program:
             version.build = _store_program(report.build_key, report.program)
             BotVersion.objects.filter(pk=version.pk).update(build=version.build)
@@ -271,6 +288,50 @@ def bot_version_validate(
     if to == VersionStatus.ACTIVE and newer_active.exists():
         to = VersionStatus.RETIRED
     return bot_version_transition(version=version, to=to, report=report.to_json())
+
+
+#: The characters of a draft's bot name its workbench's name keeps (a name is at most 40).
+WORKBENCH_NAME_KEEPS = 34
+#: A test build in these states was built (or failed to): the same code again reuses it.
+_BUILT = (VersionStatus.ACTIVE, VersionStatus.RETIRED, VersionStatus.FAILED)
+
+
+def workbench_build_store(
+    *, owner: User, name: str, checked: CheckedUpload, filename: str
+) -> BotVersion:
+    """A test build of ``checked`` for the owner's draft of bot ``name``: a version of
+    their workbench bot for it (created on first use), pending its build.
+
+    The latest test build is reused when its code is the same and its build is
+    done: the same build step gives the same program or the same report.
+    """
+    workbench_name = f"{name[:WORKBENCH_NAME_KEEPS]}~draft"
+    with transaction.atomic():
+        User.objects.select_for_update().get(pk=owner.pk)  # one workbench per name
+        workbench = Bot.objects.filter(owner=owner, name=workbench_name, workbench=True).first()
+        if workbench is None:
+            # '~' is no character of a bot's name: no bot of the owner's can take this one.
+            workbench = Bot.objects.create(
+                owner=owner, name=workbench_name, visibility=Visibility.PRIVATE, workbench=True
+            )
+        latest = workbench.versions.order_by("-number").first()
+        if latest is not None and latest.code_sha256 == checked.sha256 and latest.status in _BUILT:
+            return latest
+        return _store_version(
+            bot=workbench, checked=checked, filename=filename, refuse_identical=False
+        )
+
+
+def workbench_build_make(*, version: BotVersion) -> BotVersion:
+    """Build a pending test build (the upload's build step, no pre-flight): active with
+    its program stored, or failed with the same build report as an upload of its code.
+
+    As :func:`bot_version_validate`: one that is not pending is left as it is, and a
+    failure of ours puts it back to pending and raises InfrastructureError.
+    """
+    if not version.bot.workbench:
+        raise BotInvalidError(f"{version} is no test build: validate it as an upload.")
+    return _validated(version, build_version)
 
 
 def program_storage_name(key: str) -> str:
@@ -322,6 +383,9 @@ def bot_versions_stuck(*, older_than: timedelta = STUCK_VALIDATION) -> list[BotV
     cutoff = timezone.now() - older_than
     stuck = BotVersion.objects.filter(
         status__in=[VersionStatus.PENDING, VersionStatus.VALIDATING], status_changed_at__lt=cutoff
+    ).exclude(
+        # A lost test build is the editor's: its author runs the test game again.
+        bot__workbench=True
     )
     found = []
     for version in stuck:

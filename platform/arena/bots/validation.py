@@ -163,6 +163,36 @@ def _build(version: BotVersion, bot_dir: Path) -> BuildResult:
         raise InfrastructureError(f"the build of {version} failed: {error}") from error
 
 
+def _build_into(version: BotVersion, files: BotFiles, report: ValidationReport) -> None:
+    """Build the version in ``files`` and record how it went in ``report`` (failed when
+    the build failed, else holding the program): one build step for uploads and test builds."""
+    runtime = RUNTIMES[version.runtime]
+    built = _build(version, files.bot_dir)
+    report.checked_files = runtime.sources(files.bot_dir)
+    report.build = {
+        "runtime": runtime.id,
+        "ok": built.ok,
+        "output": built.output,
+        "seconds": round(built.seconds, 2),
+    }
+    if not built.ok:
+        report.fail(built.output)
+        return
+    report.program = built.program
+    report.build_key = build_key(files.bot_dir, runtime)
+
+
+def build_version(version: BotVersion) -> ValidationReport:
+    """The build step of :func:`validate_version` alone, sandboxed, with the same report:
+    a test build (arena.ladders.editor) plays its test game instead of a pre-flight."""
+    content = _read_code(version)
+    require_isolation([version])
+    report = ValidationReport(sandboxed=not is_trusted(version))
+    with materialised(version, content=content, program=b"") as files:
+        _build_into(version, files, report)
+    return report
+
+
 def validate_version(
     version: BotVersion, games: Mapping[str, GameSetup] = DEFAULT_GAMES
 ) -> ValidationReport:
@@ -175,22 +205,11 @@ def validate_version(
     content = _read_code(version)
     require_isolation([version])
     report = ValidationReport(sandboxed=not is_trusted(version))
-    runtime = RUNTIMES[version.runtime]
     with materialised(version, content=content, program=b"") as files:
-        built = _build(version, files.bot_dir)
-        report.checked_files = runtime.sources(files.bot_dir)
-        report.build = {
-            "runtime": runtime.id,
-            "ok": built.ok,
-            "output": built.output,
-            "seconds": round(built.seconds, 2),
-        }
-        if not built.ok:
-            report.fail(built.output)
+        _build_into(version, files, report)
+        if not report.passed:
             return report
-        report.program = built.program
-        report.build_key = build_key(files.bot_dir, runtime)
-        with with_program(version, files, built.program) as ready:
+        with with_program(version, files, report.program) as ready:
             report.games = _play_preflights(version, ready, games)
     for key, check in report.games.items():
         fault = check.report["fault"]

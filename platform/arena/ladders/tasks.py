@@ -6,11 +6,11 @@ import logging
 
 from celery import shared_task
 
-from arena.bots.models import BotVersion
+from arena.bots.models import BotVersion, TestGame
 from arena.bots.sandboxing import InfrastructureError
 from arena.matches.models import Match
 
-from . import entries
+from . import editor, entries
 from .selectors import unrated_finished_matches
 from .services import ladders_fill_queues as fill_queues
 from .services import ladders_refit_due as refit_due
@@ -66,3 +66,15 @@ def ladders_refit_due() -> int:
     second or more, which the ratings of each finished match must not wait behind.
     """
     return refit_due()
+
+
+@shared_task(name="arena.ladders.tasks.play_test_game")
+def play_test_game(test_game_id: int) -> None:
+    test_game = TestGame.objects.select_related("build__bot").filter(pk=test_game_id).first()
+    if test_game is None:
+        return
+    try:
+        editor.play_test_game(test_game=test_game)
+    except InfrastructureError as error:
+        # The build is pending again; the editor shows the test game still building.
+        log.error("test game %s postponed: %s", test_game_id, error)

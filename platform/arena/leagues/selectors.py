@@ -186,7 +186,7 @@ def league_entry_candidates(
     """
     active = BotVersion.objects.filter(bot=OuterRef("pk"), status=VersionStatus.ACTIVE)
     bots = (
-        Bot.objects.filter(Exists(active))
+        Bot.objects.filter(Exists(active), workbench=False)
         .select_related("owner__profile")
         .only(*("name", "owner_id", "visibility", "owner__username", "owner__profile__is_house"))
         .order_by("owner__username", "name", "id")

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import table_views, views
+from . import editor_views, table_views, views
 
 app_name = "web"
 
@@ -44,6 +44,13 @@ urlpatterns = [
         views.league_entry_respond_view,
         name="league-entry-respond",
     ),
+    path("editor/", editor_views.editor_home, name="editor"),
+    path("editor/<int:draft_id>/", editor_views.editor_draft, name="editor-draft"),
+    path("editor/<int:draft_id>/save/", editor_views.editor_save, name="editor-save"),
+    path("editor/<int:draft_id>/test/", editor_views.editor_test, name="editor-test"),
+    path("editor/<int:draft_id>/tests/", editor_views.editor_test_games, name="editor-tests"),
+    path("editor/<int:draft_id>/submit/", editor_views.editor_submit, name="editor-submit"),
+    path("editor/<int:draft_id>/delete/", editor_views.editor_delete, name="editor-delete"),
     path("play/", table_views.play, name="play"),
     path("play/<int:table_id>/", table_views.table_page, name="table"),
     path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),

@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 
 
 def _check_bot(*, bot: Bot, organiser: User, ladder: Ladder, visibility: str) -> None:
+    if bot.workbench:
+        raise LeagueEntryError(
+            f"{bot.name} holds the editor's test builds: submit the draft and enter its bot."
+        )
     if bot.visibility == Visibility.PRIVATE and bot.owner_id != organiser.pk:
         raise LeagueEntryError(f"{bot.name} is a private bot: only its owner can enter it.")
     if visibility == LeagueVisibility.PUBLIC and bot.visibility == Visibility.PRIVATE:
