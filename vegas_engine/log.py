@@ -144,6 +144,35 @@ def expand(log: JsonDict) -> JsonDict:
     return expanded
 
 
+def moves_form(log: JsonDict) -> JsonDict:
+    """The moves form of ``log``: a moves-form log as is, an events-form one made into it.
+
+    The moves are the events' decisions a seat chose (never the forced ones: the
+    engine makes those) and the outcomes given to explicit chance, in order; a
+    game from a position keeps it. Other fields (the referee's) are kept; the
+    result is left out (null), since :func:`play_moves` would check it against
+    the moves it made.
+    """
+    if log.get("log_schema") == MOVES_SCHEMA_VERSION:
+        return log
+    events: list[JsonDict] = log.get("events", [])
+    moves: list[list[Any]] = []
+    for event in events:
+        if event.get("type") == "decision" and not event.get("forced"):
+            moves.append([event["seat"], event["action"]])
+        elif event.get("type") == "chance":
+            moves.append([None, event["outcome"]])
+    made: JsonDict = {
+        name: value for name, value in log.items() if name not in ("events", "log_schema")
+    }
+    made.update(log_schema=MOVES_SCHEMA_VERSION, moves=moves, result=None)
+    if any(event.get("type") == "chance" for event in events):
+        made["chance"] = ChanceMode.EXPLICIT.value
+    if events and events[0].get("type") == "position":
+        made["position"] = events[0]["position"]
+    return made
+
+
 #: Fields of the moves form that the events form says with events.
 _MOVES_ONLY = frozenset({"chance", "position", "moves", "result"})
 

@@ -20,8 +20,7 @@ from django.contrib.auth.models import AnonymousUser
 
 from arena.bots.selectors import may_read_internals
 from arena.players.models import User
-from vegas_engine import observe
-from vegas_engine.log import LOG_SCHEMA_VERSION, start_of
+from bots_sdk.recorded import RecordedDecision, recorded_decisions
 from vegas_engine.state import JsonDict
 
 from .models import Match, MatchStatus
@@ -164,51 +163,14 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _moves_form(log: JsonDict) -> JsonDict:
-    """``log`` in the moves form: an events-form log (older matches) gives its moves back
-    from its decisions (never the forced ones: the engine makes those) and chance events."""
-    if log.get("log_schema") != LOG_SCHEMA_VERSION:
-        return log
-    events: list[JsonDict] = log.get("events", [])
-    moves: list[list[Any]] = []
-    for event in events:
-        if event.get("type") == "decision" and not event.get("forced"):
-            moves.append([event["seat"], event["action"]])
-        elif event.get("type") == "chance":
-            moves.append([None, event["outcome"]])
-    made: JsonDict = {**log, "moves": moves, "result": None}
-    if any(event.get("type") == "chance" for event in events):
-        made["chance"] = "explicit"
-    if events and events[0].get("type") == "position":
-        made["position"] = events[0]["position"]
-    return made
-
-
 def _decisions(
     log: JsonDict, seats: set[int], records: dict[Any, JsonDict]
 ) -> dict[int, list[StudiedDecision]]:
     """The decisions of ``seats``, played out of the log's moves once."""
-    game = _moves_form(log)
-    state = start_of(game)
     traces = {seat: _trace_of(records.get(seat, {})) for seat in seats}
     made: dict[int, list[StudiedDecision]] = {seat: [] for seat in seats}
-    # The seats of the round of requests under way (the referee asks every seat to move
-    # before applying any answer), and what each studied one was sent.
-    asked: list[int] = []
-    sent: dict[int, JsonDict] = {}
-    for index, (seat, action) in enumerate(game["moves"]):
-        if seat is None:
-            state.apply_chance(action)
-            continue
-        if seat not in asked:
-            asked = list(state.to_move())
-            sent = {s: observe(state, s) for s in asked if s in seats}
-        asked.remove(seat)
-        if seat in seats:
-            events = state.events()
-            assert events is not None  # start_of logs events
-            made[seat].append(_decision(index, len(events), seat, sent[seat], action, traces[seat]))
-        state.apply_action(action, seat)
+    for recorded in recorded_decisions(log, sorted(seats)):
+        made[recorded.seat].append(_decision(recorded, traces[recorded.seat]))
     for seat in seats:
         made[seat] = _with_faults(made[seat], records.get(seat, {}), traced=bool(traces[seat]))
     return made
@@ -222,10 +184,8 @@ def _trace_of(record: JsonDict) -> dict[int, JsonDict]:
     return {e["move"]: e for e in trace if isinstance(e, dict) and isinstance(e.get("move"), int)}
 
 
-def _decision(
-    move: int, event: int, seat: int, observation: JsonDict, action: str, trace: dict[int, JsonDict]
-) -> StudiedDecision:
-    entry = trace.get(move)
+def _decision(recorded: RecordedDecision, trace: dict[int, JsonDict]) -> StudiedDecision:
+    entry = trace.get(recorded.move)
 
     def text(name: str) -> str | None:
         value = None if entry is None else entry.get(name)
@@ -234,11 +194,11 @@ def _decision(
     ms = None if entry is None else entry.get("ms")
     request = None if entry is None else entry.get("request")
     return StudiedDecision(
-        move=move,
-        event=event,
-        seat=seat,
-        observation=observation,
-        action=action,
+        move=recorded.move,
+        event=recorded.event,
+        seat=recorded.seat,
+        observation=recorded.observation,
+        action=recorded.action,
         request=request if isinstance(request, int) else None,
         ms=float(ms) if isinstance(ms, int | float) else None,
         note=text("note"),
