@@ -1,4 +1,4 @@
-"""``python -m bots_sdk``: write a starter bot, play, run a tournament, validate.
+"""``python -m bots_sdk``: write a starter bot, play, run a tournament, rerun, validate.
 
 Human-readable output by default, JSON with ``--json``. A BOT is a source
 file of any runtime (``.py``, ``.js``, ``.c``, ``.cpp``, ``.java``, ``.rs``,
@@ -7,13 +7,15 @@ file of any runtime (``.py``, ``.js``, ``.c``, ``.cpp``, ``.java``, ``.rs``,
 ``gambler``, ``montecarlo``). Bots are built and run in the sandbox, as on
 the platform, unless ``--no-sandbox`` (house bots always run bare: they are
 the platform's code).
-Bad input exits with status 2; ``validate`` exits with 1 when the bot fails.
+Bad input exits with status 2; ``validate`` exits with 1 when the bot fails,
+``rerun`` when the bot answers a recorded request otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from collections.abc import Sequence
@@ -36,6 +38,7 @@ from .launcher import (
 from .preflight import preflight
 from .protocol import Limits
 from .referee import GameRecord, new_bot_seed_key, play_series
+from .rerun import RerunError, RerunResult, read_log, rerun
 from .runtimes import ToolchainMissingError
 from .tournament import run_tournament
 
@@ -94,6 +97,39 @@ def _parser() -> argparse.ArgumentParser:
     tournament.add_argument("--seed", type=int, help="first seed (default: a random one, printed)")
     _bot_seed_key_argument(tournament)
     tournament.set_defaults(run=_tournament)
+
+    rerun = commands.add_parser(
+        "rerun",
+        help="put one seat's requests of a recorded game to BOT; report where it answers otherwise",
+    )
+    rerun.add_argument(
+        "log",
+        metavar="LOG",
+        help="a game log file (as downloaded, gzip or not, or a `play --log` file) or a "
+        "match's address on the platform (https://HOST/matches/ID/)",
+    )
+    rerun.add_argument("--seat", type=int, required=True, help="the seat to rerun (0-based)")
+    rerun.add_argument("bot", metavar="BOT")
+    rerun.add_argument(
+        "--token",
+        default=os.environ.get("ARENA_TOKEN"),
+        help="API token for a match address (default: $ARENA_TOKEN); POST /api/auth/token/ "
+        "gives one",
+    )
+    rerun.add_argument(
+        "--bot-seed", type=int, help="the seat's bot seed, when the log does not give it"
+    )
+    rerun.add_argument("--game", type=int, default=1, help="the game of a `play --log` file")
+    rerun.add_argument(
+        "--all", action="store_true", help="every different answer, not just the first"
+    )
+    rerun.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the bot as a plain process (trusted: local development only)",
+    )
+    rerun.add_argument("--json", action="store_true", help="print JSON")
+    rerun.set_defaults(run=_rerun)
 
     validate = commands.add_parser(
         "validate",
@@ -350,6 +386,52 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         print(report.describe())
     return 0 if report.ok else 1
+
+
+def _rerun(args: argparse.Namespace) -> int:
+    """0: every answer the same; 1: a different one (or a fault); 2: bad input."""
+    try:
+        log = read_log(args.log, token=args.token, game=args.game)
+        (spec,) = _bots([args.bot], args.no_sandbox)
+        result = rerun(log, args.seat, spec, bot_seed=args.bot_seed, every_difference=args.all)
+    except RerunError as error:
+        raise CliError(str(error)) from None
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print_rerun(result, spec.name)
+    return 0 if result.same else 1
+
+
+def _print_rerun(result: RerunResult, bot: str) -> None:
+    for remark in result.remarks:
+        print(f"note: {remark}")
+    if result.same:
+        print(
+            f"same: {bot} answered all {result.compared} decisions of seat {result.seat} "
+            "as the recorded game played them"
+        )
+        return
+    for difference in result.differences:
+        print(
+            f"decision {difference.decision} of seat {result.seat} "
+            f"(move {difference.move}, request {difference.request}):"
+        )
+        print(f"  recorded: {difference.recorded}")
+        if difference.fault is not None:
+            print(f"  {bot}: faulted: {difference.fault.kind.value}: {difference.fault.message}")
+        else:
+            illegal = " (not legal there)" if difference.illegal else ""
+            print(f"  {bot}: {difference.answered}{illegal}")
+        print(f"  legal: {', '.join(difference.legal_actions)}")
+        if difference.note:
+            print(f"  note: {difference.note}")
+        for line in difference.stderr.splitlines():
+            print(f"  stderr| {line}")
+    print(
+        f"{len(result.differences)} different of {result.compared} decisions compared "
+        f"(the seat's bot answered {result.answered})"
+    )
 
 
 def _setup(args: argparse.Namespace) -> GameSetup:

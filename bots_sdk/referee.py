@@ -128,6 +128,26 @@ class _Connection:
         self.stderr_end = self.process.stderr_written()
         return time.monotonic()
 
+    def decision_stderr(self, *, replied: bool, left: int) -> tuple[str, int, bool]:
+        """What the bot wrote to stderr during the pending decision: the text (cut to
+        DECISION_STDERR_BYTES and to ``left`` bytes), the bytes kept, and whether
+        anything was cut. Without a reply it runs to now."""
+        process = self.process
+        start = self.stderr_start
+        end = self.stderr_end if replied else process.stderr_written()
+        written = max(0, end - start)
+        text = ""
+        kept = min(written, DECISION_STDERR_BYTES, left)
+        data = b""
+        if kept:  # most decisions write nothing: no read, no decoder
+            data = process.stderr_read(start, kept)
+            # A cut may split a character: the incremental decoder leaves its start out.
+            text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
+                data, final=len(data) == written
+            )
+        # A full capture loses what the bot writes next: whether it wrote is unknown.
+        return text, len(data), kept < written or process.stderr_full()
+
     # ----------------------------------------------------------------- read
     def check_quiet(self, request_id: int) -> None:
         """Before a request is sent: the bot has written nothing since its last reply.
@@ -739,21 +759,10 @@ class _Game:
         the seat's GAME_STDERR_BYTES leave.
         """
         record = self.seats[seat]
-        process = connection.process
-        start = connection.stderr_start
-        end = connection.stderr_end if elapsed is not None else process.stderr_written()
-        written = max(0, end - start)
-        stderr = ""
-        kept = min(written, DECISION_STDERR_BYTES, record.stderr_left)
-        if kept:  # most decisions write nothing: no read, no decoder
-            data = process.stderr_read(start, kept)
-            record.stderr_left -= len(data)
-            # A cut may split a character: the incremental decoder leaves its start out.
-            stderr = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
-                data, final=len(data) == written
-            )
-        # A full capture loses what the bot writes next: whether it wrote is unknown.
-        cut = kept < written or process.stderr_full()
+        stderr, used, cut = connection.decision_stderr(
+            replied=elapsed is not None, left=record.stderr_left
+        )
+        record.stderr_left -= used
         return TraceEntry(
             move=-1,
             request=request_id,
@@ -769,22 +778,7 @@ class _Game:
         """Record the fault, kill the seat's process and collect its outcome."""
         record = self.seats[seat]
         outcome = self.match._end(record.player)
-        kind = error.kind or _ended_kind(outcome)
-        text = error.message
-        if error.kind is None:
-            text = _ended_message(outcome)
-        record.fault = Fault(
-            kind=kind,
-            message=text,
-            game_id=self.game_id,
-            request=message,
-            sent=clip(error.sent) if error.sent is not None else None,
-            elapsed_ms=elapsed,
-            exit_code=outcome.exit_code,
-            signal=outcome.signal,
-            stderr_tail=outcome.stderr_tail.decode("utf-8", errors="replace"),
-            resources=outcome_resources(outcome),
-        )
+        record.fault = _fault_of(error, outcome, self.game_id, message, elapsed)
         record.resources = outcome_resources(outcome)
 
     # ---------------------------------------------------------------- finish
@@ -823,6 +817,160 @@ class _Game:
             log,
             self.match.bot_seed_key,
         )
+
+
+def _fault_of(
+    error: _BotFault,
+    outcome: sandbox.ProcessOutcome,
+    game_id: int,
+    message: JsonDict | None,
+    elapsed: float | None,
+) -> Fault:
+    """The record of a fault whose process has ended with ``outcome``."""
+    return Fault(
+        kind=error.kind or _ended_kind(outcome),
+        message=error.message if error.kind is not None else _ended_message(outcome),
+        game_id=game_id,
+        request=message,
+        sent=clip(error.sent) if error.sent is not None else None,
+        elapsed_ms=elapsed,
+        exit_code=outcome.exit_code,
+        signal=outcome.signal,
+        stderr_tail=outcome.stderr_tail.decode("utf-8", errors="replace"),
+        resources=outcome_resources(outcome),
+    )
+
+
+@dataclass(frozen=True)
+class LoneReply:
+    """A bot's reply to one request put by :class:`LoneSeat`."""
+
+    #: The action answered (checked against the protocol, not the rules); None on a fault.
+    action: str | None
+    note: str
+    #: What the bot wrote to stderr during the decision, cut as in a trace.
+    stderr: str
+    truncated: bool
+    #: How long the reply took; None when none was read.
+    elapsed_ms: float | None
+    #: Why no usable answer came; the process has then ended.
+    fault: Fault | None
+
+
+class LoneSeat:
+    """One bot process asked request by request, for a game its caller plays.
+
+    ``rerun`` feeds a bot the requests of a recorded game this way: the
+    referee's own handshake, clocks, line reading, notes and stderr capture, for
+    one seat, while the caller decides what is played. Use as a context manager:
+    leaving it ends the process.
+    """
+
+    def __init__(self, spec: BotSpec, limits: Limits, *, launcher: Launcher = launch_bot) -> None:
+        self._match = Match([spec], limits, launcher=launcher)
+        self._game_id = 0
+        self._stderr_left = GAME_STDERR_BYTES
+
+    def __enter__(self) -> LoneSeat:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._match.close()
+
+    @property
+    def name(self) -> str | None:
+        """The name the bot gave in ``ready``."""
+        connection = self._match.connections[0]
+        return None if connection is None else connection.name
+
+    def start(self, game_id: int, seat: int, game: JsonDict, bot_seed: int) -> Fault | None:
+        """Start the process, shake hands and open the game; the fault if that fails."""
+        self._game_id = game_id
+        connection, fault = self._match._start(0)
+        if fault is not None:
+            fault.game_id = game_id
+            return fault
+        assert connection is not None
+        limits = connection.limits
+        deadline = connection.started + limits.startup_ms / 1000
+        try:
+            connection.send(protocol.hello(limits), deadline)
+            reply = connection.await_line(deadline, FaultKind.STARTUP_TIMEOUT)
+            if isinstance(reply, _BotFault):
+                if reply.kind is FaultKind.STARTUP_TIMEOUT:
+                    reply = connection.silence_cause(reply)
+                    reply.message = f"no ready line within {limits.startup_ms} ms"
+                raise reply
+            line, _ = reply
+            try:
+                connection.name = protocol.parse_ready(line)
+            except ProtocolError as error:
+                raise _BotFault(FaultKind.BAD_HANDSHAKE, str(error), line) from None
+            connection.games += 1
+            opening = protocol.new_game(game_id, seat, game, limits.bank_ms, bot_seed)
+            connection.send(opening, time.monotonic() + limits.decision_ms / 1000)
+        except _BotFault as error:
+            return self._end(error, None, None).fault
+        return None
+
+    def ask(
+        self,
+        request_id: int,
+        observation: JsonDict,
+        time_left_ms: int,
+        bank_left_ms: int,
+    ) -> LoneReply:
+        """Send one request and read the reply within ``time_left_ms``."""
+        connection = self._match.connections[0]
+        if connection is None:
+            raise RuntimeError("the bot's process has ended: start it first")
+        message = protocol.request(
+            request_id, self._game_id, observation, time_left_ms, bank_left_ms
+        )
+        connection.mark_request()
+        try:
+            connection.check_quiet(request_id)
+        except _BotFault as error:
+            return self._end(error, message, None)
+        sent = time.monotonic()
+        deadline = sent + time_left_ms / 1000
+        try:
+            connection.send_line(protocol.encode(message), deadline)
+        except _BotFault as error:
+            return self._end(error, message, None)
+        reply = connection.await_line(deadline, FaultKind.TIMEOUT)
+        if isinstance(reply, _BotFault):
+            if reply.kind is FaultKind.TIMEOUT:
+                reply = connection.silence_cause(reply)
+            if reply.kind is FaultKind.TIMEOUT:
+                reply.message = f"no reply within {time_left_ms} ms"
+            return self._end(reply, message, None)
+        line, received = reply
+        elapsed = _ms(received - sent)
+        try:
+            answer = protocol.parse_answer(line, request_id)
+        except ProtocolError as error:
+            return self._end(_BotFault(FaultKind.GARBAGE, str(error), line), message, elapsed)
+        stderr, used, cut = connection.decision_stderr(replied=True, left=self._stderr_left)
+        self._stderr_left -= used
+        return LoneReply(answer.action, answer.note, stderr, cut or answer.note_cut, elapsed, None)
+
+    def _end(self, error: _BotFault, message: JsonDict | None, elapsed: float | None) -> LoneReply:
+        """A fault: its stderr kept, the process ended and its record made."""
+        connection = self._match.connections[0]
+        stderr, cut = "", False
+        if connection is not None and message is not None:
+            stderr, _, cut = connection.decision_stderr(
+                replied=elapsed is not None, left=self._stderr_left
+            )
+        outcome = self._match._end(0)
+        fault = _fault_of(error, outcome, self._game_id, message, elapsed)
+        return LoneReply(None, "", stderr, cut, elapsed, fault)
 
 
 def _collect(
