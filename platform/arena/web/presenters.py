@@ -487,6 +487,16 @@ def study_document(
     }
 
 
+def rerun_commands(match_url: str, seats: Sequence[int]) -> list[tuple[int, str]]:
+    """For each of the viewer's ``seats``, the SDK command that reruns it on their machine
+    (``python -m bots_sdk rerun``): their own download of the log carries the seat's
+    bot seed, so the command reads it with their API token."""
+    return [
+        (seat, f"python -m bots_sdk rerun {match_url} --seat {seat} path/to/your/bot")
+        for seat in seats
+    ]
+
+
 #: How often the viewer of a game being played asks for its new events: a match's
 #: watchers every second, a person at a table (whose turn comes back) twice as often.
 LIVE_POLL_MS = 1000

@@ -462,6 +462,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "study": presenters.study_document(
             participants, studied, url=reverse("match-decisions", args=[match.pk])
         ),
+        "rerun": presenters.rerun_commands(request.build_absolute_uri(), studied),
     }
     return render(request, "web/match.html", context)
 
