@@ -66,7 +66,7 @@ def test_a_card_game_bot_enters_the_card_game_ladder_passes_and_its_replay_draws
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED, match.error
     assert version.pk in set(match.participants.values_list("bot_version_id", flat=True))
-    page.goto(f"/matches/{match.pk}/")
+    page.goto(f"/matches/{match.pk}/#step-1")  # a finished match opens at its end
     page.wait_for_selector("#replay-seats td.hand .hand-card")
     page.keyboard.press("End")
     position = page.inner_text("#replay-position")
