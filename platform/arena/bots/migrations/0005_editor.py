@@ -9,8 +9,10 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("bots", "0004_version_filename"),
-        ("ladders", "0009_rating_prior_refit"),
-        ("matches", "0008_match_series"),
+        # Only the tables a test game points to: a migration test that takes the ladders
+        # back (test_refit) leaves the bots' tables as they are.
+        ("ladders", "0001_initial"),
+        ("matches", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
