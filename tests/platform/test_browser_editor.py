@@ -98,7 +98,7 @@ def test_an_author_writes_tests_and_submits_a_bot_in_the_browser(
         game.locator("a.replay-link").click()
         page.wait_for_url(f"**/matches/{test_game.match_id}/")
         expect(page.locator("#replay")).to_be_visible()
-        assert "shark~draft" in page.inner_text("main")
+        assert "shark (test build)" in page.inner_text("main")
         screenshot("editor-replay")
         page.go_back()
 

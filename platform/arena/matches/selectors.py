@@ -44,6 +44,7 @@ SEAT_SHOWN = (
     *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
+    "bot_version__bot__workbench",
     "bot_version__bot__owner__username",
 )
 
