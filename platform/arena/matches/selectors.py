@@ -44,26 +44,26 @@ SEAT_SHOWN = (
     *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
-    "bot_version__bot__workbench",
     "bot_version__bot__owner__username",
 )
+#: A match's own page also tells a test build (``Bot.workbench``: no bot page) from a bot.
+SEAT_ON_MATCH_PAGE = (*SEAT_SHOWN, "bot_version__bot__workbench")
 
 
-def seats_shown() -> QuerySet[Participant]:
+def seats_shown(fields: Sequence[str] = SEAT_SHOWN) -> QuerySet[Participant]:
     """Seats in order, with what is shown of their versions, bots and owners."""
     return (
-        Participant.objects.select_related("bot_version__bot__owner")
-        .only(*SEAT_SHOWN)
-        .order_by("seat")
+        Participant.objects.select_related("bot_version__bot__owner").only(*fields).order_by("seat")
     )
 
 
-def with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """With their seats, and whether their seed is still in play (``Match.sealed``): what
-    a list of matches shows, in two queries whatever its length."""
-    return matches.prefetch_related(Prefetch("participants", queryset=seats_shown())).annotate(
-        seed_in_play=seed_in_play(OuterRef("seed"))
-    )
+def with_participants(
+    matches: QuerySet[Match], *, fields: Sequence[str] = SEAT_SHOWN
+) -> QuerySet[Match]:
+    """With their seats (``fields`` of them), and whether their seed is still in play
+    (``Match.sealed``): what a list of matches shows, in two queries whatever its length."""
+    seats = Prefetch("participants", queryset=seats_shown(fields))
+    return matches.prefetch_related(seats).annotate(seed_in_play=seed_in_play(OuterRef("seed")))
 
 
 def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
@@ -196,7 +196,7 @@ def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | N
         if user.is_authenticated:
             others = others.exclude(owner_id=user.pk)
         queryset = queryset.exclude(Exists(others))
-    return with_participants(queryset).first()
+    return with_participants(queryset, fields=SEAT_ON_MATCH_PAGE).first()
 
 
 def match_list(
