@@ -98,7 +98,7 @@ def test_an_author_writes_tests_and_submits_a_bot_in_the_browser(
         game.locator("a.replay-link").click()
         page.wait_for_url(f"**/matches/{test_game.match_id}/")
         expect(page.locator("#replay")).to_be_visible()
-        assert "shark~draft" in page.inner_text("main")
+        assert "shark (test build)" in page.inner_text("main")
         screenshot("editor-replay")
         page.go_back()
 
@@ -142,3 +142,46 @@ def test_code_that_does_not_build_shows_the_upload_s_report_in_the_editor(
     page.set_viewport_size(PHONE)
     assert not overflows_horizontally(page)
     screenshot("editor-build-failed-phone")
+
+
+def test_a_keyboard_user_leaves_the_code_editor_with_esc_then_tab(
+    page: Any, screenshot: Any, log_in: Any, alice: Any
+) -> None:
+    draft = draft_start_from_kit(owner=alice, name="shark", lang="python")
+    log_in("alice", PASSWORD)
+    page.goto(f"/editor/{draft.pk}/")
+    expect(page.locator("#code-editor.ace_editor")).to_be_visible()
+    hint = page.locator("#editor-keys")
+    expect(hint).to_be_visible()
+    expect(hint).to_contain_text("press Esc to leave the editor, then Tab moves on")
+
+    def focused() -> str:
+        return str(
+            page.evaluate(
+                "(() => { const e = document.activeElement;"
+                " return e.id || e.className || e.tagName; })()"
+            )
+        )
+
+    value = "window.ace.edit('code-editor').getValue()"
+    page.click("#code-editor .ace_content")
+    page.keyboard.press("Control+Home")
+    before = page.evaluate(value)
+    # Inside the code, Tab indents: the focus stays in the editor.
+    page.keyboard.press("Tab")
+    assert page.evaluate(value) == "    " + before
+    assert "ace_text-input" in focused()
+    # Esc leaves the text for the editor's box; Tab goes on to the next control.
+    page.keyboard.press("Escape")
+    assert "ace_scroller" in focused()
+    page.keyboard.press("Tab")
+    assert focused() == "save-button"
+    # Back with Shift-Tab; Enter edits again, where the cursor was.
+    page.keyboard.press("Shift+Tab")
+    assert "ace_scroller" in focused()
+    page.keyboard.press("Enter")
+    assert "ace_text-input" in focused()
+    for _ in range(4):  # the indent, whether Ace takes it off at once or a space at a time
+        page.keyboard.press("Backspace")
+    assert page.evaluate(value) == before
+    screenshot("editor-keyboard-hint")

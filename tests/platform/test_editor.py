@@ -8,7 +8,9 @@ real referee and sandbox); submitting a draft is an upload.
 from __future__ import annotations
 
 import io
+import json
 import random
+import re
 import zipfile
 from datetime import timedelta
 from typing import Any
@@ -38,11 +40,12 @@ from arena.ladders.editor import (
 from arena.ladders.models import Ladder, QualificationStatus, RatingChange
 from arena.ladders.tasks import play_test_game
 from arena.matches.models import MatchStatus
-from arena.matches.selectors import ladder_recent_matches
+from arena.matches.selectors import ladder_matches_live, ladder_recent_matches
+from arena.matches.services import match_create
 from arena.matches.tasks import match_run as match_run_task
 
 from .api_support import client_for
-from .scenes import enter, never_run
+from .scenes import enter, never_run, play_match
 from .test_match_pipeline import classic_2, house_bot
 
 pytestmark = pytest.mark.django_db
@@ -113,8 +116,77 @@ def test_a_python_draft_s_test_game_plays_unrated_against_a_house_bot(
     again = played(draft, duel, django_capture_on_commit_callbacks, "random")
     assert again.build_id == test_game.build_id and again.match_id != test_game.match_id
     assert stage_of_test_game(again) == TestGameStage.FINISHED
-    # Unrated both, and their matches are the ladder's like any private bot's test matches.
+    # Unrated both: no rating moved.
     assert ladder_recent_matches(ladder_id=duel.pk).filter(rated=True).count() == 0
+
+
+def listed_match_ids(user: Any, ladder: Ladder, house_bot_id: int) -> dict[str, set[int]]:
+    """The match ids each list, export and page shows ``user`` of ``ladder`` and of the house
+    bot ``house_bot_id``."""
+    client, web = client_for(user), Client()
+    web.force_login(user)
+
+    def ids(url: str, **params: Any) -> set[int]:
+        return {m["id"] for m in client.get(url, params).json()["results"]}
+
+    def linked(url: str) -> set[int]:
+        return {int(pk) for pk in re.findall(r'href="/matches/(\d+)/"', web.get(url).text)}
+
+    logs = b"".join(client.get(f"/api/ladders/{ladder.slug}/logs/").streaming_content)
+    return {
+        "api ladder": ids("/api/matches/", ladder=ladder.slug),
+        "api bot": ids("/api/matches/", bot=house_bot_id),
+        "api ladder matches": ids(f"/api/ladders/{ladder.slug}/matches/"),
+        "ladder logs": {json.loads(line)["match"]["id"] for line in logs.splitlines()},
+        "ladder page": linked(f"/ladders/{ladder.slug}/"),
+        "ladder live": linked(f"/ladders/{ladder.slug}/live/"),
+        "house bot page": linked(f"/bots/{house_bot_id}/"),
+    }
+
+
+def test_a_test_game_is_in_no_list_of_matches_and_opens_for_its_author(
+    alice: Any, bob: Any, carol: Any, house: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    duel = classic_2()
+    greedy, random_bot = house_bot(house, "greedy"), house_bot(house, "random")
+    for version in (greedy, random_bot):
+        enter(version, duel)
+    ladder_match, _ = play_match(duel, [greedy, random_bot], seed=5)
+    draft = draft_start_from_kit(owner=alice, name="shark", lang="python")
+    test_game = played(draft, duel, django_capture_on_commit_callbacks, "greedy")
+    assert test_game.match is not None and test_game.match.status == MatchStatus.FINISHED
+    # A second one waits in the queue, as the worker queues it before it plays it.
+    waiting = match_create(
+        ladder_id=duel.pk, game=duel.game, versions=[test_game.build, greedy], rated=False
+    )
+    TestGame.objects.create(
+        owner=alice, draft=draft, ladder=duel, build=test_game.build, seat=0, match=waiting
+    )
+    tests = {test_game.match.pk, waiting.pk}
+
+    for user in (alice, carol, bob):
+        listed = listed_match_ids(user, duel, greedy.bot_id)
+        for where, ids in listed.items():
+            assert not ids & tests, (user.username, where)
+        # The ladder's own match is in every list (the lists are the real ones).
+        assert all(ladder_match.pk in ids for ids in listed.values()), (user.username, listed)
+        live = ladder_matches_live(ladder_id=duel.pk, user=user, latest=10, queued=10)
+        assert (live.running, live.queued, live.queue) == (0, 0, [])
+        # The house bot's head-to-head counts its ladder game only: no test build met.
+        web = Client()
+        web.force_login(user)
+        page = web.get(f"/bots/{greedy.bot_id}/").text
+        assert "shark~draft" not in page and "random" in page
+
+    # Each test game opens by its own page for its author and staff, for no one else.
+    for pk in tests:
+        for user, status in ((alice, 200), (carol, 200), (bob, 404)):
+            web = Client()
+            web.force_login(user)
+            assert web.get(f"/matches/{pk}/").status_code == status, user.username
+            assert client_for(user).get(f"/api/matches/{pk}/").status_code == status
+        assert Client().get(f"/matches/{pk}/").status_code == 404
+        assert Client().get(f"/api/matches/{pk}/").status_code == 404
 
 
 def test_a_c_draft_is_compiled_and_plays_its_test_game(

@@ -4,6 +4,8 @@ running a test game and submitting, each for its author only."""
 from __future__ import annotations
 
 import io
+import json
+import re
 import zipfile
 from typing import Any
 
@@ -169,3 +171,53 @@ def test_an_author_keeps_a_bounded_number_of_drafts_and_deletes_them(
     draft = Draft.objects.get(name="three")
     assert admin.get(f"/admin/bots/draft/{draft.pk}/change/").status_code == 200
     assert admin.get("/admin/bots/testgame/").status_code == 200
+
+
+def found(pattern: str, text: str) -> str:
+    """The first group of ``pattern`` in ``text``, which must hold it."""
+    match = re.search(pattern, text, re.DOTALL)
+    assert match is not None, pattern
+    return match.group(1)
+
+
+def test_a_test_game_s_page_names_the_draft_s_build_and_links_no_missing_bot_page(
+    alice: Any, carol: Any, duel: Ladder, django_capture_on_commit_callbacks: Any
+) -> None:
+    client = browser_of(alice)
+    draft = started(client)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            f"/editor/{draft.pk}/test/",
+            {
+                "source": draft.source,
+                "ladder": duel.pk,
+                "opponents": [house_bot_named("greedy").pk],
+            },
+        )
+    test_game = TestGame.objects.get()
+    seat = test_game.seat
+    url = f"/matches/{test_game.match_id}/"
+
+    for viewer, linked in ((client, True), (browser_of(carol), False)):
+        page = viewer.get(url).content.decode()
+        bot_cell = found(f'<tr data-seat="{seat}">.*?<td data-label="Bot">(.*?)</td>', page)
+        if linked:  # the author: to the draft in the editor
+            assert bot_cell == (
+                f'<a href="/editor/{draft.pk}/" title="Your draft in the editor">'
+                "shark (test build)</a>"
+            )
+        else:  # staff: the name alone
+            assert bot_cell == "shark (test build)"
+        # Every bot page the page links to opens (the workbench has none).
+        for bot_id in set(re.findall(r'href="/bots/(\d+)/"', page)):
+            assert viewer.get(f"/bots/{bot_id}/").status_code == 200
+        assert f'href="/bots/{test_game.build.bot_id}/"' not in page
+        # The replay's seats and the decision panel's seat picker name it so too.
+        replay = json.loads(found(r'id="replay-data"[^>]*>(.*?)</script>', page))
+        names = {p["seat"]: p["name"] for p in replay["players"]}
+        assert names == {seat: "shark (test build)", 1 - seat: "greedy"}
+        study = json.loads(found(r'id="study-data"[^>]*>(.*?)</script>', page))
+        shown = {s["seat"]: (s["name"], s["version"]) for s in study["seats"]}
+        assert shown[seat] == ("shark (test build)", None)
+        assert f"seat {seat} · shark (test build)</option>" in page
+        assert "~draft" not in page

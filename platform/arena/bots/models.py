@@ -74,6 +74,10 @@ bot_name_validator = RegexValidator(
 )
 
 
+#: What a workbench's name adds to its draft's bot name ('~' is no character of a bot's).
+WORKBENCH_SUFFIX = "~draft"
+
+
 class Bot(models.Model):
     """A named bot of one player; what plays is one of its versions."""
 

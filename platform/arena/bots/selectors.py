@@ -13,7 +13,16 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from arena.players.models import User
 
-from .models import Bot, BotVersion, CodeFormat, Draft, TestGame, VersionStatus, Visibility
+from .models import (
+    WORKBENCH_SUFFIX,
+    Bot,
+    BotVersion,
+    CodeFormat,
+    Draft,
+    TestGame,
+    VersionStatus,
+    Visibility,
+)
 
 
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
@@ -185,6 +194,23 @@ def opponent_bots_of(test_game: TestGame) -> list[int]:
     """The ids of the bots a test game was played against, each once."""
     bots = BotVersion.objects.filter(pk__in=test_game.opponents).values_list("bot_id", flat=True)
     return sorted(set(bots))
+
+
+def bot_shown_name(bot: Bot) -> str:
+    """A bot's name as a match's page shows it: a workbench's (which has no page) as
+    its draft's bot's, marked as a test build."""
+    if bot.workbench:
+        return f"{bot.name.removesuffix(WORKBENCH_SUFFIX)} (test build)"
+    return bot.name
+
+
+def draft_of_test_game(*, match_id: int, user: User | AnonymousUser) -> int | None:
+    """The id of the draft whose test game ``match_id`` is, when it is ``user``'s own and
+    kept: where its test build's seat links to (the editor)."""
+    if not user.is_authenticated:
+        return None
+    drafts = TestGame.objects.filter(match_id=match_id, owner_id=user.pk, draft__isnull=False)
+    return drafts.values_list("draft_id", flat=True).first()
 
 
 def draft_test_games(*, draft: Draft, limit: int) -> list[TestGame]:

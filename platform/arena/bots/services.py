@@ -20,7 +20,7 @@ from arena.players.models import User
 from arena.transitions import check_move
 from bots_sdk.games import GameSetup
 
-from .models import Bot, BotVersion, CodeFormat, VersionStatus, Visibility
+from .models import WORKBENCH_SUFFIX, Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 from .sandboxing import InfrastructureError
 from .uploads import CheckedUpload, UploadError, UploadLimits, check_upload
 from .validation import (
@@ -305,7 +305,7 @@ def workbench_build_store(
     The latest test build is reused when its code is the same and its build is
     done: the same build step gives the same program or the same report.
     """
-    workbench_name = f"{name[:WORKBENCH_NAME_KEEPS]}~draft"
+    workbench_name = f"{name[:WORKBENCH_NAME_KEEPS]}{WORKBENCH_SUFFIX}"
     with transaction.atomic():
         User.objects.select_for_update().get(pk=owner.pk)  # one workbench per name
         workbench = Bot.objects.filter(owner=owner, name=workbench_name, workbench=True).first()

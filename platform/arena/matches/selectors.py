@@ -24,7 +24,7 @@ from django.db.models import (
     When,
 )
 
-from arena.bots.models import Bot, BotVersion, Visibility
+from arena.bots.models import Bot, BotVersion, TestGame, Visibility
 from arena.bots.selectors import may_read_internals
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
@@ -46,23 +46,24 @@ SEAT_SHOWN = (
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
     "bot_version__bot__owner__username",
 )
+#: A match's own page also tells a test build (``Bot.workbench``: no bot page) from a bot.
+SEAT_ON_MATCH_PAGE = (*SEAT_SHOWN, "bot_version__bot__workbench")
 
 
-def seats_shown() -> QuerySet[Participant]:
+def seats_shown(fields: Sequence[str] = SEAT_SHOWN) -> QuerySet[Participant]:
     """Seats in order, with what is shown of their versions, bots and owners."""
     return (
-        Participant.objects.select_related("bot_version__bot__owner")
-        .only(*SEAT_SHOWN)
-        .order_by("seat")
+        Participant.objects.select_related("bot_version__bot__owner").only(*fields).order_by("seat")
     )
 
 
-def with_participants(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """With their seats, and whether their seed is still in play (``Match.sealed``): what
-    a list of matches shows, in two queries whatever its length."""
-    return matches.prefetch_related(Prefetch("participants", queryset=seats_shown())).annotate(
-        seed_in_play=seed_in_play(OuterRef("seed"))
-    )
+def with_participants(
+    matches: QuerySet[Match], *, fields: Sequence[str] = SEAT_SHOWN
+) -> QuerySet[Match]:
+    """With their seats (``fields`` of them), and whether their seed is still in play
+    (``Match.sealed``): what a list of matches shows, in two queries whatever its length."""
+    seats = Prefetch("participants", queryset=seats_shown(fields))
+    return matches.prefetch_related(seats).annotate(seed_in_play=seed_in_play(OuterRef("seed")))
 
 
 def ladder_recent_matches(*, ladder_id: int) -> QuerySet[Match]:
@@ -137,11 +138,14 @@ def _hidden_versions(user: User | AnonymousUser) -> list[int] | None:
     Read first, in one query: few bots are private (they play test matches), and
     checking each candidate match's seats against this list is an index probe,
     where joining each seat to its version and bot was three. None for staff,
-    who see every match.
+    who see every match. Workbench bots (the editor's test builds, one version
+    per test build) are not among them: their matches are test games, which
+    :func:`_test_game` keeps out of every list, so this list does not grow with
+    each test build.
     """
     if _is_staff(user):
         return None
-    private = BotVersion.objects.filter(bot__visibility=Visibility.PRIVATE)
+    private = BotVersion.objects.filter(bot__visibility=Visibility.PRIVATE, bot__workbench=False)
     if user.is_authenticated:
         private = private.exclude(bot__owner_id=user.pk)
     return list(private.values_list("pk", flat=True))
@@ -154,24 +158,45 @@ def _hidden_match(match_id: OuterRef, *, hidden: list[int] | None) -> Exists | N
     return Exists(Participant.objects.filter(match_id=match_id, bot_version_id__any_of=hidden))
 
 
-def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> QuerySet[Match]:
-    """Hide the matches of other players' private bots (a private bot plays test matches).
+def _test_game(match_id: OuterRef) -> Exists:
+    """Whether the outer match is a test game of the browser editor (an index probe of
+    ``TestGame.match``). A test game is no ladder match: no list, count or export of
+    matches holds it, for anyone; its author and staff open it by its own page
+    (:func:`match_get_visible`) and from the editor."""
+    return Exists(TestGame.objects.filter(match_id=match_id))
 
-    A match is visible when every private bot in it belongs to ``user``;
-    staff see every match.
+
+def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> QuerySet[Match]:
+    """The matches a list shows ``user``: no test game, and none of other players' private
+    bots (a private bot plays test matches).
+
+    A match is listed when every private bot in it belongs to ``user``; staff
+    see every match but the test games.
     """
     return _visible(matches, _hidden_versions(user))
 
 
 def _visible(matches: QuerySet[Match], hidden: list[int] | None) -> QuerySet[Match]:
-    """``matches`` that seat none of the ``hidden`` versions (:func:`_hidden_versions`)."""
+    """``matches`` that are no test game and seat none of the ``hidden`` versions
+    (:func:`_hidden_versions`): the one rule of every list of matches."""
+    listed = matches.exclude(_test_game(OuterRef("pk")))
     hidden_match = _hidden_match(OuterRef("pk"), hidden=hidden)
-    return matches if hidden_match is None else matches.exclude(hidden_match)
+    return listed if hidden_match is None else listed.exclude(hidden_match)
 
 
 def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | None:
+    """One match, when ``user`` may see it: as in lists (:func:`matches_visible`), and a
+    test game to its author and staff only."""
     queryset = Match.objects.select_related("ladder").filter(pk=match_id)
-    return with_participants(matches_visible(queryset, user=user)).first()
+    hidden_match = _hidden_match(OuterRef("pk"), hidden=_hidden_versions(user))
+    if hidden_match is not None:
+        queryset = queryset.exclude(hidden_match)
+    if not _is_staff(user):
+        others = TestGame.objects.filter(match_id=OuterRef("pk"))
+        if user.is_authenticated:
+            others = others.exclude(owner_id=user.pk)
+        queryset = queryset.exclude(Exists(others))
+    return with_participants(queryset, fields=SEAT_ON_MATCH_PAGE).first()
 
 
 def match_list(
@@ -408,10 +433,11 @@ def ladder_logs(
 def _seats_in_visible_matches(
     seats: QuerySet[Participant], *, hidden: list[int] | None
 ) -> QuerySet[Participant]:
-    """``seats`` of matches that seat none of the ``hidden`` versions (:func:`_hidden_versions`):
-    the seat-level twin of :func:`matches_visible`."""
+    """``seats`` of matches that are no test game and seat none of the ``hidden`` versions
+    (:func:`_hidden_versions`): the seat-level twin of :func:`matches_visible`."""
+    listed = seats.exclude(_test_game(OuterRef("match_id")))
     hidden_match = _hidden_match(OuterRef("match_id"), hidden=hidden)
-    return seats if hidden_match is None else seats.exclude(hidden_match)
+    return listed if hidden_match is None else listed.exclude(hidden_match)
 
 
 #: Seats of a bot read per window while its matches are checked for hidden versions.
@@ -426,8 +452,8 @@ def bot_latest_seats(
     *, version_ids: list[int], user: User | AnonymousUser, limit: int
 ) -> list[tuple[int, int]]:
     """(seat id, match id) of these versions' (one bot's) latest finished matches ``user``
-    may see, newest first: what :func:`bot_recent_seats` and :func:`bot_opponent_records`
-    show, read once for both.
+    may see (no test game, :func:`_test_game`), newest first: what :func:`bot_recent_seats`
+    and :func:`bot_opponent_records` show, read once for both.
 
     Each version's seats are one range of participant_version_recent. On
     PostgreSQL each range is read newest first and the ranges merged (UNION
@@ -447,7 +473,9 @@ def bot_latest_seats(
 
     def seats(ids: list[int], upto: int | None) -> QuerySet[Participant]:
         # A seat gets its rank when its match finishes: no join with the match.
-        finished = Participant.objects.filter(bot_version_id__in=ids, rank__isnull=False)
+        finished = Participant.objects.filter(bot_version_id__in=ids, rank__isnull=False).exclude(
+            _test_game(OuterRef("match_id"))
+        )
         if upto is not None:
             finished = finished.filter(match_id__lte=upto)
         return finished.order_by("-match_id", "seat")

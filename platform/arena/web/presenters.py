@@ -18,7 +18,7 @@ from django.contrib.auth.models import AnonymousUser
 
 import vegas_engine
 from arena.bots.models import Bot
-from arena.bots.selectors import may_read_internals
+from arena.bots.selectors import bot_shown_name, may_read_internals
 from arena.ladders.models import Ladder, Qualification, Rating
 from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
@@ -384,6 +384,7 @@ class SeatFault:
 class ResultRow:
     participant: Participant
     fault: SeatFault | None  # None: no fault, or not the viewer's to read
+    name: str  # the seat's bot as the page shows it (bot_shown_name)
 
 
 def _seat_fault(fault: dict[str, Any]) -> SeatFault:
@@ -423,7 +424,8 @@ def result_rows(
         fault = faults.get(participant.seat)
         if fault is not None and not may_read_internals(user, participant.bot_version.bot):
             fault = None
-        rows.append(ResultRow(participant, None if fault is None else _seat_fault(fault)))
+        shown = bot_shown_name(participant.bot_version.bot)
+        rows.append(ResultRow(participant, None if fault is None else _seat_fault(fault), shown))
     return rows
 
 
@@ -436,7 +438,7 @@ def match_players(participants: Sequence[Participant]) -> list[dict[str, Any]]:
     return [
         {
             "seat": p.seat,
-            "name": p.bot_version.bot.name,
+            "name": bot_shown_name(p.bot_version.bot),
             "version": p.bot_version.number,
             "owner": p.bot_version.bot.owner.username,
         }
@@ -480,7 +482,12 @@ def study_document(
     return {
         "url": url,
         "seats": [
-            {"seat": p.seat, "name": p.bot_version.bot.name, "version": p.bot_version.number}
+            {
+                "seat": p.seat,
+                "name": bot_shown_name(p.bot_version.bot),
+                # A test build's number counts the workbench's builds: none of the bot's.
+                "version": None if p.bot_version.bot.workbench else p.bot_version.number,
+            }
             for p in participants
             if p.seat in seats
         ],

@@ -40,6 +40,7 @@ from arena.bots.selectors import (
     bot_list_visible,
     bot_version_get,
     bot_versions,
+    draft_of_test_game,
     may_read_internals,
     player_bots,
     version_source_lines,
@@ -437,6 +438,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     if match is None:
         raise Http404("No such match.")
     participants = list(match.participants.all())
+    # A test game's build links to its draft in the editor, for its author.
+    test_draft = (
+        draft_of_test_game(match_id=match.pk, user=request.user)
+        if any(p.bot_version.bot.workbench for p in participants)
+        else None
+    )
     log = match_log_read(match=match, user=request.user)
     owned = presenters.owned_seats(participants, request.user)
     replay = None if log is None else presenters.replay_document(log, participants)
@@ -455,6 +462,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     studied = [] if log is None or live else match_study_seats(match=match, user=request.user)
     context = {
         "match": match,
+        "test_draft": test_draft,
         "results": presenters.result_rows(participants, log, request.user),
         "replay": replay,
         "live": live,

@@ -35,11 +35,20 @@
     useSoftTabs: true,
     showPrintMargin: false,
     wrap: false,
+    // Tab indents in the code, so a keyboard user needs a way out: Esc leaves the text for
+    // the editor's box, where Tab moves on through the page and Enter edits again.
+    enableKeyboardAccessibility: true,
   });
   editor.clearSelection();
   editor.moveCursorTo(0, 0);
   // Screen readers name the editor's input as the label names the text area.
   editor.textInput.getElement().setAttribute("aria-label", "Code");
+  // The page's hint of those keys, shown where the editor is (the text area needs none).
+  var keys = document.getElementById("editor-keys");
+  if (keys) {
+    keys.hidden = false;
+    editor.renderer.scroller.setAttribute("aria-describedby", keys.id);
+  }
 
   var timer = null;
   var dirty = false;
