@@ -124,6 +124,12 @@ def _parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="every different answer, not just the first"
     )
     rerun.add_argument(
+        "--wait-ms",
+        type=int,
+        help="wait this long for each answer (the request still says the time the seat had "
+        "left): for a machine slower than the one that played the game",
+    )
+    rerun.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run the bot as a plain process (trusted: local development only)",
@@ -390,10 +396,19 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _rerun(args: argparse.Namespace) -> int:
     """0: every answer the same; 1: a different one (or a fault); 2: bad input."""
+    if args.wait_ms is not None and args.wait_ms <= 0:
+        raise CliError("--wait-ms must be a positive number of milliseconds")
     try:
         log = read_log(args.log, token=args.token, game=args.game)
         (spec,) = _bots([args.bot], args.no_sandbox)
-        result = rerun(log, args.seat, spec, bot_seed=args.bot_seed, every_difference=args.all)
+        result = rerun(
+            log,
+            args.seat,
+            spec,
+            bot_seed=args.bot_seed,
+            every_difference=args.all,
+            wait_ms=args.wait_ms,
+        )
     except RerunError as error:
         raise CliError(str(error)) from None
     if args.json:

@@ -924,8 +924,11 @@ class LoneSeat:
         observation: JsonDict,
         time_left_ms: int,
         bank_left_ms: int,
+        *,
+        wait_ms: int | None = None,
     ) -> LoneReply:
-        """Send one request and read the reply within ``time_left_ms``."""
+        """Send one request and read the reply within ``time_left_ms`` (or ``wait_ms``, when
+        longer: a slower machine than the one that played the game)."""
         connection = self._match.connections[0]
         if connection is None:
             raise RuntimeError("the bot's process has ended: start it first")
@@ -938,7 +941,8 @@ class LoneSeat:
         except _BotFault as error:
             return self._end(error, message, None)
         sent = time.monotonic()
-        deadline = sent + time_left_ms / 1000
+        allowed_ms = max(time_left_ms, wait_ms or 0)
+        deadline = sent + allowed_ms / 1000
         try:
             connection.send_line(protocol.encode(message), deadline)
         except _BotFault as error:
@@ -948,7 +952,7 @@ class LoneSeat:
             if reply.kind is FaultKind.TIMEOUT:
                 reply = connection.silence_cause(reply)
             if reply.kind is FaultKind.TIMEOUT:
-                reply.message = f"no reply within {time_left_ms} ms"
+                reply.message = f"no reply within {allowed_ms} ms"
             return self._end(reply, message, None)
         line, received = reply
         elapsed = _ms(received - sent)

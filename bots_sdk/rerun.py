@@ -196,10 +196,13 @@ def rerun(
     *,
     bot_seed: int | None = None,
     every_difference: bool = False,
+    wait_ms: int | None = None,
     launcher: Launcher = launch_bot,
 ) -> RerunResult:
     """Put ``seat``'s recorded requests to ``bot``; stop at its first different answer
-    (or go on to the end with ``every_difference``, until the bot faults)."""
+    (or go on to the end with ``every_difference``, until the bot faults). Each request
+    says the time the seat had left; ``wait_ms`` waits longer for the answer (this
+    machine may be slower than the one that played the game)."""
     referee = log.get("referee")
     if not isinstance(referee, dict):
         raise RerunError(
@@ -258,6 +261,7 @@ def rerun(
                 decision.observation,
                 int(max(0.0, min(limits.decision_ms, bank))),
                 int(max(0.0, bank)),
+                wait_ms=wait_ms,
             )
             bank -= spent
             result.compared = number

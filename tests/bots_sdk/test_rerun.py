@@ -67,6 +67,35 @@ CRASH = "        if self.decisions == 4:\n            raise SystemExit(3)\n"
 CRASHER = SEEDED.replace("        self.decisions += 1\n", "        self.decisions += 1\n" + CRASH)
 
 
+#: Without the SDK: its answer hangs on every byte it was sent since ``new_game`` (that
+#: message, each request with its id, observation and times), so it answers a rerun the
+#: same only if every request is the one the referee sent.
+HASHER = """\
+import hashlib, json, sys, time
+
+SLEEP_AT = {sleep_at}
+seen = hashlib.sha256()
+requests = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "new_game":
+        seen = hashlib.sha256()
+    seen.update(line.encode())
+    if message["type"] == "hello":
+        print(json.dumps({{"type": "ready", "protocol": 1}}), flush=True)
+    elif message["type"] == "request":
+        requests += 1
+        if requests == SLEEP_AT:
+            time.sleep(message["time_left_ms"] / 1000 + 0.5)
+        legal = message["observation"]["legal_actions"]
+        index = int(seen.hexdigest(), 16) % len(legal)
+        reply = {{"type": "action", "id": message["id"], "action": legal[index]}}
+        print(json.dumps(reply), flush=True)
+    elif message["type"] == "shutdown":
+        break
+"""
+
+
 @pytest.fixture(scope="module")
 def public_dir() -> Iterator[Path]:
     """A folder the bot user can read (pytest's tmp_path is private to root)."""
@@ -276,3 +305,33 @@ def test_a_play_log_file_holds_a_game_a_line(public_dir: Path) -> None:
     with pytest.raises(RerunError, match="holds 2 games: pick one with --game 1-2"):
         read_log(str(path), game=3)
     assert rerun(read_log(str(path), game=2), 1, house_bot("random")).same
+
+
+@pytest.mark.parametrize("rules", ["cardgame", "royale", "classic"])
+def test_every_request_is_the_one_the_referee_sent(public_dir: Path, rules: str) -> None:
+    hasher = bot_file(public_dir, "hasher.py", HASHER.format(sleep_at=0))
+    specs = [hasher, house_bot("montecarlo"), house_bot("random")]
+    record = played(specs, rules, 21)
+    result = rerun(record.moves_log, 0, hasher)
+    assert result.same, result.differences
+    assert result.compared == len(record.seats[0].decision_ms) > 5
+    # From the events form, without the trace's request ids: ids counted from 1, as a
+    # fresh process's are.
+    untraced = json.loads(json.dumps(record.log))
+    del untraced["referee"]["seats"][0]["trace"]
+    assert rerun(untraced, 0, hasher).same
+
+
+def test_a_bot_slower_than_its_time_left_waits_with_wait_ms(public_dir: Path) -> None:
+    fast = bot_file(public_dir, "hash-fast.py", HASHER.format(sleep_at=0))
+    limits = Limits(startup_ms=20_000, decision_ms=2_000, bank_ms=60_000)
+    description = describe("classic", 2)
+    (record,) = play_series([fast, house_bot("greedy")], [(description, 22)], limits)
+    assert not record.faults
+    slow = bot_file(public_dir, "hash-slow.py", HASHER.format(sleep_at=2))
+    timed_out = rerun(record.moves_log, 0, slow)
+    (difference,) = timed_out.differences
+    assert difference.decision == 2
+    assert difference.fault is not None and difference.fault.kind.value == "timeout"
+    # Waiting longer, the request still says the time the seat had: the same answers.
+    assert rerun(record.moves_log, 0, slow, wait_ms=60_000).same
