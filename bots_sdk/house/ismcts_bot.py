@@ -1,0 +1,184 @@
+"""The house bot ``ismcts``: information-set Monte Carlo tree search.
+
+Every iteration of the search deals one world the bot cannot tell apart from
+the real one: :func:`vegas_engine.determinize` keeps everything the bot saw
+and draws what it could not see (the order of a pile, the other hands of the
+card game) and, from a fresh seed, every roll and draw still to come. So the
+worlds sample hidden information and chance together, each outcome with its
+true probability.
+
+The tree holds the bot's own decisions, each node an information set as the
+bot tells them apart: its own actions so far and the actions it may take now
+(which depend on its roll). The others play the greedy policy: a fixed model
+of the opponents keeps every iteration on the bot's own choices, which pays
+more than nodes for the others with a budget of a few hundred iterations,
+and it keeps the card game's simultaneous choices secret (nobody reacts to a
+choice they cannot see). Below the tree, greedy plays every seat to the end.
+
+- At the root, sequential halving picks the action: every surviving action is
+  played in the same worlds (the same hidden cards and dice: differences
+  between actions are not drowned by luck), then the worse half is dropped,
+  until one is left. It spends most playouts on the close calls.
+- Below the root, each node is a UCB1 bandit over the actions legal there,
+  widening progressively: greedy's choice first, another action each time
+  the visits pass the next square, so a node seen a few times plays greedy.
+
+A playout scores the share of the other seats the bot finished ahead of (ties
+count half: what the ladders' ratings count), plus a little of its money
+margin over the best rival (it separates playouts with the same ranks).
+
+The search runs a fixed number of playouts per decision, sized so a decision
+takes a fraction of its time limit: the same bot seed gives the same answers.
+A time guard stops it early only when the machine is far slower than planned:
+past 40% of this decision's time, or past twice its fair share of the time
+bank left for the game.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+from bots_sdk import Bot, run
+from vegas_engine import State, determinize
+from vegas_engine.policies import greedy_policy
+from vegas_engine.state import JsonDict
+
+if TYPE_CHECKING:
+    from bots_sdk.observations import Observation
+
+#: Playouts per legal action and per decision at most, by rule system (more
+#: actions and longer games cost more per playout).
+PLAYOUTS = {
+    "classic": (48, 288),
+    "sixdice": (48, 288),
+    "royale": (40, 240),
+    "boulevard": (24, 144),
+    "cardgame": (16, 96),
+}
+#: Exploration constant of UCB1, for rewards between about -0.2 and 1.2.
+EXPLORATION = 0.7
+#: Weight of the money margin (in units of $100,000) beside the rank share.
+MARGIN_WEIGHT = 0.2
+
+
+class Arm:
+    """One action at a node: how often it was tried, its total score, the node after it."""
+
+    __slots__ = ("children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        #: The next own decision's nodes, by the actions legal there.
+        self.children: dict[tuple[str, ...], Node] = {}
+
+
+class Node:
+    """An own decision: its actions in the order they join the bandit (greedy's first)."""
+
+    __slots__ = ("arms", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.arms: dict[str, Arm] = {}
+
+
+class IsmctsBot(Bot):
+    name = "ismcts"
+    #: Decisions a seat makes per round, roughly: to share the time bank.
+    decisions_per_round = 8
+
+    def act(self, observation: Observation) -> str:
+        legal = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        started = time.monotonic()
+        per_action, most = PLAYOUTS.get(observation["rules"], (16, 96))
+        budget = min(most, per_action * len(legal))
+        rounds_left: int = observation["rounds"] - observation["round"] + 1
+        share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
+        guard = started + min(0.4 * self.time_left_ms, 2 * share) / 1000
+        arms = {action: Arm() for action in legal}
+        survivors = list(legal)
+        halvings = math.ceil(math.log2(len(legal)))
+        for _ in range(halvings):
+            # This halving's share of the budget, in worlds every survivor plays.
+            for _ in range(max(1, budget // (halvings * len(survivors)))):
+                world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+                for action in survivors:
+                    self.iterate(world.clone(), action, arms[action])
+                if time.monotonic() > guard:
+                    break
+            # Ties keep the earlier action in the legal order (a stable sort): deterministic.
+            survivors.sort(key=lambda action: -arms[action].total / max(1, arms[action].visits))
+            survivors = survivors[: math.ceil(len(survivors) / 2)]
+            if time.monotonic() > guard:
+                break
+        return survivors[0]
+
+    def iterate(self, state: State, first: str, root: Arm) -> None:
+        """Play ``first`` in this world, then the tree, then greedy; back up the score."""
+        path = [root]
+        arm: Arm | None = root
+        while movers := state.to_move():
+            for seat in movers:
+                if seat != self.seat:
+                    action = greedy_policy(state, seat, self.rng)
+                elif first:
+                    action, first = first, ""
+                else:
+                    legal = state.legal_actions(seat)
+                    if arm is None or len(legal) == 1:
+                        action = greedy_policy(state, seat, self.rng)
+                    else:
+                        node = arm.children.get(key := tuple(legal))
+                        if node is None:
+                            node = arm.children[key] = Node()
+                        action = self.select(node, state, legal)
+                        arm = node.arms[action]
+                        path.append(arm)
+                        # An arm seen for the first time ends the tree for this playout.
+                        arm = arm if arm.visits else None
+                state.apply_action(action, seat)
+        score = self.score(state)
+        for visited in path:
+            visited.visits += 1
+            visited.total += score
+
+    def select(self, node: Node, state: State, legal: Sequence[str]) -> str:
+        """UCB1 among the node's arms, one more arm each time its visits pass a square."""
+        if not node.arms:
+            node.arms[greedy_policy(state, self.seat, self.rng)] = Arm()
+        elif len(node.arms) < len(legal) and len(node.arms) ** 2 <= node.visits:
+            node.arms[next(action for action in legal if action not in node.arms)] = Arm()
+        node.visits += 1
+        untried = next((action for action, arm in node.arms.items() if not arm.visits), None)
+        if untried is not None:
+            return untried
+        log_visits = math.log(node.visits)
+        return max(
+            node.arms,
+            key=lambda action: (
+                node.arms[action].total / node.arms[action].visits
+                + EXPLORATION * math.sqrt(log_visits / node.arms[action].visits)
+            ),
+        )
+
+    def score(self, state: State) -> float:
+        """The share of rivals this seat finished ahead of, plus a little margin."""
+        result = state.result()
+        assert result is not None
+        mine = result[self.seat]
+        rivals = [r for r in result if r.seat != self.seat]
+        ahead = sum(
+            1.0 if mine.rank < r.rank else 0.5 if mine.rank == r.rank else 0.0 for r in rivals
+        )
+        margin = mine.money - max(r.money for r in rivals)
+        return ahead / len(rivals) + MARGIN_WEIGHT * max(-1.0, min(1.0, margin / 100_000))
+
+
+if __name__ == "__main__":
+    run(IsmctsBot)
