@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import table_views, views
+from . import level_views, table_views, views
 
 app_name = "web"
 
@@ -39,6 +39,8 @@ urlpatterns = [
         views.league_entry_respond_view,
         name="league-entry-respond",
     ),
+    path("levels/", level_views.levels_page, name="levels"),
+    path("levels/<int:number>/code/", level_views.level_code_view, name="level-code"),
     path("play/", table_views.play, name="play"),
     path("play/<int:table_id>/", table_views.table_page, name="table"),
     path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),
