@@ -18,14 +18,18 @@ choice they cannot see). Below the tree, greedy plays every seat to the end.
 - At the root, sequential halving picks the action: every surviving action is
   played in the same worlds (the same hidden cards and dice: differences
   between actions are not drowned by luck), then the worse half is dropped,
-  until one is left. It spends most playouts on the close calls.
+  until one is left. It spends most playouts on the close calls. Where there
+  are more actions than the budget can compare well, it searches greedy's
+  favourites only.
 - Below the root, each node is a UCB1 bandit over the actions legal there,
   widening progressively: greedy's choice first, another action each time
-  the visits pass the next square, so a node seen a few times plays greedy.
+  the visits pass the next square (times :data:`WIDENING`), so a node seen a
+  few times plays greedy.
 
-A playout scores the share of the other seats the bot finished ahead of (ties
-count half: what the ladders' ratings count), plus a little of its money
-margin over the best rival (it separates playouts with the same ranks).
+A playout scores how far the bot finished ahead of each other seat: pair by
+pair, as the ladders' ratings count, but smooth (a logistic curve of the
+money between them), so that a search of a few hundred playouts can tell
+close actions apart.
 
 The search runs a fixed number of playouts per decision, sized so a decision
 takes a fraction of its time limit: the same bot seed gives the same answers.
@@ -43,7 +47,7 @@ from typing import TYPE_CHECKING, cast
 
 from bots_sdk import Bot, run
 from vegas_engine import State, determinize
-from vegas_engine.policies import greedy_policy
+from vegas_engine.policies import VALUATIONS, greedy_policy
 from vegas_engine.state import JsonDict
 
 if TYPE_CHECKING:
@@ -58,10 +62,14 @@ PLAYOUTS = {
     "boulevard": (24, 144),
     "cardgame": (16, 96),
 }
-#: Exploration constant of UCB1, for rewards between about -0.2 and 1.2.
-EXPLORATION = 0.7
-#: Weight of the money margin (in units of $100,000) beside the rank share.
-MARGIN_WEIGHT = 0.2
+#: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
+MIN_WORLDS = 6
+#: Exploration constant of UCB1, for scores between 0 and 1.
+EXPLORATION = 0.5
+#: Visits a node needs per extra action, squared: 8 for a second, 32 for a third...
+WIDENING = 8
+#: The money lead that counts as about three quarters of "finished ahead" ($).
+MONEY_SCALE = 40_000
 
 
 class Arm:
@@ -101,23 +109,41 @@ class IsmctsBot(Bot):
         rounds_left: int = observation["rounds"] - observation["round"] + 1
         share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
         guard = started + min(0.4 * self.time_left_ms, 2 * share) / 1000
-        arms = {action: Arm() for action in legal}
-        survivors = list(legal)
-        halvings = math.ceil(math.log2(len(legal)))
+        first = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+        survivors = self.candidates(first, legal, budget)
+        arms = {action: Arm() for action in survivors}
+        halvings = math.ceil(math.log2(len(survivors)))
         for _ in range(halvings):
             # This halving's share of the budget, in worlds every survivor plays.
             for _ in range(max(1, budget // (halvings * len(survivors)))):
                 world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
                 for action in survivors:
+                    if time.monotonic() > guard:
+                        break
                     self.iterate(world.clone(), action, arms[action])
-                if time.monotonic() > guard:
-                    break
-            # Ties keep the earlier action in the legal order (a stable sort): deterministic.
+            # Ties keep the earlier action (a stable sort): greedy's order, deterministic.
             survivors.sort(key=lambda action: -arms[action].total / max(1, arms[action].visits))
             survivors = survivors[: math.ceil(len(survivors) / 2)]
             if time.monotonic() > guard:
                 break
         return survivors[0]
+
+    def candidates(self, state: State, legal: list[str], budget: int) -> list[str]:
+        """The actions worth searching, greedy's favourites first: as many as the budget
+        gives every halving at least :data:`MIN_WORLDS` worlds (the card game's hands
+        offer a dozen plays and more; a halving on one world each would be a coin toss)."""
+        valuation = VALUATIONS[state.description.rules]
+        ranked = sorted(
+            legal,
+            key=lambda action: (
+                -valuation.gain(state, action, self.seat),
+                valuation.dice_spent(state, action, self.seat),
+            ),
+        )
+        keep = len(ranked)
+        while keep > 2 and MIN_WORLDS * keep * math.ceil(math.log2(keep)) > budget:
+            keep -= 1
+        return ranked[:keep]
 
     def iterate(self, state: State, first: str, root: Arm) -> None:
         """Play ``first`` in this world, then the tree, then greedy; back up the score."""
@@ -152,7 +178,7 @@ class IsmctsBot(Bot):
         """UCB1 among the node's arms, one more arm each time its visits pass a square."""
         if not node.arms:
             node.arms[greedy_policy(state, self.seat, self.rng)] = Arm()
-        elif len(node.arms) < len(legal) and len(node.arms) ** 2 <= node.visits:
+        elif len(node.arms) < len(legal) and WIDENING * len(node.arms) ** 2 <= node.visits:
             node.arms[next(action for action in legal if action not in node.arms)] = Arm()
         node.visits += 1
         untried = next((action for action, arm in node.arms.items() if not arm.visits), None)
@@ -168,16 +194,15 @@ class IsmctsBot(Bot):
         )
 
     def score(self, state: State) -> float:
-        """The share of rivals this seat finished ahead of, plus a little margin."""
+        """Against each rival, a smooth "finished ahead": 1/2 at equal money, nearer 1
+        the more money ahead; the mean over rivals."""
         result = state.result()
         assert result is not None
-        mine = result[self.seat]
-        rivals = [r for r in result if r.seat != self.seat]
-        ahead = sum(
-            1.0 if mine.rank < r.rank else 0.5 if mine.rank == r.rank else 0.0 for r in rivals
+        mine = result[self.seat].money
+        rivals = [r.money for r in result if r.seat != self.seat]
+        return sum(1 / (1 + math.exp((money - mine) / MONEY_SCALE)) for money in rivals) / len(
+            rivals
         )
-        margin = mine.money - max(r.money for r in rivals)
-        return ahead / len(rivals) + MARGIN_WEIGHT * max(-1.0, min(1.0, margin / 100_000))
 
 
 if __name__ == "__main__":
