@@ -215,3 +215,20 @@ def test_the_play_page_offers_the_levels_first_and_seats_one(
         None,
         versions["greedy"].pk,
     ]
+
+
+def test_the_api_lists_the_levels_with_their_bots(bob: Any, house: Any) -> None:
+    greedy = level_bot(house, "greedy")
+    answer = client_for(bob).get("/api/levels/")
+    assert answer.status_code == 200
+    levels = answer.json()
+    assert [level["number"] for level in levels] == [level.number for level in LEVELS]
+    assert levels[2] == {
+        "number": 3,
+        "title": "Regular",
+        "description": LEVELS[2].description,
+        "name": "greedy",
+        "bot": greedy.bot_id,
+    }
+    assert levels[4]["bot"] is None  # not loaded here
+    assert client_for(bob).get("/api/").json()["endpoints"]["levels"].endswith("/api/levels/")
