@@ -8,12 +8,14 @@ worlds sample hidden information and chance together, each outcome with its
 true probability.
 
 The tree holds the bot's own decisions, each node an information set as the
-bot tells them apart: its own actions so far and the actions it may take now
-(which depend on its roll). The others play the greedy policy: a fixed model
-of the opponents keeps every iteration on the bot's own choices, which pays
-more than nodes for the others with a budget of a few hundred iterations,
-and it keeps the card game's simultaneous choices secret (nobody reacts to a
-choice they cannot see). Below the tree, greedy plays every seat to the end.
+bot tells them apart: its own actions so far, and the actions it may take
+now with the dice or cards each would spend (which tells its roll: "place 3"
+with one die and with four are different decisions). The others play the
+greedy policy: a fixed model of the opponents keeps every iteration on the
+bot's own choices, which pays more than nodes for the others with a budget
+of a few hundred iterations, and it keeps the card game's simultaneous
+choices secret (nobody reacts to a choice they cannot see). Below the tree,
+greedy plays every seat to the end.
 
 - At the root, sequential halving picks the action: every surviving action is
   played in the same worlds (the same hidden cards and dice: differences
@@ -80,8 +82,8 @@ class Arm:
     def __init__(self) -> None:
         self.visits = 0
         self.total = 0.0
-        #: The next own decision's nodes, by the actions legal there.
-        self.children: dict[tuple[str, ...], Node] = {}
+        #: The next own decision's nodes, by :meth:`IsmctsBot.situation`.
+        self.children: dict[tuple[tuple[str, int], ...], Node] = {}
 
 
 class Node:
@@ -160,7 +162,7 @@ class IsmctsBot(Bot):
                     if arm is None or len(legal) == 1:
                         action = greedy_policy(state, seat, self.rng)
                     else:
-                        node = arm.children.get(key := tuple(legal))
+                        node = arm.children.get(key := self.situation(state, legal))
                         if node is None:
                             node = arm.children[key] = Node()
                         action = self.select(node, state, legal)
@@ -173,6 +175,12 @@ class IsmctsBot(Bot):
         for visited in path:
             visited.visits += 1
             visited.total += score
+
+    def situation(self, state: State, legal: Sequence[str]) -> tuple[tuple[str, int], ...]:
+        """What tells an own decision apart in the tree: each legal action with the dice
+        or cards it would spend."""
+        spent = VALUATIONS[state.description.rules].dice_spent
+        return tuple((action, spent(state, action, self.seat)) for action in legal)
 
     def select(self, node: Node, state: State, legal: Sequence[str]) -> str:
         """UCB1 among the node's arms, one more arm each time its visits pass a square."""
