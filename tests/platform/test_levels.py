@@ -232,3 +232,13 @@ def test_the_api_lists_the_levels_with_their_bots(bob: Any, house: Any) -> None:
     }
     assert levels[4]["bot"] is None  # not loaded here
     assert client_for(bob).get("/api/").json()["endpoints"]["levels"].endswith("/api/levels/")
+
+
+def test_a_level_s_own_page_has_no_levels_beaten(alice: Any, house: Any, ladder: Ladder) -> None:
+    greedy = level_bot(house, "greedy")
+    random = level_bot(house, "random")
+    games(ladder, greedy, random, ahead=BEATEN_MIN_GAMES, behind=0)
+    assert levels_met(bot=greedy.bot, user=alice) == []
+    page = text_of(client_for(alice).get(f"/bots/{greedy.bot_id}/"))
+    assert "greedy is level 3, Regular: Takes the action" in page
+    assert "Has not met a level yet." not in page

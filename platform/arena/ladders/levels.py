@@ -126,10 +126,12 @@ def levels_met(*, bot: Bot, user: User | AnonymousUser) -> list[LevelRecord]:
     """How ``bot`` (all its versions) did against each level it met, ladder by ladder.
 
     Over the finished matches ``user`` may see (a private bot's are its owner's).
-    Sorted by ladder, then level. A level is never measured against itself.
+    Sorted by ladder, then level. None for a level itself: the levels meet each
+    other in most of their (hundreds of thousands of) matches, and the Levels page
+    and ``bench/levels.py`` measure them.
     """
-    levels = {bot_id: level for bot_id, level in level_bots().items() if bot_id != bot.pk}
-    if not levels:
+    levels = level_bots()
+    if not levels or bot.pk in levels:
         return []
     mine = Participant.objects.filter(
         bot_version__bot=bot, match__status=MatchStatus.FINISHED, match__ladder__isnull=False
@@ -144,9 +146,7 @@ def levels_met(*, bot: Bot, user: User | AnonymousUser) -> list[LevelRecord]:
         return []
     visible = matches_visible(Match.objects.filter(pk__in=list(level_seats)), user=user)
     shown = dict(visible.values_list("pk", "ladder_id"))
-    my_rank = dict(
-        mine.filter(match_id__in=list(shown)).values_list("match_id", "rank").order_by("match_id")
-    )
+    my_rank = dict(mine.filter(match_id__in=list(shown)).values_list("match_id", "rank"))
     tally: dict[tuple[int, int], _Tally] = defaultdict(_Tally)
     for match_id in sorted(shown, reverse=True):
         own = my_rank.get(match_id)

@@ -279,6 +279,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
         "levels_met": levels_met(bot=bot, user=request.user),
+        "bot_level": level_bots().get(bot.pk),
         "beaten_min_games": BEATEN_MIN_GAMES,
     }
     return render(request, "web/bot.html", context)
