@@ -9,6 +9,7 @@ house bot is, and which levels a bot has *beaten*: the one rule of it is
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,15 +123,17 @@ class LevelRecord:
         return has_beaten(games=self.games, ahead=self.ahead, behind=self.behind)
 
 
-def levels_met(*, bot: Bot, user: User | AnonymousUser) -> list[LevelRecord]:
+def levels_met(
+    *, bot: Bot, user: User | AnonymousUser, levels: Mapping[int, Level] | None = None
+) -> list[LevelRecord]:
     """How ``bot`` (all its versions) did against each level it met, ladder by ladder.
 
     Over the finished matches ``user`` may see (a private bot's are its owner's).
     Sorted by ladder, then level. None for a level itself: the levels meet each
     other in most of their (hundreds of thousands of) matches, and the Levels page
-    and ``bench/levels.py`` measure them.
+    and ``bench/levels.py`` measure them. ``levels``: :func:`level_bots`, when read already.
     """
-    levels = level_bots()
+    levels = level_bots() if levels is None else levels
     if not levels or bot.pk in levels:
         return []
     mine = Participant.objects.filter(

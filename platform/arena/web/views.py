@@ -252,6 +252,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     version_ids = [v.pk for v in versions]
     ratings = list(bot_ratings(bot=bot))
     # The latest matches are listed, and the record against each opponent covers more.
+    levels = level_bots()
     latest = bot_latest_seats(
         version_ids=version_ids,
         user=request.user,
@@ -278,8 +279,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
-        "levels_met": levels_met(bot=bot, user=request.user),
-        "bot_level": level_bots().get(bot.pk),
+        "levels_met": levels_met(bot=bot, user=request.user, levels=levels),
+        "bot_level": levels.get(bot.pk),
         "beaten_min_games": BEATEN_MIN_GAMES,
     }
     return render(request, "web/bot.html", context)
