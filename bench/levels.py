@@ -3,6 +3,7 @@
     python3 bench/levels.py            # 3 deals per table on every ladder (about 15 minutes)
     python3 bench/levels.py --quick    # 1 game per table, no README (a smoke run, ~2 minutes)
     python3 bench/levels.py --deals 6 --jobs 2
+    python3 bench/levels.py --ladder classic-4 --ladder sixdice-4   # those only, no README
 
 The levels are ``bots_sdk.levels.LEVELS``. For each default ladder
 (``load_house_bots.DEFAULT_LADDERS``: its rule system, seats, options and
@@ -261,24 +262,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=3, help="deals per table (default 3)")
     parser.add_argument("--jobs", type=int, default=2, help="tables played at once (default 2)")
     parser.add_argument("--no-readme", action="store_true", help="do not write bench/README.md")
+    parser.add_argument(
+        "--ladder",
+        action="append",
+        choices=[ladder.slug for ladder in DEFAULT_LADDERS],
+        help="only this default ladder (repeatable); never writes bench/README.md",
+    )
     args = parser.parse_args(argv)
     problem = sandbox_problem()
     sandboxed = problem is None
     if problem:
         print(f"the sandbox cannot run here ({problem}): the bots run bare")
     deals = 1 if args.quick else args.deals
+    chosen = set(args.ladder or [ladder.slug for ladder in DEFAULT_LADDERS])
+    ladders = [ladder for ladder in DEFAULT_LADDERS if ladder.slug in chosen]
     tables = [
-        table
-        for ladder in DEFAULT_LADDERS
-        for table in tables_of(ladder, deals, not args.quick, sandboxed)
+        table for ladder in ladders for table in tables_of(ladder, deals, not args.quick, sandboxed)
     ]
-    results: dict[str, list[list[Game]]] = {ladder.slug: [] for ladder in DEFAULT_LADDERS}
+    results: dict[str, list[list[Game]]] = {ladder.slug: [] for ladder in ladders}
     times: dict[int, list[float]] = {i: [] for i in range(len(LEVELS))}
     faults: list[str] = []
     started = time.monotonic()
     print(
         f"{len(tables)} tables of levels {', '.join(level.bot for level in LEVELS)} "
-        f"on {len(DEFAULT_LADDERS)} ladders, {deals} deal(s) each"
+        f"on {len(ladders)} ladders, {deals} deal(s) each"
         + ("" if args.quick else ", each from every seat")
         + f"; {'sandboxed' if sandboxed else 'bare'}; {args.jobs} at once",
         flush=True,
@@ -306,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(table)
     print(f"\n{time.monotonic() - started:.0f} s")
-    if not args.quick and not args.no_readme:
+    if not args.quick and not args.no_readme and not args.ladder:
         write_readme(table)
     return 0
 
