@@ -1,6 +1,6 @@
 """The levels' strength: every level against the others on every default ladder's game.
 
-    python3 bench/levels.py            # 3 deals per table on every ladder (about 15 minutes)
+    python3 bench/levels.py            # every ladder; 2 deals per table, 3 of a duel: ~15 min
     python3 bench/levels.py --quick    # 1 game per table, no README (a smoke run, ~2 minutes)
     python3 bench/levels.py --deals 6 --jobs 2
     python3 bench/levels.py --ladder classic-4 --ladder sixdice-4   # those only, no README
@@ -15,8 +15,10 @@ cannot run). The Elo of each level is the SDK's rating fit
 (``bots_sdk.rating.fit``, every pair of a table as one game), anchored at
 level 1 = 1000, with a standard error from a bootstrap over deals. The
 strongest level's margin over the next one is its share of head-to-head
-finishes ahead (a tie counts half) in the games where both sat, with a 95%
-interval (bootstrap over deals).
+finishes ahead (a tie counts half) over every pair of their seats at a table,
+with a 95% interval (bootstrap over deals): the round robin's games and, per
+ladder, a duel table of those two alone (two of each at four seats), whose
+games count in the Elo fit too.
 
 A full run writes the table into bench/README.md between its markers. It
 prints numbers and never fails on one.
@@ -121,10 +123,19 @@ def play_table(table: Table) -> TableResult:
 
 
 def tables_of(ladder: DefaultLadder, deals: int, rotate: bool, sandboxed: bool) -> list[Table]:
+    """Every table of ``ladder.seats`` different levels."""
     return [
         Table(ladder, levels, deals, rotate, 1_000 * index, sandboxed)
         for index, levels in enumerate(combinations(range(len(LEVELS)), ladder.seats))
     ]
+
+
+def duel_of(ladder: DefaultLadder, deals: int, sandboxed: bool) -> Table:
+    """The two strongest levels alone, taking the seats in turn (two of each at four
+    seats): many more games between them than the round robin plays."""
+    top, below = len(LEVELS) - 1, len(LEVELS) - 2
+    levels = tuple(top if seat % 2 == 0 else below for seat in range(ladder.seats))
+    return Table(ladder, levels, deals, True, 500_000, sandboxed)
 
 
 @dataclass(frozen=True)
@@ -164,20 +175,22 @@ class HeadToHead:
 
 
 def head_to_head(deals: Sequence[list[Game]], a: int, b: int, rng: random.Random) -> HeadToHead:
-    """``a``'s share of finishes ahead of ``b`` (ties half), 95% interval over deals."""
+    """``a``'s share of finishes ahead of ``b`` (ties half), over every pair of a seat of
+    ``a`` and a seat of ``b`` at a table; 95% interval over deals."""
 
     def tally(sample: Sequence[list[Game]]) -> tuple[int, float]:
-        games, ahead = 0, 0.0
+        pairs, ahead = 0, 0.0
         for deal in sample:
             for game in deal:
-                ranks = dict(game)
-                if a in ranks and b in ranks:
-                    games += 1
-                    ahead += 1.0 if ranks[a] < ranks[b] else 0.5 if ranks[a] == ranks[b] else 0.0
-        return games, ahead
+                for level_a, rank_a in game:
+                    for level_b, rank_b in game:
+                        if level_a == a and level_b == b:
+                            pairs += 1
+                            ahead += 1.0 if rank_a < rank_b else 0.5 if rank_a == rank_b else 0.0
+        return pairs, ahead
 
     games, ahead = tally(deals)
-    met = [deal for deal in deals if any(dict(g).keys() >= {a, b} for g in deal)]
+    met = [deal for deal in deals if tally([deal])[0]]
     if not met:
         return HeadToHead(0, 0.0, math.nan, math.nan)
     shares = sorted(
@@ -218,11 +231,12 @@ def report(
     strongest, next_one = len(LEVELS) - 1, len(LEVELS) - 2
     top, below = LEVELS[strongest].bot, LEVELS[next_one].bot
     lines.append(
-        f"{top} against {below}, games where both sat: share of finishes ahead "
-        "(ties half), 95% interval:"
+        f"{top} against {below}: its share of finishes ahead (ties half) over every pair "
+        f"of a {top} seat and a {below} seat at a table (the round robin's games and "
+        "their duel's), 95% interval:"
     )
     lines.append("")
-    lines.append("| ladder | games | share | 95% interval |")
+    lines.append("| ladder | pairs | share | 95% interval |")
     lines.append("|---|---:|---:|---|")
     every: list[list[Game]] = []
     for slug in ladders:
@@ -259,7 +273,13 @@ def write_readme(table: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 game per table; no README")
-    parser.add_argument("--deals", type=int, default=3, help="deals per table (default 3)")
+    parser.add_argument("--deals", type=int, default=2, help="deals per table (default 2)")
+    parser.add_argument(
+        "--duel-deals",
+        type=int,
+        default=3,
+        help="deals per ladder of the two strongest levels alone (default 3; 0: none)",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="tables played at once (default 2)")
     parser.add_argument("--no-readme", action="store_true", help="do not write bench/README.md")
     parser.add_argument(
@@ -279,6 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables = [
         table for ladder in ladders for table in tables_of(ladder, deals, not args.quick, sandboxed)
     ]
+    duels = 0 if args.quick else args.duel_deals
+    if duels:
+        tables += [duel_of(ladder, duels, sandboxed) for ladder in ladders]
     results: dict[str, list[list[Game]]] = {ladder.slug: [] for ladder in ladders}
     times: dict[int, list[float]] = {i: [] for i in range(len(LEVELS))}
     faults: list[str] = []
@@ -287,6 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{len(tables)} tables of levels {', '.join(level.bot for level in LEVELS)} "
         f"on {len(ladders)} ladders, {deals} deal(s) each"
         + ("" if args.quick else ", each from every seat")
+        + (f", and a duel of the strongest two, {duels} deal(s)" if duels else "")
         + f"; {'sandboxed' if sandboxed else 'bare'}; {args.jobs} at once",
         flush=True,
     )
@@ -307,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Elo per level on each default ladder's game (level 1 = {ANCHOR:.0f}; ± one "
         f"standard error, bootstrap over deals): {games} games, {deals} deal(s) per table"
         + ("" if args.quick else " each from every seat")
+        + (f", and {duels} deal(s) of the strongest two alone (a duel)" if duels else "")
         + f", {'sandboxed' if sandboxed else 'bare'}, the ladders' limits."
     )
     table = report(results, times, faults, header)
