@@ -2,7 +2,7 @@
 
     python3 bench/levels.py            # every ladder; 2 deals per table, 3 of a duel: ~15 min
     python3 bench/levels.py --quick    # 1 game per table, no README (a smoke run, ~2 minutes)
-    python3 bench/levels.py --deals 6 --jobs 2
+    python3 bench/levels.py --deals 4 --duel-deals 6 --jobs 2
     python3 bench/levels.py --ladder classic-4 --ladder sixdice-4   # those only, no README
 
 The levels are ``bots_sdk.levels.LEVELS``. For each default ladder
