@@ -4,7 +4,7 @@ One place says which house bot is which level; the platform's Levels page,
 its challenge and Play forms, the bot page's "levels beaten" and
 ``bench/levels.py`` all read :data:`LEVELS`. The order is measured, not
 assumed: ``bench/levels.py`` rates every level against the others on every
-rule system and checks that each is stronger than the one below it.
+rule system and says on which ladders each is above the one below it.
 """
 
 from __future__ import annotations
