@@ -55,12 +55,13 @@ test-sqlite: install ## Platform tests on SQLite (the embedded default)
 migrations: install ## Generate Django migrations after a model change
 	$(PYTHON) manage.py makemigrations
 
-bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues, ratings
+bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues, ratings, levels
 	$(PYTHON) bench/engine.py
 	$(PYTHON) bench/referee.py
 	$(PYTHON) bench/platform.py
 	$(PYTHON) bench/leagues.py
 	$(PYTHON) bench/ratings.py
+	$(PYTHON) bench/levels.py
 
 royale-check: install ## Re-check 5,000 random royale main games against the independent tile model (~90 s of CPU)
 	ROYALE_MODEL_GAMES=5000 $(PYTHON) -m pytest -s tests/vegas_engine/test_royale_model.py \

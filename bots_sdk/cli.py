@@ -4,9 +4,9 @@ Human-readable output by default, JSON with ``--json``. A BOT is a source
 file of any runtime (``.py``, ``.js``, ``.c``, ``.cpp``, ``.java``, ``.rs``,
 ``.go``), a folder with its main file at the top (``main.py``, ``main.c``,
 ...), an executable, or a house bot name (``random``, ``greedy``,
-``gambler``, ``montecarlo``). Bots are built and run in the sandbox, as on
-the platform, unless ``--no-sandbox`` (house bots always run bare: they are
-the platform's code).
+``gambler``, ``montecarlo``, ``ismcts``). Bots are built and run in the
+sandbox, as on the platform, unless ``--no-sandbox`` (house bots always run
+bare: they are the platform's code).
 Bad input exits with status 2; ``validate`` exits with 1 when the bot fails,
 ``rerun`` when the bot answers a recorded request otherwise.
 """

@@ -32,6 +32,7 @@ HOUSE_BOTS: Mapping[str, str] = {
     "greedy": "greedy_bot.py",
     "montecarlo": "montecarlo_bot.py",
     "gambler": "gambler_bot.py",
+    "ismcts": "ismcts_bot.py",
 }
 
 HOUSE_DIR = Path(__file__).resolve().parent / "house"

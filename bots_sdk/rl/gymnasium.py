@@ -43,7 +43,7 @@ from . import _engine
 from .encoding import Mask, ObservationEncoder, Vector, action_space, pairwise_returns
 
 #: The house bots that can sit at the table, by name.
-HOUSE_BOTS = ("random", "greedy", "gambler", "montecarlo")
+HOUSE_BOTS = ("random", "greedy", "gambler", "montecarlo", "ismcts")
 
 Opponent = str | Bot
 

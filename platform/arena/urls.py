@@ -6,6 +6,8 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path, reverse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from arena.ladders.apis import LevelListApi
+
 
 def healthz(request: HttpRequest) -> JsonResponse:
     """For load balancers and compose: the process answers and reaches its database."""
@@ -27,7 +29,15 @@ def api_index(request: HttpRequest) -> JsonResponse:
             + url(reverse("auth-token")),
             "endpoints": {
                 name: url(f"/api/{name}/")
-                for name in ("bots", "ladders", "matches", "challenges", "leagues", "tables")
+                for name in (
+                    "bots",
+                    "ladders",
+                    "matches",
+                    "challenges",
+                    "levels",
+                    "leagues",
+                    "tables",
+                )
             },
         }
     )
@@ -42,6 +52,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("ladders/", include("arena.ladders.urls")),
     path("matches/", include("arena.matches.urls")),
     path("challenges/", include("arena.ladders.challenge_urls")),
+    path("levels/", LevelListApi.as_view(), name="level-list"),
     path("leagues/", include("arena.leagues.urls")),
     path("tables/", include("arena.tables.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

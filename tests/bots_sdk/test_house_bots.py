@@ -1,7 +1,10 @@
-"""The house bots: each plays every rule system; montecarlo > greedy > gambler > random."""
+"""The house bots: each plays every rule system; montecarlo > greedy > gambler > random;
+ismcts plays each default ladder's game sandboxed within its limits, and replays."""
 
 from __future__ import annotations
 
+import importlib
+import random
 from dataclasses import replace
 
 import pytest
@@ -9,7 +12,8 @@ import pytest
 from bots_sdk.launcher import HOUSE_BOTS, BotSpec, house_bot
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import GameRecord, Match
-from vegas_engine import RULE_SYSTEMS, describe
+from vegas_engine import RULE_SYSTEMS, describe, new_game, observe
+from vegas_engine.policies import greedy_policy
 
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
@@ -77,3 +81,62 @@ def test_montecarlo_beats_greedy() -> None:
     wins, money = duel(house_bot("montecarlo"), house_bot("greedy"), range(1000, 1020))
     assert wins[0] >= 24, wins
     assert money[0] > money[1]
+
+
+#: The default ladders' games and limits (platform: load_house_bots.DEFAULT_LADDERS).
+LADDER_GAMES = [
+    ("classic", 2, {}, 10_000),
+    ("classic", 4, {}, 10_000),
+    ("boulevard", 4, {}, 15_000),
+    ("cardgame", 4, {}, 10_000),
+    ("royale", 4, {"tiles": 3}, 15_000),
+    ("sixdice", 4, {}, 10_000),
+]
+
+
+@pytest.mark.parametrize(
+    ("rules", "seats", "options", "bank_ms"),
+    LADDER_GAMES,
+    ids=[f"{rules}-{seats}" for rules, seats, _, _ in LADDER_GAMES],
+)
+def test_ismcts_plays_a_ladder_game_sandboxed_within_its_limits(
+    rules: str, seats: int, options: dict[str, object], bank_ms: int
+) -> None:
+    # The strongest level, sandboxed as the platform runs it, with the ladder's limits;
+    # montecarlo beside it (the next level down), random in the other seats.
+    names = ["ismcts", "montecarlo", "random", "gambler"][:seats]
+    bots = [replace(house_bot(name), trusted=False) for name in names]
+    limits = Limits(decision_ms=1000, bank_ms=bank_ms)
+    with Match(bots, limits) as match:
+        record = match.play(describe(rules, seats, options), 7, list(range(seats)))
+    assert not record.faults, [(s.name, s.fault.describe()) for s in record.seats if s.fault]
+    assert record.seats[0].decision_ms, "ismcts made no decision"
+
+
+def ismcts_answers(bot_seed: int) -> list[str]:
+    """A fresh ismcts's answers at every decision of seat 0 in a greedy game of royale."""
+    module = importlib.import_module("bots_sdk.house.ismcts_bot")
+    bot = module.IsmctsBot()
+    game = describe("royale", 3, {"tiles": 3})
+    state = new_game(game, seed=11, log=False)
+    # Time plenty: the time guard never cuts in, so only the seed decides.
+    bot.handle_new_game(0, game.to_json(), bot_seed, 10_000_000)
+    answers = []
+    rng = random.Random(5)
+    while movers := state.to_move():
+        for seat in movers:
+            if seat == 0:
+                action = bot.handle_request(observe(state, 0), 10_000_000, 10_000_000)
+                answers.append(action)
+            else:
+                action = greedy_policy(state, seat, rng)
+            state.apply_action(action, seat)
+        if len(answers) >= 6:
+            break
+    return answers
+
+
+def test_ismcts_answers_the_same_with_the_same_bot_seed() -> None:
+    first = ismcts_answers(bot_seed=42)
+    assert len(first) == 6
+    assert ismcts_answers(bot_seed=42) == first

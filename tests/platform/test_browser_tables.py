@@ -63,13 +63,13 @@ def test_a_person_plays_a_whole_game_against_a_house_bot_by_clicking(
     with site_worker(tmp_path, media_root):
         log_in("alice", PASSWORD)
         page.goto("/play/")
-        # Classic, two seats: the form offers one bot, the house's greedy first.
+        # Classic, two seats: the form offers one bot, the house's greedy (level 3) at first.
         page.select_option("#id_rules", "classic")
         page.select_option("#id_seats", "2")
         expect(page.locator("[data-bot='2']")).to_be_hidden()
         expect(page.locator("fieldset[data-options='royale']")).to_be_hidden()
         assert page.input_value("#id_bot_1") != ""
-        page.select_option("#id_bot_1", label="greedy (house)")
+        page.select_option("#id_bot_1", label="Level 3: Regular (greedy)")
         page.select_option("#id_seat", "1")
         screenshot("play-form")
         page.click("#table-form button[type=submit]")

@@ -188,7 +188,7 @@ def test_the_bots_sdk_house_bots_load(django_capture_on_commit_callbacks: Any) -
     # Whatever the SDK ships (random_bot.py, ...) loads and validates.
     assert "ladder classic-4: created" in out.getvalue()
     names = set(Bot.objects.values_list("name", flat=True))
-    assert names == {"random", "greedy", "gambler", "montecarlo"}
+    assert names == {"random", "greedy", "gambler", "montecarlo", "ismcts"}
     assert set(BotVersion.objects.values_list("status", flat=True)) == {VersionStatus.ACTIVE}
     # Enough of them that every default ladder, four seats included, can seat a match.
     for ladder in Ladder.objects.all():

@@ -69,7 +69,10 @@ def test_the_form_offers_house_bots_for_every_game_and_uploads_for_theirs(
     house_bot(house, "greedy")
     shark = qualify(player_bot(bob, "shark", SANDBOXED_BOT), "cardgame")
     html = signed_in(alice).get("/play/").content.decode()
-    greedy_option = re.search(r'<option value="\d+" selected data-plays="">greedy \(house\)', html)
+    # A house bot is offered as its level (bots_sdk.levels), for every game.
+    greedy_option = re.search(
+        r'<option value="\d+" selected data-plays="">Level 3: Regular \(greedy\)', html
+    )
     assert greedy_option is not None
     assert f'<option value="{shark.bot_id}" data-plays="cardgame">shark by bob</option>' in html
     assert 'data-rules-seats="classic:2 3 4 5;boulevard:2 3 4 5 6;' in html

@@ -45,6 +45,7 @@ from arena.throttling import UploadsThrottled
 
 from .challenges import ChallengeError, challenge_create, version_challenge_create
 from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
+from .levels import levels_list
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
 from .selectors import (
     VersionVerdict,
@@ -617,3 +618,32 @@ class ChallengeDetailApi(APIView):
         if challenge is None:
             raise Http404
         return Response(ChallengeOutput(challenge).data)
+
+
+class LevelOutput(serializers.Serializer[None]):
+    number = serializers.IntegerField(help_text="1 is the weakest.")
+    title = serializers.CharField()
+    description = serializers.CharField()
+    name = serializers.CharField(help_text="The house bot's name.")
+    bot = serializers.IntegerField(
+        allow_null=True,
+        help_text="The house bot's id: pass it among a challenge's opponents. Null until "
+        "the house bots are loaded.",
+    )
+
+
+class LevelListApi(APIView):
+    @extend_schema(responses=LevelOutput(many=True))
+    def get(self, request: Request) -> Response:
+        """The levels, weakest first: the house bots to climb (docs/platform.md, Levels)."""
+        rows = [
+            {
+                "number": row.level.number,
+                "title": row.level.title,
+                "description": row.level.description,
+                "name": row.level.bot,
+                "bot": row.bot.pk if row.bot else None,
+            }
+            for row in levels_list()
+        ]
+        return Response(rows)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
@@ -20,6 +21,7 @@ from arena.leagues.models import LeagueFormat, LeagueVisibility
 from arena.leagues.selectors import EntryCandidate
 from arena.leagues.services import DEFAULT_MAX_TABLES
 from arena.players.models import User
+from bots_sdk.levels import Level
 
 
 class SignUpForm(forms.Form):
@@ -223,18 +225,25 @@ class ChallengeForm(forms.Form):
         queryset=Bot.objects.none(),
         widget=BotsSelect,
         required=False,
-        help_text="Bots to meet (Ctrl-click for several); random players of the ladder "
-        "fill the other seats.",
+        help_text="Bots to meet (Ctrl-click for several): the levels first, weakest first; "
+        "random players of the ladder fill the other seats.",
     )
     games = forms.IntegerField(min_value=1, initial=1)
 
-    def __init__(self, *args: Any, opponents: Any, max_games: int, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        opponents: Any,
+        max_games: int,
+        levels: Mapping[int, Level] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.fields["ladder"].queryset = open_ladders_query()  # type: ignore[attr-defined]
         field = self.fields["opponents"]
         field.queryset = opponents  # type: ignore[attr-defined]
-        # Names are unique per owner only: say whose bot it is.
-        field.label_from_instance = lambda bot: f"{bot.name} ({bot.owner.username})"  # type: ignore[attr-defined]
+        # Names are unique per owner only: say whose bot it is, or which level.
+        field.label_from_instance = functools.partial(opponent_label, levels=levels or {})  # type: ignore[attr-defined]
         # The service says what is wrong with too many; the browser already stops at max.
         self.fields["games"].widget.attrs["max"] = max_games
 
@@ -245,6 +254,14 @@ class VersionChallengeForm(forms.Form):
     ladder = forms.ModelChoiceField(queryset=Ladder.objects.all())
     #: The number of the version to meet: the line's predecessor.
     opponent = forms.IntegerField(min_value=1)
+
+
+def opponent_label(bot: Bot, *, levels: Mapping[int, Level]) -> str:
+    """A bot as an opponent is listed: a level by its number and title, others by owner."""
+    level = levels.get(bot.pk)
+    if level is not None:
+        return f"Level {level.number}: {level.title} ({bot.name})"
+    return f"{bot.name} ({bot.owner.username})"
 
 
 # --------------------------------------------------------------------------- leagues

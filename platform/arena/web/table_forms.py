@@ -9,6 +9,7 @@ from django import forms
 
 import vegas_engine
 from arena.bots.models import Bot
+from bots_sdk.levels import Level
 from vegas_engine import OptionValue
 
 #: The most seats any rule system has: the form offers a bot for each other seat.
@@ -84,12 +85,21 @@ class TableForm(forms.Form):
         *args: Any,
         opponents: Sequence[Bot],
         plays: Mapping[int, set[str]],
+        levels: Mapping[int, Level] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        levels = levels or {}
         house = {bot.pk for bot in opponents if getattr(bot, "house", False)}
         default = next((bot for bot in opponents if bot.name == DEFAULT_OPPONENT), None)
-        choices = [(bot.pk, _bot_label(bot, bot.pk in house)) for bot in opponents]
+        # The levels first, weakest first (the list keeps its order after them).
+        last = max((level.number for level in levels.values()), default=0) + 1
+        ordered = sorted(
+            opponents, key=lambda bot: levels[bot.pk].number if bot.pk in levels else last
+        )
+        choices = [
+            (bot.pk, _bot_label(bot, bot.pk in house, levels.get(bot.pk))) for bot in ordered
+        ]
         widget_plays = {
             bot.pk: "" if bot.pk in house else " ".join(sorted(plays.get(bot.pk, ())))
             for bot in opponents
@@ -161,5 +171,7 @@ class TableForm(forms.Form):
         }
 
 
-def _bot_label(bot: Bot, house: bool) -> str:
+def _bot_label(bot: Bot, house: bool, level: Level | None) -> str:
+    if level is not None:
+        return f"Level {level.number}: {level.title} ({bot.name})"
     return f"{bot.name} (house)" if house else f"{bot.name} by {bot.owner.username}"

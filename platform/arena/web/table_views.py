@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 import vegas_engine
 from arena.errors import ArenaError
+from arena.ladders.levels import level_bots
 from arena.players.selectors import signed_in
 from arena.tables.apis import TableOutput
 from arena.tables.models import ACTIVE, Table, TableSeat
@@ -67,7 +68,10 @@ def play(request: HttpRequest) -> HttpResponse:
     user = signed_in(request)
     opponents = list(table_opponents(user=user)[:OPPONENTS_OFFERED])
     form = TableForm(
-        request.POST or None, opponents=opponents, plays=bot_rules_played(bots=opponents)
+        request.POST or None,
+        opponents=opponents,
+        plays=bot_rules_played(bots=opponents),
+        levels=level_bots(),
     )
     status = 200
     if request.method == "POST":

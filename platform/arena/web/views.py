@@ -27,6 +27,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Case, Value, When
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -51,6 +52,7 @@ from arena.errors import ArenaError
 from arena.ladders.challenges import ChallengeError, challenge_create, version_challenge_create
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.entries import bot_submit, entries_set
+from arena.ladders.levels import BEATEN_MIN_GAMES, level_bots, levels_met
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import (
     bot_entries,
@@ -255,6 +257,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     version_ids = [v.pk for v in versions]
     ratings = list(bot_ratings(bot=bot))
     # The latest matches are listed, and the record against each opponent covers more.
+    levels = level_bots()
     latest = bot_latest_seats(
         version_ids=version_ids,
         user=request.user,
@@ -283,6 +286,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
+        "levels_met": levels_met(bot=bot, user=request.user, levels=levels),
+        "bot_level": levels.get(bot.pk),
+        "beaten_min_games": BEATEN_MIN_GAMES,
     }
     return render(request, "web/bot.html", context)
 
@@ -330,7 +336,18 @@ CHALLENGE_OPPONENTS = 500
 
 def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> ChallengeForm:
     # The first bots by name: a list to pick from, still filterable (a sliced queryset is not).
-    visible = bot_list_visible(user=request.user).exclude(pk=bot.pk).order_by("name")
+    # The levels first, weakest first; then the other bots by name.
+    levels = level_bots()
+    level_order = Case(
+        *(When(pk=bot_id, then=Value(level.number)) for bot_id, level in levels.items()),
+        default=Value(max((level.number for level in levels.values()), default=0) + 1),
+    )
+    visible = (
+        bot_list_visible(user=request.user)
+        .exclude(pk=bot.pk)
+        .alias(level_order=level_order)
+        .order_by("level_order", "name")
+    )
     first = visible.values("pk")[:CHALLENGE_OPPONENTS]
     return ChallengeForm(
         data,
@@ -339,6 +356,7 @@ def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> Challen
         .select_related("owner")
         .only("name", "owner__username"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
+        levels=levels,
     )
 
 

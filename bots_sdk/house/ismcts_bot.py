@@ -1,0 +1,217 @@
+"""The house bot ``ismcts``: information-set Monte Carlo tree search.
+
+Every iteration of the search deals one world the bot cannot tell apart from
+the real one: :func:`vegas_engine.determinize` keeps everything the bot saw
+and draws what it could not see (the order of a pile, the other hands of the
+card game) and, from a fresh seed, every roll and draw still to come. So the
+worlds sample hidden information and chance together, each outcome with its
+true probability.
+
+The tree holds the bot's own decisions, each node an information set as the
+bot tells them apart: its own actions so far, and the actions it may take
+now with the dice or cards each would spend (which tells its roll: "place 3"
+with one die and with four are different decisions). The others play the
+greedy policy: a fixed model of the opponents keeps every iteration on the
+bot's own choices, which pays more than nodes for the others with a budget
+of a few hundred iterations, and it keeps the card game's simultaneous
+choices secret (nobody reacts to a choice they cannot see). Below the tree,
+greedy plays every seat to the end.
+
+- At the root, sequential halving picks the action: every surviving action is
+  played in the same worlds (the same hidden cards and dice: differences
+  between actions are not drowned by luck), then the worse half is dropped,
+  until one is left. It spends most playouts on the close calls. Where there
+  are more actions than the budget can compare well, it searches greedy's
+  favourites only.
+- Below the root, each node is a UCB1 bandit over the actions legal there,
+  widening progressively: greedy's choice first, another action each time
+  the visits pass the next square (times :data:`WIDENING`), so a node seen a
+  few times plays greedy.
+
+A playout scores how far the bot finished ahead of each other seat: pair by
+pair, as the ladders' ratings count, but smooth (a logistic curve of the
+money between them), so that a search of a few hundred playouts can tell
+close actions apart.
+
+The search runs a fixed number of playouts per decision, sized so a decision
+takes a fraction of its time limit: the same bot seed gives the same answers.
+A time guard stops it early only when the machine is far slower than planned:
+past 40% of this decision's time, or past twice its fair share of the time
+bank left for the game.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+from bots_sdk import Bot, run
+from vegas_engine import State, determinize
+from vegas_engine.policies import VALUATIONS, greedy_policy
+from vegas_engine.state import JsonDict
+
+if TYPE_CHECKING:
+    from bots_sdk.observations import Observation
+
+#: Playouts per legal action and per decision at most, by rule system (more
+#: actions and longer games cost more per playout).
+PLAYOUTS = {
+    "classic": (48, 288),
+    "sixdice": (48, 288),
+    "royale": (40, 240),
+    "boulevard": (24, 144),
+    "cardgame": (16, 96),
+}
+#: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
+MIN_WORLDS = 6
+#: Exploration constant of UCB1, for scores between 0 and 1.
+EXPLORATION = 0.5
+#: Visits a node needs per extra action, squared: 8 for a second, 32 for a third...
+WIDENING = 8
+#: The money lead that counts as about three quarters of "finished ahead" ($).
+MONEY_SCALE = 40_000
+
+
+class Arm:
+    """One action at a node: how often it was tried, its total score, the node after it."""
+
+    __slots__ = ("children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        #: The next own decision's nodes, by :meth:`IsmctsBot.situation`.
+        self.children: dict[tuple[tuple[str, int], ...], Node] = {}
+
+
+class Node:
+    """An own decision: its actions in the order they join the bandit (greedy's first)."""
+
+    __slots__ = ("arms", "visits")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.arms: dict[str, Arm] = {}
+
+
+class IsmctsBot(Bot):
+    name = "ismcts"
+    #: Decisions a seat makes per round, roughly: to share the time bank.
+    decisions_per_round = 8
+
+    def act(self, observation: Observation) -> str:
+        legal = observation["legal_actions"]
+        if len(legal) == 1:
+            return legal[0]
+        started = time.monotonic()
+        per_action, most = PLAYOUTS.get(observation["rules"], (16, 96))
+        budget = min(most, per_action * len(legal))
+        rounds_left: int = observation["rounds"] - observation["round"] + 1
+        share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
+        guard = started + min(0.4 * self.time_left_ms, 2 * share) / 1000
+        first = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+        survivors = self.candidates(first, legal, budget)
+        arms = {action: Arm() for action in survivors}
+        halvings = math.ceil(math.log2(len(survivors)))
+        for _ in range(halvings):
+            # This halving's share of the budget, in worlds every survivor plays.
+            for _ in range(max(1, budget // (halvings * len(survivors)))):
+                world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+                for action in survivors:
+                    if time.monotonic() > guard:
+                        break
+                    self.iterate(world.clone(), action, arms[action])
+            # Ties keep the earlier action (a stable sort): greedy's order, deterministic.
+            survivors.sort(key=lambda action: -arms[action].total / max(1, arms[action].visits))
+            survivors = survivors[: math.ceil(len(survivors) / 2)]
+            if time.monotonic() > guard:
+                break
+        return survivors[0]
+
+    def candidates(self, state: State, legal: list[str], budget: int) -> list[str]:
+        """The actions worth searching, greedy's favourites first: as many as the budget
+        gives every halving at least :data:`MIN_WORLDS` worlds (the card game's hands
+        offer a dozen plays and more; a halving on one world each would be a coin toss)."""
+        valuation = VALUATIONS[state.description.rules]
+        ranked = sorted(
+            legal,
+            key=lambda action: (
+                -valuation.gain(state, action, self.seat),
+                valuation.dice_spent(state, action, self.seat),
+            ),
+        )
+        keep = len(ranked)
+        while keep > 2 and MIN_WORLDS * keep * math.ceil(math.log2(keep)) > budget:
+            keep -= 1
+        return ranked[:keep]
+
+    def iterate(self, state: State, first: str, root: Arm) -> None:
+        """Play ``first`` in this world, then the tree, then greedy; back up the score."""
+        path = [root]
+        arm: Arm | None = root
+        while movers := state.to_move():
+            for seat in movers:
+                if seat != self.seat:
+                    action = greedy_policy(state, seat, self.rng)
+                elif first:
+                    action, first = first, ""
+                else:
+                    legal = state.legal_actions(seat)
+                    if arm is None or len(legal) == 1:
+                        action = greedy_policy(state, seat, self.rng)
+                    else:
+                        node = arm.children.get(key := self.situation(state, legal))
+                        if node is None:
+                            node = arm.children[key] = Node()
+                        action = self.select(node, state, legal)
+                        arm = node.arms[action]
+                        path.append(arm)
+                        # An arm seen for the first time ends the tree for this playout.
+                        arm = arm if arm.visits else None
+                state.apply_action(action, seat)
+        score = self.score(state)
+        for visited in path:
+            visited.visits += 1
+            visited.total += score
+
+    def situation(self, state: State, legal: Sequence[str]) -> tuple[tuple[str, int], ...]:
+        """What tells an own decision apart in the tree: each legal action with the dice
+        or cards it would spend."""
+        spent = VALUATIONS[state.description.rules].dice_spent
+        return tuple((action, spent(state, action, self.seat)) for action in legal)
+
+    def select(self, node: Node, state: State, legal: Sequence[str]) -> str:
+        """UCB1 among the node's arms, one more arm each time its visits pass a square."""
+        if not node.arms:
+            node.arms[greedy_policy(state, self.seat, self.rng)] = Arm()
+        elif len(node.arms) < len(legal) and WIDENING * len(node.arms) ** 2 <= node.visits:
+            node.arms[next(action for action in legal if action not in node.arms)] = Arm()
+        node.visits += 1
+        untried = next((action for action, arm in node.arms.items() if not arm.visits), None)
+        if untried is not None:
+            return untried
+        log_visits = math.log(node.visits)
+        return max(
+            node.arms,
+            key=lambda action: (
+                node.arms[action].total / node.arms[action].visits
+                + EXPLORATION * math.sqrt(log_visits / node.arms[action].visits)
+            ),
+        )
+
+    def score(self, state: State) -> float:
+        """Against each rival, a smooth "finished ahead": 1/2 at equal money, nearer 1
+        the more money ahead; the mean over rivals."""
+        result = state.result()
+        assert result is not None
+        mine = result[self.seat].money
+        rivals = [r.money for r in result if r.seat != self.seat]
+        return sum(1 / (1 + math.exp((money - mine) / MONEY_SCALE)) for money in rivals) / len(
+            rivals
+        )
+
+
+if __name__ == "__main__":
+    run(IsmctsBot)
