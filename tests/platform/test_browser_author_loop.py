@@ -21,6 +21,7 @@ from playwright.sync_api import expect
 from arena.bots.models import Draft, TestGame
 from arena.matches.models import Match, MatchStatus
 from arena.matches.selectors import match_get_visible, match_log_read
+from bots_sdk.levels import LEVELS
 
 from .browser import PHONE, overflows_horizontally
 from .scenes import enter
@@ -169,7 +170,11 @@ def test_an_author_reads_her_bot_s_notes_and_stderr_and_nobody_else_does(
         # once the bot has a playing version).
         page.reload()
         page.select_option("#challenge-form select[name=ladder]", label=ladder.name)
-        page.select_option("#challenge-form select[name=opponents]", label="greedy (house)")
+        greedy = next(level for level in LEVELS if level.bot == "greedy")
+        page.select_option(
+            "#challenge-form select[name=opponents]",
+            label=f"Level {greedy.number}: {greedy.title} (greedy)",
+        )
         page.click("#challenge-form button[type=submit]")
         page.wait_for_url(re.compile(r"/challenges/\d+/$"))
         page.locator(".challenge-matches a").first.click()

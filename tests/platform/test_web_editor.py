@@ -133,6 +133,8 @@ def test_run_a_test_game_then_submit_from_the_page(
     random_bot = house_bot_named("random").pk
     assert f'<option value="{duel.pk}" selected>' in page
     assert f'value="{random_bot}" id="id_opponents_1" checked' in page
+    # The house bots are offered as the levels they are.
+    assert "Level 1: Tourist (random)" in page and "Level 3: Regular (greedy)" in page
 
     settings.ARENA_EDITOR_TEST_GAMES_PER_HOUR = 1
     refused = client.post(

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django import forms
 
 from arena.bots.models import Bot, BotVersion, CodeFormat, bot_name_validator
 from arena.bots.selectors import house_bots
+from arena.ladders.levels import level_bots
 from arena.ladders.models import Ladder
 from bots_sdk.kits import KITS
 
-from .forms import open_ladders_query
+from .forms import open_ladders_query, opponent_label
 
 
 class StartFromKitForm(forms.Form):
@@ -75,3 +77,6 @@ class TestGameForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["ladder"].queryset = open_ladders_query()  # type: ignore[attr-defined]
         self.fields["opponents"].queryset = house_bots()  # type: ignore[attr-defined]
+        # The house bots are the levels: listed by number and title, as everywhere.
+        label = functools.partial(opponent_label, levels=level_bots())
+        self.fields["opponents"].label_from_instance = label  # type: ignore[attr-defined]
