@@ -882,12 +882,6 @@ class LoneSeat:
     ) -> None:
         self._match.close()
 
-    @property
-    def name(self) -> str | None:
-        """The name the bot gave in ``ready``."""
-        connection = self._match.connections[0]
-        return None if connection is None else connection.name
-
     def start(self, game_id: int, seat: int, game: JsonDict, bot_seed: int) -> Fault | None:
         """Start the process, shake hands and open the game; the fault if that fails."""
         self._game_id = game_id

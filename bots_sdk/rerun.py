@@ -26,7 +26,7 @@ from vegas_engine import VegasError
 from vegas_engine.log import check, description_of
 from vegas_engine.state import JsonDict
 
-from .faults import Fault
+from .faults import Fault, FaultKind
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits
 from .recorded import RecordedDecision, recorded_decisions
@@ -35,7 +35,7 @@ from .referee import LoneReply, LoneSeat
 #: A match's page or API address on the platform: its id is the number after /matches/.
 _MATCH_URL = re.compile(r"^(https?://[^/]+)(?:/api)?/matches/(\d+)(?:/.*)?$")
 #: Faults at which the bot's reply was read (and timed) but not played.
-_READ_FAULTS = frozenset({"garbage", "illegal_action"})
+_READ_FAULTS = frozenset({FaultKind.GARBAGE.value, FaultKind.ILLEGAL_ACTION.value})
 
 
 class RerunError(Exception):
