@@ -277,8 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--duel-deals",
         type=int,
-        default=5,
-        help="deals per ladder of the two strongest levels alone (default 5; 0: none)",
+        default=3,
+        help="deals per ladder of the two strongest levels alone (default 3; 0: none)",
     )
     parser.add_argument("--jobs", type=int, default=2, help="tables played at once (default 2)")
     parser.add_argument("--no-readme", action="store_true", help="do not write bench/README.md")

@@ -13,7 +13,7 @@ now with the dice or cards each would spend (which tells its roll: "place 3"
 with one die and with four are different decisions). The others play the
 greedy policy: a fixed model of the opponents keeps every iteration on the
 bot's own choices, which pays more than nodes for the others with a budget
-of up to a thousand iterations, and it keeps the card game's simultaneous
+of a few hundred iterations, and it keeps the card game's simultaneous
 choices secret (nobody reacts to a choice they cannot see). Below the tree,
 greedy plays every seat to the end.
 
@@ -30,7 +30,7 @@ greedy plays every seat to the end.
 
 A playout scores how far the bot finished ahead of each other seat: pair by
 pair, as the ladders' ratings count, but smooth (a logistic curve of the
-money between them), so that a search of several hundred playouts can tell
+money between them), so that a search of a few hundred playouts can tell
 close actions apart.
 
 The search runs a fixed number of playouts per decision, sized so a decision
@@ -58,11 +58,11 @@ if TYPE_CHECKING:
 #: Playouts per legal action and per decision at most, by rule system (more
 #: actions and longer games cost more per playout).
 PLAYOUTS = {
-    "classic": (192, 1152),
-    "sixdice": (192, 1152),
-    "royale": (160, 960),
-    "boulevard": (96, 576),
-    "cardgame": (64, 384),
+    "classic": (48, 288),
+    "sixdice": (48, 288),
+    "royale": (40, 240),
+    "boulevard": (24, 144),
+    "cardgame": (16, 96),
 }
 #: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
 MIN_WORLDS = 6
@@ -106,7 +106,7 @@ class IsmctsBot(Bot):
         if len(legal) == 1:
             return legal[0]
         started = time.monotonic()
-        per_action, most = PLAYOUTS.get(observation["rules"], (64, 384))
+        per_action, most = PLAYOUTS.get(observation["rules"], (16, 96))
         budget = min(most, per_action * len(legal))
         rounds_left: int = observation["rounds"] - observation["round"] + 1
         share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
