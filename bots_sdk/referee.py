@@ -1172,13 +1172,12 @@ def _ms(seconds: float) -> float:
 
 
 def outcome_resources(outcome: sandbox.ProcessOutcome) -> JsonDict:
-    wait = outcome.cpu_wait_seconds
+    """What a process used over its whole life (a fault record's ``resources``)."""
     return {
         "memory_peak_bytes": outcome.memory_peak_bytes,
         "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 4),
         "pids_peak": outcome.pids_peak,
         "oom_killed": outcome.oom_killed,
-        "cpu_wait_ms": None if wait is None else round(wait * 1000, 3),
     }
 
 
