@@ -171,7 +171,7 @@ def referee_echo(folder: Path, trusted: bool, rounds: int) -> list[float]:
     """Round trips (ms) of the same line through the referee's own I/O path
     (non-blocking write, poll on stdout and pidfd, line and output limits)."""
     from bots_sdk.faults import FaultKind
-    from bots_sdk.referee import _Connection
+    from bots_sdk.referee import _Clock, _Connection
 
     (folder / "echo.py").write_text(ECHO)
     (folder / "echo.py").chmod(0o644)
@@ -181,13 +181,17 @@ def referee_echo(folder: Path, trusted: bool, rounds: int) -> list[float]:
         process = sandbox.launch(command, bot_dir=folder, limits=limits, trusted=True)
     else:
         process = sandbox.launch(command, bot_dir=folder, limits=limits, config=_config())
-    connection = _Connection(process, Limits(max_output_bytes=2**40), time.monotonic())
+    connection = _Connection(
+        process, Limits(max_output_bytes=2**40), time.monotonic(), sandbox.own_wait()
+    )
     line = request_line()
     samples = []
     for index in range(rounds + 50):
-        start = time.monotonic()
+        # The referee's clock, as a decision has it: its CPU readings are on the path.
+        clock = _Clock(process, 1.0, time.monotonic())
+        start = clock.started
         connection.send_line(line, start + 1)
-        reply = connection.await_line(start + 1, FaultKind.TIMEOUT)
+        reply = connection.await_line(clock, FaultKind.TIMEOUT)
         assert isinstance(reply, tuple), reply
         if index >= 50:
             samples.append((reply[1] - start) * 1000)
@@ -277,20 +281,21 @@ def runtime_decisions(spec: BotSpec, rounds: int) -> list[float]:
     """Round trips (ms) of a real request through the referee's I/O path to the
     sandboxed bot and back (its action), like :func:`referee_echo`."""
     from bots_sdk.faults import FaultKind
-    from bots_sdk.referee import _Connection
+    from bots_sdk.referee import _Clock, _Connection
 
     limits = Limits(max_output_bytes=2**40)
-    connection = _Connection(launch_bot(spec, limits), limits, time.monotonic())
+    process = launch_bot(spec, limits)
+    connection = _Connection(process, limits, time.monotonic(), sandbox.own_wait())
     connection.send_line(protocol.encode(protocol.hello(limits)), time.monotonic() + 10)
-    assert isinstance(
-        connection.await_line(time.monotonic() + 10, FaultKind.STARTUP_TIMEOUT), tuple
-    )
+    assert isinstance(connection.await_line(connection.clock, FaultKind.STARTUP_TIMEOUT), tuple)
     line = request_line()
     samples = []
     for index in range(rounds + 50):
-        start = time.monotonic()
+        # The referee's clock, as a decision has it: its CPU readings are on the path.
+        clock = _Clock(process, 1.0, time.monotonic())
+        start = clock.started
         connection.send_line(line, start + 1)
-        reply = connection.await_line(start + 1, FaultKind.TIMEOUT)
+        reply = connection.await_line(clock, FaultKind.TIMEOUT)
         assert isinstance(reply, tuple), reply
         if index >= 50:  # warm-up (the JVM compiles the loop)
             samples.append((reply[1] - start) * 1000)

@@ -37,7 +37,7 @@ from .launcher import (
 )
 from .preflight import preflight
 from .protocol import Limits
-from .referee import GameRecord, new_bot_seed_key, play_series
+from .referee import GameRecord, HostStalledError, new_bot_seed_key, play_series
 from .rerun import RerunError, RerunResult, read_log, rerun
 from .runtimes import ToolchainMissingError
 from .tournament import run_tournament
@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except (CliError, BotNotFoundError, VegasError) as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except HostStalledError as error:
+        advice = "nobody forfeited: run it again on a less busy machine"
+        print(f"error: {error}; {advice}", file=sys.stderr)
         return 2
 
 

@@ -3,9 +3,11 @@
 A :class:`Match` holds N players (bot programs) and their processes across a
 series of games, so a process starts once per match (``games_per_process``
 bounds that). Each game is played with :meth:`Match.play`. Every wait is a
-``poll`` on the bot's stdout and pidfd bounded by a monotonic deadline, and
-every read is bounded by the line and output limits, so the referee never
-hangs (no sleeps, no blocking reads). A
+``poll`` on the bot's stdout and pidfd bounded by a deadline, and every read
+is bounded by the line and output limits, so the referee never hangs (no
+sleeps, no blocking reads). The deadline is the bot's, not the host's: a
+decision is charged the time the bot could run (:class:`_Clock`), so a
+loaded host moves the deadline on rather than forfeiting the bot. A
 seat that faults is recorded with the cause, its process is killed, it is
 ranked last as forfeited, and a random policy makes its remaining decisions.
 """
@@ -37,6 +39,7 @@ from . import protocol, sandbox
 from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
+from .sandbox import CpuTimes, own_wait
 
 #: Called with a game's id and its state, before each decision is asked and once the
 #: game is over. The state keeps its moves (``log="moves"``): read it, never change
@@ -57,6 +60,79 @@ DECISION_STDERR_BYTES = 1024
 GAME_STDERR_BYTES = 16 * 1024
 
 
+#: A decision (or start-up) still unanswered after this many times its limit in wall
+#: time, or STALL_FLOOR_S, whichever is longer, while the bot was charged less than its
+#: limit: the host gave it so little CPU that the game cannot be played fairly here.
+STALL_FACTOR = 30
+STALL_FLOOR_S = 60.0
+
+
+class HostStalledError(RuntimeError):
+    """The host starved a bot of CPU for far longer than its limit: not the bot's fault,
+    and no fair result is possible. The platform fails the attempt and plays it again."""
+
+
+class _Clock:
+    """The time one decision (or start-up) is charged: what the bot could run.
+
+    Wall time since the request, less the time the bot's processes were runnable
+    but waiting for a CPU (:meth:`~bots_sdk.sandbox.BotProcess.cpu_times`) and the
+    time the referee itself waited for one (it may read a reply late), but never
+    less than the CPU the bot used: a bot that spins threads beyond its CPU quota
+    is charged what it burnt. A bot that is slow by itself (computing, sleeping,
+    blocked) is charged all of it, as before. The deadline starts at the limit
+    and moves on by whatever the limit has left each time it passes.
+    """
+
+    __slots__ = ("base", "budget", "deadline", "process", "referee_wait", "started")
+
+    def __init__(
+        self,
+        process: sandbox.BotProcess,
+        budget_s: float,
+        started: float,
+        *,
+        base: CpuTimes | None = None,
+        referee_wait: float | None = None,
+    ) -> None:
+        self.process = process
+        self.budget = budget_s
+        self.started = started
+        self.deadline = started + budget_s
+        self.base = process.cpu_times() if base is None else base
+        self.referee_wait = own_wait() if referee_wait is None else referee_wait
+
+    def charged(self, now: float) -> tuple[float, float, float | None]:
+        """Seconds charged so far, seconds waited for a CPU, and CPU seconds used
+        (None where the kernel cannot tell)."""
+        elapsed = now - self.started
+        times = self.process.cpu_times()
+        waited = max(0.0, own_wait() - self.referee_wait)
+        if times.wait_seconds is not None and self.base.wait_seconds is not None:
+            waited += max(0.0, times.wait_seconds - self.base.wait_seconds)
+        cpu = None
+        if times.cpu_seconds is not None and self.base.cpu_seconds is not None:
+            cpu = max(0.0, times.cpu_seconds - self.base.cpu_seconds)
+        charged = max(elapsed - waited, cpu or 0.0)
+        return min(max(charged, 0.0), elapsed), min(waited, elapsed), cpu
+
+    def expired(self, now: float) -> bool:
+        """Whether the limit is used up; if not, the deadline moves on to when it could be."""
+        if now < self.deadline:
+            return False
+        charged, _, _ = self.charged(now)
+        left = self.budget - charged
+        if left <= 0:
+            return True
+        if now - self.started > max(STALL_FACTOR * self.budget, STALL_FLOOR_S):
+            raise HostStalledError(
+                f"the host gave a bot {charged:.3f} s of its {self.budget:.3f} s in"
+                f" {now - self.started:.1f} s: too loaded to play fairly"
+            )
+        self.deadline = now + max(left, 0.001)
+        return False
+
+
 class _BotFault(Exception):
     """Raised inside the referee when a bot fails; ``kind`` None means the
     process ended, and the kind follows from its exit status."""
@@ -71,10 +147,22 @@ class _BotFault(Exception):
 class _Connection:
     """One running bot process and the referee's end of its pipes."""
 
-    def __init__(self, process: sandbox.BotProcess, limits: Limits, started: float) -> None:
+    def __init__(
+        self, process: sandbox.BotProcess, limits: Limits, started: float, referee_wait: float
+    ) -> None:
         self.process = process
         self.limits = limits
         self.started = started
+        #: The start-up's clock: a new process has used and waited nothing yet.
+        self.clock = _Clock(
+            process,
+            limits.startup_ms / 1000,
+            started,
+            base=CpuTimes(0.0, 0.0),
+            referee_wait=referee_wait,
+        )
+        #: The process's CPU seconds when the current game began (a process plays several).
+        self.game_cpu_start = 0.0
         self.in_fd = process.stdin.fileno()
         self.out_fd = process.stdout.fileno()
         self.exit_fd = process.exit_fd()
@@ -227,17 +315,16 @@ class _Connection:
             )
         return self.pop_line()
 
-    def await_line(
-        self, deadline: float, timeout_kind: FaultKind
-    ) -> tuple[bytes, float] | _BotFault:
+    def await_line(self, clock: _Clock, timeout_kind: FaultKind) -> tuple[bytes, float] | _BotFault:
         """The next line and when it was complete, or the fault; the hot path."""
         try:
             line = self.pop_line() if self.buffer else None
             while line is None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                now = time.monotonic()
+                if now >= clock.deadline and clock.expired(now):
                     partial = bytes(self.buffer) or None
                     return _BotFault(timeout_kind, "no reply in time", partial)
+                remaining = clock.deadline - now
                 for fd, _ in self.poller.poll(math.ceil(remaining * 1000)):
                     line = self.read_line() if fd == self.out_fd else self.on_exit()
                     if line is not None:
@@ -303,7 +390,7 @@ class TraceEntry:
     #: fallback policy's move when the request ended in a fault).
     move: int
     request: int
-    #: How long the reply took; None when no reply was read.
+    #: The time the reply was charged (:class:`_Clock`); None when no reply was read.
     elapsed_ms: float | None
     note: str
     #: What the bot wrote to stderr from the request's writing to its reply's reading.
@@ -341,6 +428,29 @@ class SeatRecord:
     trace: list[TraceEntry] = field(default_factory=list)
     #: How much more of the seat's stderr this game's trace may keep (GAME_STDERR_BYTES).
     stderr_left: int = field(default=GAME_STDERR_BYTES, repr=False)
+    #: Time charged for the seat's start-up and decisions in this game, and time its
+    #: processes waited for a CPU meanwhile (not charged), in ms: in ``resources``.
+    charged_ms: float = 0.0
+    cpu_wait_ms: float = 0.0
+
+    def clocked(self, clock: _Clock, now: float) -> float:
+        """Count a start-up's or decision's clock, read at ``now``; its charged ms."""
+        charged, waited, _ = clock.charged(now)
+        self.charged_ms += charged * 1000
+        self.cpu_wait_ms += waited * 1000
+        return _ms(charged)
+
+    def set_resources(self, peaks: JsonDict, cpu_seconds: float | None) -> None:
+        """The seat's resources in this game: the process's peaks so far (its life may
+        span games), the CPU it used in this game, the time charged and waited."""
+        self.resources = {
+            "memory_peak_bytes": peaks.get("memory_peak_bytes"),
+            "cpu_seconds": None if cpu_seconds is None else round(max(0.0, cpu_seconds), 4),
+            "pids_peak": peaks.get("pids_peak"),
+            "oom_killed": bool(peaks.get("oom_killed", False)),
+            "charged_ms": round(self.charged_ms, 3),
+            "cpu_wait_ms": round(self.cpu_wait_ms, 3),
+        }
 
     def to_json(self) -> JsonDict:
         times = sorted(self.decision_ms)
@@ -509,12 +619,13 @@ class Match:
         """Launch a player's process (``hello`` sent); a fault if it cannot start."""
         spec = self.players[player]
         limits = self.limits_of(player)
+        referee_wait = own_wait()
         started = time.monotonic()
         try:
             process = self.launcher(spec, limits)
         except (sandbox.SandboxError, OSError, ValueError) as error:
             return None, Fault(FaultKind.LAUNCH_FAILED, f"cannot start {spec.name}: {error}")
-        connection = _Connection(process, limits, started)
+        connection = _Connection(process, limits, started, referee_wait)
         self.connections[player] = connection
         return connection, None
 
@@ -565,6 +676,8 @@ class _Game:
             ):
                 self._retire(record.player)
                 connection = None
+            if connection is not None:
+                connection.game_cpu_start = connection.process.cpu_times().cpu_seconds or 0.0
             if connection is None:
                 connection, fault = match._start(record.player)
                 if fault is not None:
@@ -580,10 +693,7 @@ class _Game:
                     continue
                 launching[connection] = record.seat
         if launching:
-            replies = _collect(
-                {c: c.started + c.limits.startup_ms / 1000 for c in launching},
-                FaultKind.STARTUP_TIMEOUT,
-            )
+            replies = _collect({c: c.clock for c in launching}, FaultKind.STARTUP_TIMEOUT)
             for connection, reply in replies.items():
                 seat = launching[connection]
                 if isinstance(reply, _BotFault):
@@ -591,10 +701,11 @@ class _Game:
                         reply = connection.silence_cause(reply)
                     if reply.kind is FaultKind.STARTUP_TIMEOUT:
                         reply.message = f"no ready line within {connection.limits.startup_ms} ms"
-                    self._fault(seat, reply, None, _ms(time.monotonic() - connection.started))
+                    charged = self.seats[seat].clocked(connection.clock, time.monotonic())
+                    self._fault(seat, reply, None, charged)
                     continue
                 line, received = reply
-                self.seats[seat].startup_ms = _ms(received - connection.started)
+                self.seats[seat].startup_ms = self.seats[seat].clocked(connection.clock, received)
                 try:
                     connection.name = protocol.parse_ready(line)
                 except ProtocolError as error:
@@ -639,8 +750,8 @@ class _Game:
         assert kept is not None  # the referee's state keeps its moves
         while movers := state.to_move():
             self._progress()
-            pending: dict[_Connection, float] = {}
-            asked: dict[int, tuple[_Connection, JsonDict, float]] = {}
+            pending: dict[_Connection, _Clock] = {}
+            asked: dict[int, tuple[_Connection, JsonDict, _Clock]] = {}
             unsent: dict[int, TraceEntry] = {}
             for seat in movers:
                 connection = self.connection(seat)
@@ -664,16 +775,17 @@ class _Game:
                 connection.mark_request()
                 # The clock starts before the write: on a busy machine the bot
                 # may run (and answer) before the write call returns to us.
-                sent = time.monotonic()
+                clock = _Clock(connection.process, budget / 1000, time.monotonic())
                 try:
-                    connection.send_line(line, sent + budget / 1000)
+                    connection.send_line(line, clock.deadline)
                 except _BotFault as error:
                     # Traced before the fault ends the process (and its stderr).
                     unsent[seat] = self._decision(seat, connection, message["id"], None)
-                    self._fault(seat, error, message, _ms(time.monotonic() - sent))
+                    charged = self.seats[seat].clocked(clock, time.monotonic())
+                    self._fault(seat, error, message, charged)
                     continue
-                pending[connection] = sent + budget / 1000
-                asked[seat] = (connection, message, sent)
+                pending[connection] = clock
+                asked[seat] = (connection, message, clock)
             replies = _collect(pending, FaultKind.TIMEOUT) if pending else {}
             for seat in movers:
                 action, decision = self._action(seat, asked.get(seat), replies)
@@ -693,14 +805,14 @@ class _Game:
     def _action(
         self,
         seat: int,
-        asked: tuple[_Connection, JsonDict, float] | None,
+        asked: tuple[_Connection, JsonDict, _Clock] | None,
         replies: dict[_Connection, tuple[bytes, float] | _BotFault],
     ) -> tuple[str, TraceEntry | None]:
         """The seat's reply as a legal action, or the fallback policy's choice; and the
         request's trace (None when no request was sent)."""
         decision = None
         if asked is not None:
-            connection, message, sent = asked
+            connection, message, clock = asked
             reply = replies[connection]
             if isinstance(reply, _BotFault):
                 # Traced before the fault ends the process (and its stderr).
@@ -713,10 +825,11 @@ class _Game:
                     reply.message = f"used up its time bank ({limits.bank_ms} ms per game)"
                 elif reply.kind is FaultKind.TIMEOUT:
                     reply.message = f"no reply within {limits.decision_ms} ms"
-                self._fault(seat, reply, message, _ms(time.monotonic() - sent))
+                charged = self.seats[seat].clocked(clock, time.monotonic())
+                self._fault(seat, reply, message, charged)
             else:
                 line, received = reply
-                elapsed = _ms(received - sent)
+                elapsed = self.seats[seat].clocked(clock, received)
                 self.bank_ms[seat] -= elapsed
                 self.seats[seat].decision_ms.append(elapsed)
                 legal = self.state.legal_actions(seat)
@@ -777,9 +890,14 @@ class _Game:
     ) -> None:
         """Record the fault, kill the seat's process and collect its outcome."""
         record = self.seats[seat]
+        connection = self.match.connections[record.player]
+        game_cpu_start = connection.game_cpu_start if connection is not None else 0.0
         outcome = self.match._end(record.player)
         record.fault = _fault_of(error, outcome, self.game_id, message, elapsed)
-        record.resources = outcome_resources(outcome)
+        cpu = outcome.cpu_seconds
+        record.set_resources(
+            outcome_resources(outcome), None if cpu is None else cpu - game_cpu_start
+        )
 
     # ---------------------------------------------------------------- finish
     def finish(self) -> GameRecord:
@@ -799,7 +917,9 @@ class _Game:
                 # but its process is over; the next game starts a new one.
                 self.match._end(record.player)
                 continue
-            record.resources = _live_resources(connection)
+            cpu = connection.process.cpu_times().cpu_seconds
+            used = None if cpu is None else cpu - connection.game_cpu_start
+            record.set_resources(_live_resources(connection), used)
         log = game_log(self.state)
         log["referee"] = {
             "protocol": protocol.PROTOCOL_VERSION,
@@ -891,10 +1011,9 @@ class LoneSeat:
             return fault
         assert connection is not None
         limits = connection.limits
-        deadline = connection.started + limits.startup_ms / 1000
         try:
-            connection.send(protocol.hello(limits), deadline)
-            reply = connection.await_line(deadline, FaultKind.STARTUP_TIMEOUT)
+            connection.send(protocol.hello(limits), connection.clock.deadline)
+            reply = connection.await_line(connection.clock, FaultKind.STARTUP_TIMEOUT)
             if isinstance(reply, _BotFault):
                 if reply.kind is FaultKind.STARTUP_TIMEOUT:
                     reply = connection.silence_cause(reply)
@@ -934,14 +1053,13 @@ class LoneSeat:
             connection.check_quiet(request_id)
         except _BotFault as error:
             return self._end(error, message, None)
-        sent = time.monotonic()
         allowed_ms = max(time_left_ms, wait_ms or 0)
-        deadline = sent + allowed_ms / 1000
+        clock = _Clock(connection.process, allowed_ms / 1000, time.monotonic())
         try:
-            connection.send_line(protocol.encode(message), deadline)
+            connection.send_line(protocol.encode(message), clock.deadline)
         except _BotFault as error:
             return self._end(error, message, None)
-        reply = connection.await_line(deadline, FaultKind.TIMEOUT)
+        reply = connection.await_line(clock, FaultKind.TIMEOUT)
         if isinstance(reply, _BotFault):
             if reply.kind is FaultKind.TIMEOUT:
                 reply = connection.silence_cause(reply)
@@ -949,7 +1067,7 @@ class LoneSeat:
                 reply.message = f"no reply within {allowed_ms} ms"
             return self._end(reply, message, None)
         line, received = reply
-        elapsed = _ms(received - sent)
+        elapsed = _ms(clock.charged(received)[0])
         try:
             answer = protocol.parse_answer(line, request_id)
         except ProtocolError as error:
@@ -972,17 +1090,17 @@ class LoneSeat:
 
 
 def _collect(
-    pending: dict[_Connection, float], timeout_kind: FaultKind
+    pending: dict[_Connection, _Clock], timeout_kind: FaultKind
 ) -> dict[_Connection, tuple[bytes, float] | _BotFault]:
-    """Wait for one line from each connection, each until its own deadline.
+    """Wait for one line from each connection, each until its own clock runs out.
 
     Returns each connection's line with the time it was complete, or the fault.
     ``poll`` rather than a selector: this is the per-decision hot path, and a
     poll object costs no system call until it waits.
     """
     if len(pending) == 1:
-        ((connection, deadline),) = pending.items()
-        return {connection: connection.await_line(deadline, timeout_kind)}
+        ((connection, clock),) = pending.items()
+        return {connection: connection.await_line(clock, timeout_kind)}
     results: dict[_Connection, tuple[bytes, float] | _BotFault] = {}
     pending = dict(pending)
     poller = select.poll()
@@ -1004,14 +1122,14 @@ def _collect(
         sources[connection.exit_fd] = (connection, True)
     while pending:
         now = time.monotonic()
-        for connection, deadline in list(pending.items()):
-            if deadline <= now:
+        for connection, clock in list(pending.items()):
+            if now >= clock.deadline and clock.expired(now):
                 partial = bytes(connection.buffer) or None
                 results[connection] = _BotFault(timeout_kind, "no reply in time", partial)
                 del pending[connection]
         if not pending:
             break
-        wait_ms = math.ceil((min(pending.values()) - now) * 1000)
+        wait_ms = max(0, math.ceil((min(c.deadline for c in pending.values()) - now) * 1000))
         for fd, _ in poller.poll(wait_ms):
             connection, exited = sources[fd]
             if connection not in pending:
@@ -1054,6 +1172,7 @@ def _ms(seconds: float) -> float:
 
 
 def outcome_resources(outcome: sandbox.ProcessOutcome) -> JsonDict:
+    """What a process used over its whole life (a fault record's ``resources``)."""
     return {
         "memory_peak_bytes": outcome.memory_peak_bytes,
         "cpu_seconds": None if outcome.cpu_seconds is None else round(outcome.cpu_seconds, 4),
@@ -1064,13 +1183,13 @@ def outcome_resources(outcome: sandbox.ProcessOutcome) -> JsonDict:
 
 def _live_resources(connection: _Connection) -> JsonDict:
     """Peaks of a running process so far, where the process can tell them."""
+    if connection.process.trusted:
+        return _proc_usage(connection.process.pid)
     usage = getattr(connection.process, "usage", None)
     if callable(usage):
         peaks: Any = usage()
         if isinstance(peaks, dict):
             return peaks
-    if connection.process.trusted:
-        return _proc_usage(connection.process.pid)
     return {}
 
 
@@ -1158,6 +1277,7 @@ __all__ = [
     "DECISION_STDERR_BYTES",
     "GAME_STDERR_BYTES",
     "GameRecord",
+    "HostStalledError",
     "Match",
     "Progress",
     "SeatRecord",

@@ -18,6 +18,7 @@ Typical use::
 
 from __future__ import annotations
 
+from ._cpu import CpuTimes, own_wait
 from ._host import DEFAULT_CONFIG, SandboxConfig, check_host
 from ._process import BotProcess, bwrap_arguments, launch, rewrite_for_host
 from ._runtime import BOT_MOUNT, DEBIAN_PYTHON3, BotRuntime, runtime_python_command
@@ -42,6 +43,7 @@ __all__ = [
     "DENIED_SYSCALLS",
     "BotProcess",
     "BotRuntime",
+    "CpuTimes",
     "GiB",
     "KiB",
     "MiB",
@@ -55,6 +57,7 @@ __all__ = [
     "bwrap_arguments",
     "check_host",
     "launch",
+    "own_wait",
     "rewrite_for_host",
     "runtime_python_command",
     "self_test",

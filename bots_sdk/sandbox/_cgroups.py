@@ -16,15 +16,19 @@ import errno
 import itertools
 import os
 import signal
+import subprocess
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from ._cpu import CpuTimes, pressure_wait, thread_times
 from ._types import SandboxLimits, SandboxUnavailableError
 
 REQUIRED_CONTROLLERS = ("memory", "pids", "cpu")
+#: The key of a v1 bot's companion v2 cgroup in its ``dirs`` (not a controller).
+PRESSURE = "pressure"
 CPU_PERIOD_US = 100_000
 
 _counter = itertools.count(1)
@@ -38,6 +42,8 @@ class CgroupStats:
     cpu_seconds: float | None
     pids_peak: int | None
     oom_kills: int
+    #: Time runnable but waiting for a CPU (see :mod:`._cpu`); None where unknown.
+    cpu_wait_seconds: float | None = None
 
 
 def _read(path: str) -> str:
@@ -168,6 +174,10 @@ class BotCgroup(ABC):
     def stats(self) -> CgroupStats: ...
 
     @abstractmethod
+    def cpu_times(self) -> CpuTimes:
+        """CPU used and time waited for one so far: read at every decision, so few reads."""
+
+    @abstractmethod
     def rmdir(self) -> None:
         """Delete the (empty) cgroup directories."""
 
@@ -294,13 +304,21 @@ class _V2Cgroup(BotCgroup):
         return _keyed(events, "populated") == 0
 
     def stats(self) -> CgroupStats:
-        usage_usec = _keyed(_read_or_none(f"{self.path}/cpu.stat"), "usage_usec")
+        times = self.cpu_times()
         return CgroupStats(
             memory_peak_bytes=_int_or_none(_read_or_none(f"{self.path}/memory.peak")),
-            cpu_seconds=None if usage_usec is None else usage_usec / 1e6,
+            cpu_seconds=times.cpu_seconds,
             pids_peak=_int_or_none(_read_or_none(f"{self.path}/pids.peak")),
             oom_kills=_keyed(_read_or_none(f"{self.path}/memory.events"), "oom_kill") or 0,
+            cpu_wait_seconds=times.wait_seconds,
         )
+
+    def cpu_times(self) -> CpuTimes:
+        usage_usec = _keyed(_read_or_none(f"{self.path}/cpu.stat"), "usage_usec")
+        wait = pressure_wait(self.path)
+        if wait is None:
+            wait = thread_times(self.pids()).wait_seconds
+        return CpuTimes(None if usage_usec is None else usage_usec / 1e6, wait)
 
     def rmdir(self) -> None:
         _rmdir_retry(self.path)
@@ -397,13 +415,22 @@ class _V1Cgroup(BotCgroup):
 
     def stats(self) -> CgroupStats:
         memory = self.dirs["memory"]
-        usage_ns = _int_or_none(_read_or_none(f"{self.dirs['cpuacct']}/cpuacct.usage"))
+        times = self.cpu_times()
         return CgroupStats(
             memory_peak_bytes=_int_or_none(_read_or_none(f"{memory}/memory.max_usage_in_bytes")),
-            cpu_seconds=None if usage_ns is None else usage_ns / 1e9,
+            cpu_seconds=times.cpu_seconds,
             pids_peak=_int_or_none(_read_or_none(f"{self.dirs['pids']}/pids.peak")),
             oom_kills=_keyed(_read_or_none(f"{memory}/memory.oom_control"), "oom_kill") or 0,
+            cpu_wait_seconds=times.wait_seconds,
         )
+
+    def cpu_times(self) -> CpuTimes:
+        usage_ns = _int_or_none(_read_or_none(f"{self.dirs['cpuacct']}/cpuacct.usage"))
+        pressure = self.dirs.get(PRESSURE)
+        wait = None if pressure is None else pressure_wait(pressure)
+        if wait is None:
+            wait = thread_times(self.pids()).wait_seconds
+        return CpuTimes(None if usage_ns is None else usage_ns / 1e9, wait)
 
     def rmdir(self) -> None:
         for directory in dict.fromkeys(self.dirs.values()):
@@ -411,18 +438,28 @@ class _V1Cgroup(BotCgroup):
 
 
 class CgroupV1Manager(CgroupManager):
+    """Bot cgroups in the v1 hierarchies; on a hybrid host also one in the v2 hierarchy
+    beside them (``unified``, no controller), only for its ``cpu.pressure``."""
+
     version = 1
 
-    def __init__(self, mounts: dict[str, str], parent_name: str) -> None:
+    def __init__(
+        self, mounts: dict[str, str], parent_name: str, unified: str | None = None
+    ) -> None:
         # controller -> parent directory of the bot cgroups in its hierarchy
         self.parents = {c: f"{m}/{parent_name}" for c, m in mounts.items()}
+        if unified is not None:
+            self.parents[PRESSURE] = f"{unified}/{parent_name}"
 
     def parent_paths(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(self.parents.values()))
 
     def setup(self) -> None:
+        pressure = self.parents.pop(PRESSURE, None)
         for directory in self.parent_paths():
             os.makedirs(directory, exist_ok=True)
+        if pressure is not None and _can_join(pressure):
+            self.parents[PRESSURE] = pressure
 
     def create(self, limits: SandboxLimits) -> BotCgroup:
         self.retry_orphans()
@@ -494,6 +531,31 @@ def _cgroup_mounts(mountinfo: str) -> list[_Mount]:
     return mounts
 
 
+def _can_join(parent: str) -> bool:
+    """Whether a process can be put in a new cgroup under ``parent`` (v2, no controller)
+    and that cgroup keeps a ``cpu.pressure``: tried once, with a probe that exits."""
+    probe = f"{parent}/probe-{os.getpid()}"
+    try:
+        os.makedirs(parent, exist_ok=True)
+        os.mkdir(probe, 0o755)
+    except OSError:
+        return False
+    try:
+        joined = subprocess.run(
+            ["/bin/sh", "-c", 'echo 0 >"$1"', "vegas-probe", f"{probe}/cgroup.procs"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+        return joined.returncode == 0 and pressure_wait(probe) is not None
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            _rmdir_retry(probe)
+
+
 def detect(parent_name: str = "vegas-arena") -> CgroupV1Manager | CgroupV2Manager:
     """Find usable cgroups (v2 preferred) or raise SandboxUnavailableError."""
     try:
@@ -520,7 +582,8 @@ def detect(parent_name: str = "vegas-arena") -> CgroupV1Manager | CgroupV2Manage
                     v1.setdefault(controller, mount.mountpoint)
     missing_v1 = [c for c in ("memory", "pids", "cpu", "cpuacct") if c not in v1]
     if not missing_v1:
-        return CgroupV1Manager(v1, parent_name)
+        unified = next((m.mountpoint for m in mounts if m.fstype == "cgroup2"), None)
+        return CgroupV1Manager(v1, parent_name, unified)
     if not any(m.fstype == "cgroup2" for m in mounts):
         problems.append("no cgroup v2 mounted (mount -t cgroup2 none /sys/fs/cgroup)")
     if any(m.fstype == "cgroup" for m in mounts):

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ._cgroups import BotCgroup
+from ._cpu import CpuTimes, thread_times
 from ._host import DEFAULT_CONFIG, Host, SandboxConfig, check_host
 from ._runtime import BOT_MOUNT, BotRuntime
 from ._seccomp import BOT_FILTER
@@ -282,6 +283,26 @@ class BotProcess:
         stdin_inode, stdout_inode = self._pipe_inodes
         return f"pipe:[{stdin_inode}]" not in held, f"pipe:[{stdout_inode}]" not in held
 
+    def cpu_times(self) -> CpuTimes:
+        """CPU used and time waited for one so far, by all the bot's processes (sandboxed:
+        its cgroup's; trusted: the threads of its top process). Unknown once it has ended."""
+        if self._outcome is not None:
+            return CpuTimes(None, None)
+        if self._cgroup is not None:
+            return self._cgroup.cpu_times()
+        return thread_times((self.pid,))
+
+    def usage(self) -> dict[str, int | float | None]:
+        """The peaks so far of a running bot, as its outcome will give them at the end."""
+        if self._cgroup is None or self._outcome is not None:
+            return {}
+        stats = self._cgroup.stats()
+        return {
+            "memory_peak_bytes": stats.memory_peak_bytes,
+            "cpu_seconds": stats.cpu_seconds,
+            "pids_peak": stats.pids_peak,
+        }
+
     def stderr_written(self) -> int:
         """How many bytes of stderr were kept so far (at most the cap)."""
         return min(os.lseek(self._stderr_fd, 0, os.SEEK_CUR), self._stderr_cap)
@@ -318,10 +339,12 @@ class BotProcess:
         returncode = self.wait()
         assert returncode is not None
         memory = cpu = pids = None
+        cpu_wait: float | None = None
         oom = False
         if self._cgroup is not None:
             stats = self._cgroup.release()
             memory, cpu, pids = stats.memory_peak_bytes, stats.cpu_seconds, stats.pids_peak
+            cpu_wait = stats.cpu_wait_seconds
             oom = stats.oom_kills > 0
         elif self._rusage is not None:
             memory = self._rusage.ru_maxrss * 1024
@@ -342,6 +365,7 @@ class BotProcess:
             oom_killed=oom,
             memory_peak_bytes=memory,
             cpu_seconds=cpu,
+            cpu_wait_seconds=cpu_wait,
             pids_peak=pids,
             wall_seconds=(self._ended or time.monotonic()) - self._started,
             stderr_tail=self.stderr_tail(stderr_bytes),

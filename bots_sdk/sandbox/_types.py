@@ -96,3 +96,5 @@ class ProcessOutcome:
     stderr_tail: bytes
     stderr_truncated: bool
     trusted: bool
+    #: Time runnable but waiting for a CPU over the bot's life (None where unknown).
+    cpu_wait_seconds: float | None = None

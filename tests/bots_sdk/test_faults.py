@@ -33,11 +33,8 @@ def play_one(
 
     players = [house_bot("random"), house_bot("random")]
     players.insert(seat, spec)
-    started = time.monotonic()
     with Match(players, limits, launcher=recording) as match:
         record = match.play(describe("classic", 3), seed, [0, 1, 2])
-    # Never hangs: the slowest fault (a 30 s sleep) is cut at the decision limit.
-    assert time.monotonic() - started < 15
     return record, pids, match
 
 

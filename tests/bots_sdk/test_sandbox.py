@@ -18,7 +18,6 @@ import re
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import tempfile
 import threading
@@ -244,76 +243,20 @@ def test_exit_codes_signals_and_the_message_path(make_bot: MakeBot) -> None:
         }
     )
     bot = start(bot_dir, "echo.py")
-    latencies = []
     for n in range(300):
         message = json.dumps({"type": "ping", "n": n}).encode() + b"\n"
-        began = time.perf_counter()
         bot.stdin.write(message)
         assert read_line(bot) == message
-        latencies.append(time.perf_counter() - began)
     outcome = bot.close(timeout=5)
     assert (outcome.exit_code, outcome.signal, outcome.killed) == (3, None, False)
     assert outcome.oom_killed is False and outcome.trusted is False
     assert outcome.cpu_seconds is not None and 0 < outcome.cpu_seconds < 5
     assert outcome.memory_peak_bytes is not None and outcome.memory_peak_bytes > 1 * MiB
     assert bot.close() is outcome  # idempotent
-    median = statistics.median(latencies)
-    print(f"\nround trip through the sandbox: median {median * 1e6:.0f} us")
-    assert median < 0.005
+    # Its speed is bench/referee.py's to measure (a test asserts no time).
 
     outcome = start(bot_dir, "term.py").close(timeout=5)
     assert (outcome.exit_code, outcome.signal) == (None, signal.SIGTERM)
-
-
-def test_startup_overhead(make_bot: MakeBot) -> None:
-    bot_dir = make_bot()
-    command = ["/usr/bin/python3", "-I", "-c", "pass"]
-
-    def sandboxed() -> float:
-        began = time.perf_counter()
-        bot = launch(command, bot_dir=bot_dir, limits=LIMITS)
-        bot.wait()
-        elapsed = time.perf_counter() - began
-        assert bot.close().exit_code == 0
-        return elapsed
-
-    def bare() -> float:
-        began = time.perf_counter()
-        subprocess.run(command, env={}, check=True)
-        return time.perf_counter() - began
-
-    # Target: under 30 ms extra on an idle host, where the bare start-up takes
-    # about idle_bare_ms. Load from other jobs only ever adds time, and more to
-    # the sandbox than to the bare run: a launch is a chain of processes that
-    # each wait for a CPU, and it waits for RCU grace periods (cgroup join,
-    # mounts) that need every vCPU. So: interleave the two, compare the
-    # fastest runs, let the bound grow with the square of the bare run's
-    # slowdown (exactly 30 ms when idle), and retry a noisy measurement.
-    idle_bare_ms = 12.0
-
-    def overhead_and_bound(runs: dict[str, list[float]]) -> tuple[float, float]:
-        bare_ms = min(runs["bare"])
-        return min(runs["sandbox"]) - bare_ms, 30.0 * max(1.0, bare_ms / idle_bare_ms) ** 2
-
-    best: dict[str, list[float]] = {}
-    for _attempt in range(5):
-        runs: dict[str, list[float]] = {"bare": [], "sandbox": []}
-        for _ in range(8):
-            runs["bare"].append(bare() * 1000)
-            runs["sandbox"].append(sandboxed() * 1000)
-        if not best or overhead_and_bound(runs)[0] < overhead_and_bound(best)[0]:
-            best = runs
-        overhead, bound = overhead_and_bound(best)
-        if overhead < bound:
-            break
-    print(
-        "\nstart-up of python3 -I -c pass (ms): "
-        + "; ".join(
-            f"{k} min {min(v):.1f} median {statistics.median(v):.1f}" for k, v in best.items()
-        )
-        + f"; overhead {overhead:.1f} (bound {bound:.1f})"
-    )
-    assert overhead < bound
 
 
 # ------------------------------------------------------------------ resources
@@ -341,9 +284,7 @@ def test_busy_loop_is_throttled_and_killed(make_bot: MakeBot) -> None:
     assert read_line(bot) == b"spinning\n"
     assert read_line(bot) == b"spinning\n"  # the forked child spins too
     time.sleep(1.0)
-    began = time.monotonic()
     outcome = bot.close()
-    assert time.monotonic() - began < 1.0
     assert outcome.killed and outcome.signal == signal.SIGKILL
     assert outcome.cpu_seconds is not None
     # two spinning processes on a 2-core host would use ~2 CPU-s per second

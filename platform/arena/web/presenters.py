@@ -368,6 +368,58 @@ def seat_stderr(log: dict[str, Any] | None, *, seats: set[int]) -> dict[int, str
 
 
 @dataclass(frozen=True)
+class SeatResources:
+    """What one seat's processes used in the game, as the referee logged it."""
+
+    seat: int
+    name: str
+    decisions: int
+    cpu_seconds: float | None
+    memory_peak_mib: float | None
+    pids_peak: int | None
+    charged_ms: float | None
+    cpu_wait_ms: float | None
+    decision_ms_max: float | None
+
+
+def seat_resources(log: dict[str, Any] | None, *, seats: set[int]) -> list[SeatResources]:
+    """The resources of each of ``seats`` (the viewer's own): CPU, memory, time charged and
+    time waited for a CPU (docs/protocol.md, *Limits and time*)."""
+    referee = (log or {}).get("referee")
+    if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
+        return []
+    rows = []
+    for record in referee["seats"]:
+        if not isinstance(record, dict) or record.get("seat") not in seats:
+            continue
+        logged = record.get("resources")
+        used: dict[str, Any] = logged if isinstance(logged, dict) else {}
+        memory = _number(used.get("memory_peak_bytes"))
+        rows.append(
+            SeatResources(
+                seat=record["seat"],
+                name=str(record.get("name", "")),
+                decisions=int(_number(record.get("decisions")) or 0),
+                cpu_seconds=_number(used.get("cpu_seconds")),
+                memory_peak_mib=None if memory is None else memory / 2**20,
+                pids_peak=_int_or_none(used.get("pids_peak")),
+                charged_ms=_number(used.get("charged_ms")),
+                cpu_wait_ms=_number(used.get("cpu_wait_ms")),
+                decision_ms_max=_number(record.get("decision_ms_max")),
+            )
+        )
+    return rows
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
 class SeatFault:
     """Why a seat forfeited, as the referee logged it: for the seat's owner (and staff) only."""
 

@@ -485,6 +485,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "replay": replay,
         "live": live,
         "stderr": presenters.seat_stderr(log, seats=owned),
+        "resources": presenters.seat_resources(log, seats=owned),
         "study": presenters.study_document(
             participants, studied, url=reverse("match-decisions", args=[match.pk])
         ),

@@ -1,0 +1,68 @@
+"""How much CPU a bot used, and how long it waited for one: the referee's fair clock.
+
+A decision is charged the time the bot could run, not the time the host took
+(docs/protocol.md, *Time limits*). Two kernel counters tell them apart:
+
+- the CPU a cgroup or a thread used (``cpuacct.usage``, ``cpu.stat``, or the
+  first field of ``/proc/<pid>/task/<tid>/schedstat``);
+- the time it was runnable but waited for a CPU: the cgroup's ``cpu.pressure``
+  ("some": at least one of its tasks waiting; cgroup v2, or a v2 cgroup beside
+  the v1 ones on hybrid hosts), else the sum of its threads' run delays (the
+  second field of ``schedstat``, which forgets threads that ended).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CpuTimes:
+    """Cumulative counters of a bot's processes, in seconds; None where the kernel has none."""
+
+    #: CPU time used, every thread and process counted.
+    cpu_seconds: float | None
+    #: Time runnable but waiting for a CPU (the host's contention, or its own quota).
+    wait_seconds: float | None
+
+
+def pressure_wait(directory: str) -> float | None:
+    """The "some" total of a v2 cgroup's ``cpu.pressure`` in seconds (None: no PSI)."""
+    try:
+        with open(f"{directory}/cpu.pressure", "rb") as handle:
+            first = handle.readline()
+    except OSError:  # no such file, or PSI disabled (EOPNOTSUPP)
+        return None
+    if not first.startswith(b"some "):
+        return None
+    total = first.rsplit(b"total=", 1)[-1]
+    return int(total) / 1e6 if total.strip().isdigit() else None
+
+
+def thread_times(pids: Iterable[int]) -> CpuTimes:
+    """CPU used and run delay summed over every thread of ``pids``, from ``schedstat``."""
+    cpu = wait = 0
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # ended meanwhile
+        for tid in threads:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as handle:
+                    fields = handle.read().split()
+                cpu += int(fields[0])
+                wait += int(fields[1])
+    return CpuTimes(cpu / 1e9, wait / 1e9)
+
+
+def own_wait() -> float:
+    """How long the calling thread has waited for a CPU so far (seconds; 0 if unknown)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as handle:
+            return int(handle.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return 0.0
