@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import beat_init, worker_init, worker_process_init
+from celery.signals import beat_init, worker_init, worker_process_init, worker_process_shutdown
 from celery.worker import WorkController
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -54,6 +54,14 @@ def _sweep_bot_files() -> None:
 def _sweep_bot_files_at_start(**kwargs: Any) -> None:
     """A worker, and each pool process (one replacing a killed one too), sweeps when it starts."""
     _sweep_bot_files()
+
+
+@worker_process_shutdown.connect
+def _release_bot_files(**kwargs: Any) -> None:
+    """A pool process that exits cleanly removes its own folder of bot code."""
+    from arena.bots.scratch import release
+
+    release()
 
 
 class BotFilesSweep(bootsteps.StartStopStep):  # type: ignore[misc]  # celery has no types

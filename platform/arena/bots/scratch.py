@@ -7,9 +7,10 @@ under ``$TMPDIR/arena-code-<uid>``, whose ``owner`` file names the process
 (``arena.matches.runners``: host, pid namespace, pid, start time).
 :func:`sweep` removes the folders of processes that no longer run: a worker
 calls it when it starts, when each pool process starts, and periodically
-(``arena.celery``). A live process's folder is never removed, whichever
-worker of the host sweeps; a folder whose owner is of another host or pid
-namespace (a temp folder shared across containers) is left alone.
+(``arena.celery``); a pool process that exits cleanly removes its own. A
+live process's folder is never removed, whichever worker of the host sweeps;
+a folder whose owner is of another host or pid namespace (a temp folder
+shared across containers) is left alone.
 
 The names are random: a bound folder's host path shows in the bot's
 ``/proc/self/mountinfo`` (docs/sandbox.md), and tells it nothing.
@@ -75,6 +76,14 @@ def process_folder(gid: int | None) -> Path:
     (folder / OWNER_FILE).write_text(current_runner())
     _folder, _folder_pid = folder, os.getpid()
     return folder
+
+
+def release() -> None:
+    """Remove this process's folder as it exits cleanly (what a kill leaves, the sweep removes)."""
+    global _folder
+    if _folder is not None and _folder_pid == os.getpid():
+        shutil.rmtree(_folder, ignore_errors=True)
+        _folder = None
 
 
 def run_folder(prefix: str, gid: int | None) -> Path:
