@@ -147,6 +147,12 @@ def test_a_match_that_met_a_full_disk_is_retried_at_the_first_sweep_once_space_i
 # --------------------------------------------------------------------------- the sweep
 
 
+def test_beat_runs_the_retry_sweep_every_few_seconds(settings: Any) -> None:
+    entry = settings.CELERY_BEAT_SCHEDULE["retry-failed-matches"]
+    assert entry["task"] == "arena.matches.tasks.matches_retry_waiting"
+    assert entry["schedule"] <= 15
+
+
 def test_retries_in_flight_are_capped_and_a_series_counts_once(
     settings: Any,
     ladder: Any,
