@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from celery import Celery
-from celery.signals import beat_init, worker_init
+from celery import Celery, bootsteps
+from celery.signals import beat_init, worker_init, worker_process_init, worker_process_shutdown
+from celery.worker import WorkController
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
@@ -36,6 +37,57 @@ app.conf.update(
     broker_channel_error_retry=True,
 )
 app.autodiscover_tasks()
+
+
+def _sweep_bot_files() -> None:
+    """Remove the bot code that this host's killed worker processes left (arena.bots.scratch)."""
+    from arena.bots.scratch import sweep
+
+    try:
+        sweep()
+    except OSError as error:
+        log.warning("could not sweep the bot code folders: %s", error)
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _sweep_bot_files_at_start(**kwargs: Any) -> None:
+    """A worker, and each pool process (one replacing a killed one too), sweeps when it starts."""
+    _sweep_bot_files()
+
+
+@worker_process_shutdown.connect
+def _release_bot_files(**kwargs: Any) -> None:
+    """A pool process that exits cleanly removes its own folder of bot code."""
+    from arena.bots.scratch import release
+
+    release()
+
+
+class BotFilesSweep(bootsteps.StartStopStep):  # type: ignore[misc]  # celery has no types
+    """The worker sweeps the bot code of dead processes every ARENA_BOT_FILES_SWEEP_SECONDS,
+    on its own timer: a beat task would reach one host, not each."""
+
+    requires = ("celery.worker.components:Timer",)
+
+    def __init__(self, parent: WorkController, **kwargs: Any) -> None:
+        super().__init__(parent, **kwargs)
+        self.tref: Any = None
+
+    def start(self, parent: WorkController) -> None:
+        from django.conf import settings
+
+        self.tref = parent.timer.call_repeatedly(
+            settings.ARENA_BOT_FILES_SWEEP_SECONDS, _sweep_bot_files, priority=10
+        )
+
+    def stop(self, parent: WorkController) -> None:
+        if self.tref is not None:
+            self.tref.cancel()
+            self.tref = None
+
+
+app.steps["worker"].add(BotFilesSweep)
 
 
 @worker_init.connect

@@ -217,10 +217,10 @@ _BROKER_DIR = DATA_DIR / "broker"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 # Several URLs separated by ";" are fail-over brokers of one kind: the first names it.
 _BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().lower()
-# The longest a worker holds a message unacknowledged: a retry waiting out its delay
-# (ARENA_MATCH_RETRY_MAX_SECONDS, 30 min), then the match (ARENA_MATCH_STALE_SECONDS,
-# 1 h). Past it the broker delivers the message again: harmless (every task checks
-# its rows), but a duplicate.
+# The longest a worker holds a message unacknowledged: the match (ARENA_MATCH_STALE_SECONDS,
+# 1 h) and the task's own retries on a database outage (minutes), with a margin (retries of
+# failed attempts wait in the database, not the broker). Past it the broker delivers the
+# message again: harmless (every task checks its rows), but a duplicate.
 _LONGEST_UNACKED_SECONDS = 7200
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
 if _BROKER_SCHEME == "filesystem":
@@ -291,6 +291,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.matches.tasks.matches_requeue_stale",
         "schedule": 60.0,
     },
+    "retry-failed-matches": {
+        "task": "arena.matches.tasks.matches_retry_waiting",
+        "schedule": 10.0,
+    },
     "republish-queued-matches": {
         "task": "arena.matches.tasks.matches_republish_queued",
         "schedule": 60.0,
@@ -353,10 +357,23 @@ if ARENA_ORPHAN_GRACE_SECONDS < 3600:
         "a younger file may be one a transaction still writes."
     )
 ARENA_MATCH_MAX_ATTEMPTS = env_int("ARENA_MATCH_MAX_ATTEMPTS", 6)
-# A failed attempt is retried after BASE seconds, 4 times longer each time, at most MAX:
-# 30 s, 2 min, 8 min, 30 min, 30 min with the defaults, over an hour in all.
+# A failed attempt is retried as soon as the resource it failed on answers again (the
+# retry sweep probes it), and at the latest after BASE seconds, 4 times longer each
+# time, at most MAX: 30 s, 2 min, 8 min, 30 min, 30 min with the defaults, over an
+# hour in all.
 ARENA_MATCH_RETRY_BASE_SECONDS = env_int("ARENA_MATCH_RETRY_BASE_SECONDS", 30)
 ARENA_MATCH_RETRY_MAX_SECONDS = env_int("ARENA_MATCH_RETRY_MAX_SECONDS", 1800)
+# Runs (a series counts once) of retries published or playing at once, at most: a
+# flapping resource cannot fill the workers with retries.
+ARENA_MATCH_RETRIES_IN_FLIGHT = env_int("ARENA_MATCH_RETRIES_IN_FLIGHT", 8)
+if ARENA_MATCH_RETRIES_IN_FLIGHT < 1:
+    raise ImproperlyConfigured(
+        f"ARENA_MATCH_RETRIES_IN_FLIGHT={ARENA_MATCH_RETRIES_IN_FLIGHT}: at least 1, "
+        "or failed matches are never retried."
+    )
+# Every worker removes the bot code left by its host's dead processes this often (and
+# when it and each pool process start): arena.bots.scratch.
+ARENA_BOT_FILES_SWEEP_SECONDS = env_int("ARENA_BOT_FILES_SWEEP_SECONDS", 300)
 # A match still queued this long after its message was due lost it: it is published again.
 ARENA_MATCH_REPUBLISH_SECONDS = env_int("ARENA_MATCH_REPUBLISH_SECONDS", 300)
 # A worker playing a match writes a heartbeat every quarter of this; a running

@@ -116,6 +116,12 @@ def _probe(storage: Storage, role: str) -> None:
         ) from error
 
 
+def probe_storage(*, storage: Storage | None = None, role: str = "host") -> None:
+    """Write, read back and delete a probe object in ``storage`` (the default one);
+    StorageCheckError names the step that failed (the retry sweep's storage probe)."""
+    _probe(storage or default(), role)
+
+
 def marker_name(token: str) -> str:
     return f"{CHECK_FOLDER}/identity-{token}"
 

@@ -45,6 +45,7 @@ from arena.matches.services import (
     match_run,
     match_start,
     matches_requeue_stale,
+    matches_retry_waiting,
 )
 from bots_sdk.launcher import HOUSE_DIR
 
@@ -209,10 +210,18 @@ def test_an_infrastructure_failure_is_retried_and_never_counts_against_a_bot(
         match = match_run(match=match)
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
     assert "cannot isolate untrusted bots" in match.error and "vegasbot" in match.error
-    assert len(retries) == 1  # the retry is queued once the failure is committed
+    assert retries == []  # the sandbox still fails its probe: the retry waits
 
-    match = match_run(match=match)
+    # Its backoff over, the retry comes whatever the probe says.
+    Match.objects.filter(pk=match.pk).update(retry_at=timezone.now() - timedelta(seconds=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches_retry_waiting() == 1
+    match.refresh_from_db()
     assert (match.status, match.attempts) == (MatchStatus.FAILED_INFRA, 2)
+    assert list(match.attempt_log.values_list("number", "outcome", "fault")) == [
+        (1, "failed", "sandbox"),
+        (2, "failed", "sandbox"),
+    ]
     assert not RatingChange.objects.exists() and not Rating.objects.exists()
     assert set(match.participants.values_list("rank", "forfeit")) == {(None, "")}
 

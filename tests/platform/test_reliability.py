@@ -2,7 +2,7 @@
 
 A broker that is down when a committed request publishes its task, a message
 lost on the way (the beat sweeps publish again), failed attempts retried over
-minutes, no half-written log left behind.
+minutes at most, no half-written log left behind.
 """
 
 from __future__ import annotations
@@ -203,15 +203,17 @@ def test_the_republish_sweep_publishes_after_the_commit(
     assert published == [("arena.matches.tasks.match_run", (lost.pk,))]
 
 
-def test_a_retry_waiting_out_its_delay_is_not_published_early(
+def test_a_retry_waiting_for_its_resource_is_not_republished(
     settings: Any, ladder: Any, versions: list[Any], published: list[Any]
 ) -> None:
     settings.ARENA_MATCH_REPUBLISH_SECONDS = 60
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
     Match.objects.filter(pk=match.pk).update(queued_at=timezone.now() - timedelta(hours=1))
-    match_fail(match=match_start(match=match), error="disk full", retry_in=480)
+    match_fail(match=match_start(match=match), error="disk full")
+    Match.objects.filter(pk=match.pk).update(queued_at=timezone.now() - timedelta(hours=1))
 
     assert Match.objects.get(pk=match.pk).status == MatchStatus.QUEUED
+    # The retry sweep publishes it (matches_retry_waiting), not the sweep of lost messages.
     assert matches_republish_queued() == 0
 
 
@@ -260,7 +262,7 @@ def test_retries_back_off_over_minutes(settings: Any) -> None:
     assert sum(delays) > 60 * 60
 
 
-def test_a_failed_attempt_is_retried_after_its_delay(
+def test_a_failed_attempt_waits_for_its_resource_at_most_its_backoff(
     settings: Any,
     ladder: Any,
     versions: list[Any],
@@ -269,27 +271,28 @@ def test_a_failed_attempt_is_retried_after_its_delay(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     settings.ARENA_MATCH_RETRY_BASE_SECONDS = 30
-    delays: list[Any] = []
-
-    def apply_async(self: Any, args: Any = (), kwargs: Any = None, **options: Any) -> None:
-        delays.append(options.get("countdown"))
-
-    monkeypatch.setattr("celery.app.task.Task.apply_async", apply_async)
 
     def broken(table: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
+    # The disk is still full when the worker records the failure.
+    monkeypatch.setattr("arena.matches.services.resource_answers", lambda fault: False)
     from arena.matches.services import match_run
 
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    published.clear()
     with django_capture_on_commit_callbacks(execute=True):
         match = match_run(match=match)
 
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
     assert "No space left on device" in match.error
-    assert delays == [30]
-    assert match.queued_at > timezone.now() + timedelta(seconds=25)
+    assert published == []  # not retried while its resource fails
+    assert match.retry_at is not None
+    assert match.retry_at > timezone.now() + timedelta(seconds=25)  # the backoff's ceiling
+    attempt = match.attempt_log.get()
+    assert (attempt.outcome, attempt.fault) == ("failed", "storage")
+    assert "No space left on device" in attempt.error
 
 
 def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_retry(
@@ -318,8 +321,13 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
     # Still running, heartbeat fresh, runner alive (this process): a plain redelivery
     # would wait for the lease; the task's retry names the attempt and fails it now.
     assert services.match_run(match=match).status == MatchStatus.RUNNING
-    again = services.match_run(match=match, abandoned_attempt=1)
+    assert raised.value.error == "OSError: [Errno 28] No space left on device"
+    monkeypatch.setattr(services, "matches_retry_waiting", lambda **kwargs: 0)  # not played here
+    again = services.match_run(match=match, abandoned_attempt=1, abandoned_error="OSError: ...")
     assert (again.status, again.attempts) == (MatchStatus.QUEUED, 1)
+    attempt = again.attempt_log.get()
+    assert (attempt.outcome, attempt.fault) == ("failed", "database")
+    assert attempt.error.startswith("OSError: ...; then recording the failure failed")
 
 
 def test_the_task_retries_with_the_abandoned_attempt(
@@ -329,16 +337,16 @@ def test_the_task_retries_with_the_abandoned_attempt(
 
     calls: list[Any] = []
 
-    def run(*, match: Any, abandoned_attempt: Any = None) -> None:
-        calls.append(abandoned_attempt)
+    def run(*, match: Any, abandoned_attempt: Any = None, abandoned_error: str = "") -> None:
+        calls.append((abandoned_attempt, abandoned_error))
         if abandoned_attempt is None:
-            raise services.AttemptNotRecorded(match.pk, 1)
+            raise services.AttemptNotRecorded(match.pk, 1, "OSError: disk full")
 
     monkeypatch.setattr(tasks, "run_service", run)
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
     # Eager: the retry runs at once, in this process.
     tasks.match_run.apply(args=(match.pk,), throw=False)
-    assert calls == [None, 1]
+    assert calls == [(None, ""), (1, "OSError: disk full")]
 
 
 # --------------------------------------------------------------------------- orphan logs

@@ -352,8 +352,9 @@ def test_an_infrastructure_failure_mid_series_retries_only_the_games_not_recorde
     assert all("No space left on device" in g.error for g in played[2:])
     assert all(g.rated_at is None for g in played[2:])
     # Games 1 and 2: their ratings (too short to publish a live feed, none to drop);
-    # games 3 and 4: a retry each.
-    assert len(retries) == 4
+    # games 3 and 4: one retry message for both (one run), at once: the sandbox answers.
+    assert len(retries) == 3
+    assert not any(g.retry_at for g in played)
     # The retry (any of the failed games' messages) plays both, in one run.
     monkeypatch.setattr(sandboxing, "launch_bot", real)
     with django_capture_on_commit_callbacks(execute=True):

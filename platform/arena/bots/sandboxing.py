@@ -3,7 +3,8 @@
 Uploaded code and built programs live in the default storage, never on a
 worker's disk: each run (a validation, a match) writes the version's files,
 and its built program, into private temporary folders, readable by the
-sandbox's bot user only through its group, and removes them afterwards.
+sandbox's bot user only through its group, and removes them afterwards (the
+folders of a killed process are swept: ``arena.bots.scratch``).
 House bots are the platform's own code and run trusted (bare); every other
 version runs in the bots SDK's sandbox, and a worker that cannot isolate
 refuses to run it.
@@ -16,7 +17,6 @@ import logging
 import os
 import pwd
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +33,7 @@ from bots_sdk.protocol import Limits
 from bots_sdk.runtimes import RUNTIMES
 from bots_sdk.sandbox import BotProcess
 
+from . import scratch
 from .models import BotVersion, CodeFormat
 from .uploads import member_name
 
@@ -45,6 +46,10 @@ class InfrastructureError(Exception):
 
 class IsolationUnavailableError(InfrastructureError):
     """This worker cannot isolate untrusted bots; the message names what is missing."""
+
+
+class LaunchError(InfrastructureError):
+    """A bot could not be started (the sandbox, its runtime): ours, never the bot's."""
 
 
 # None: not self-tested in this process (eager tasks, the web): fall back to the host check.
@@ -164,8 +169,11 @@ def materialised(
     removed when the block ends. Before its first build, pass ``program=b""``:
     no program (then :func:`with_program` adds the one just built)."""
     gid = _bot_gid()
-    # Non-telling names: the bind-mounted host paths show in the bot's mountinfo.
-    root = Path(tempfile.mkdtemp(prefix="b")).resolve()
+    try:
+        # In this process's folder, which the sweep removes if this process is killed.
+        root = scratch.run_folder("b", gid)
+    except OSError as error:
+        raise InfrastructureError(f"cannot write the code of {version}: {error}") from error
     try:
         try:
             _private(root, gid, directory=True)
@@ -188,7 +196,10 @@ def with_program(version: BotVersion, files: BotFiles, program: bytes) -> Iterat
         yield files
         return
     gid = _bot_gid()
-    program_dir = Path(tempfile.mkdtemp(prefix="p")).resolve()
+    try:
+        program_dir = scratch.run_folder("p", gid)
+    except OSError as error:
+        raise InfrastructureError(f"cannot unpack the program of {version}: {error}") from error
     try:
         try:
             _private(program_dir, gid, directory=True)
@@ -235,4 +246,4 @@ class RecordingLauncher:
 
     def check(self) -> None:
         if self.errors:
-            raise InfrastructureError("; ".join(self.errors))
+            raise LaunchError("; ".join(self.errors))

@@ -6,7 +6,7 @@ from django.http import HttpRequest
 
 from arena.errors import ArenaError
 
-from .models import Match, Participant
+from .models import Match, MatchAttempt, Participant
 from .services import match_cancel
 
 
@@ -23,6 +23,18 @@ class ParticipantInline(admin.TabularInline[Participant, Match]):
     )
     readonly_fields = fields
     ordering = ("seat",)
+    extra = 0
+    max_num = 0
+    can_delete = False
+
+
+class MatchAttemptInline(admin.TabularInline[MatchAttempt, Match]):
+    """Every attempt, with why each failed: kept when a later one succeeds."""
+
+    model = MatchAttempt
+    fields = ("number", "runner", "started_at", "ended_at", "outcome", "fault", "error")
+    readonly_fields = fields
+    ordering = ("number",)
     extra = 0
     max_num = 0
     can_delete = False
@@ -60,9 +72,10 @@ class MatchAdmin(admin.ModelAdmin[Match]):
         "rated_at",
         "log_name",
         "log_size",
+        "retry_at",
         "error",
     )
-    inlines = (ParticipantInline,)
+    inlines = (ParticipantInline, MatchAttemptInline)
     actions = ("cancel",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -25,8 +25,14 @@ from rest_framework.views import APIView
 
 from arena.pagination import NewestFirstCursor, id_window, paginated_response
 
-from .models import Match, MatchStatus, Participant
-from .selectors import match_get_visible, match_list, match_live_read, match_log_read
+from .models import AttemptFault, AttemptOutcome, Match, MatchAttempt, MatchStatus, Participant
+from .selectors import (
+    match_attempts_read,
+    match_get_visible,
+    match_list,
+    match_live_read,
+    match_log_read,
+)
 from .study import match_study, match_study_seats
 
 # Lists of matches are pages of 50 matches of up to 6 seats (and a challenge's matches
@@ -141,6 +147,28 @@ class MatchOutput(serializers.Serializer[Match]):
         }
 
 
+class MatchAttemptOutput(serializers.Serializer[MatchAttempt]):
+    number = serializers.IntegerField(help_text="From 1.")
+    runner = serializers.CharField(help_text="The worker: host:pid-namespace:pid:start-time.")
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    outcome = serializers.ChoiceField(choices=AttemptOutcome.choices)
+    fault = serializers.ChoiceField(
+        choices=AttemptFault.choices,
+        allow_blank=True,
+        help_text="What a failed attempt failed on (blank unless failed).",
+    )
+    error = serializers.CharField(help_text="Why it failed.")
+
+
+class MatchDetailOutput(MatchOutput):
+    attempt_history = MatchAttemptOutput(
+        many=True,
+        required=False,
+        help_text="Staff only: every attempt at playing it, with why each failed.",
+    )
+
+
 class MatchListApi(APIView):
     pagination_class = NewestFirstCursor
 
@@ -180,12 +208,18 @@ class MatchListApi(APIView):
 
 
 class MatchDetailApi(APIView):
-    @extend_schema(responses=MatchOutput)
+    @extend_schema(responses=MatchDetailOutput)
     def get(self, request: Request, match_id: int) -> Response:
+        """One match; staff also get its attempts (``attempt_history``)."""
         match = match_get_visible(match_id=match_id, user=request.user)
         if match is None:
             raise Http404
-        return Response(MatchOutput(match).data)
+        data = dict(MatchOutput(match).data)
+        attempts = match_attempts_read(match=match, user=request.user)
+        if attempts is not None:
+            # many=True takes a list
+            data["attempt_history"] = MatchAttemptOutput(attempts, many=True).data  # type: ignore[arg-type]
+        return Response(data)
 
 
 class MatchLogApi(APIView):

@@ -106,6 +106,14 @@ class Match(models.Model):
     # When its run message was last published, or is due (a delayed retry): a match
     # queued for long after that lost its message, which matches_republish_queued resends.
     queued_at = models.DateTimeField(default=timezone.now)
+    # Set while a failed attempt's retry is not published yet: matches_retry_waiting
+    # publishes it as soon as the resource it failed on answers again, at the latest then.
+    retry_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="A failed attempt's retry waits until the resource it failed on answers "
+        "again, and at the latest until this time.",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     # Who plays the current attempt ("host:pid:start-time") and when it last said so:
     # a running match whose runner died or fell silent is played again.
@@ -207,6 +215,12 @@ class Match(models.Model):
                 condition=models.Q(status__in=UNPLAYED),
                 name="match_unplayed_seed",
             ),
+            # Matches waiting to be retried, for the retry sweep (a small partial index).
+            models.Index(
+                fields=["retry_at"],
+                condition=models.Q(retry_at__isnull=False),
+                name="match_retry_waiting",
+            ),
             # Finished matches still to rate, in finish order (a small partial index).
             models.Index(
                 fields=["ladder", "finished_at", "id"],
@@ -276,3 +290,58 @@ class Participant(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of match {self.match_id}"
+
+
+class AttemptOutcome(models.TextChoices):
+    """How one attempt at playing a match ended."""
+
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+    """Played to the end and recorded."""
+    FAILED = "failed", "Failed"
+    """A failure of ours (``fault`` says on what); the match was retried or given up on."""
+    CANCELLED = "cancelled", "Cancelled"
+    """The match was cancelled while this attempt played it."""
+
+
+class AttemptFault(models.TextChoices):
+    """What a failed attempt failed on: the resource probed before the match is retried
+    (``arena.matches.retries``)."""
+
+    DATABASE = "database", "Database"
+    STORAGE = "storage", "Storage or disk space"
+    BROKER = "broker", "Broker"
+    SANDBOX = "sandbox", "Sandbox"
+    WORKER_LOST = "worker_lost", "Worker lost"
+    """Its worker died, fell silent or overran: nothing to probe, another worker plays it."""
+    OTHER = "other", "Other"
+    """Anything else (a bug): no probe, retried after its backoff."""
+
+
+class MatchAttempt(models.Model):
+    """One attempt at playing a match, kept after a later attempt succeeds: why each
+    failed, and where, for staff."""
+
+    # Indexed by matchattempt_once, which starts with it.
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="attempt_log", db_index=False
+    )
+    number = models.PositiveSmallIntegerField(help_text="Match.attempts when it began, from 1.")
+    runner = models.CharField(
+        max_length=128, blank=True, help_text="The worker: host:pid-namespace:pid:start-time."
+    )
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(
+        max_length=16, choices=AttemptOutcome.choices, default=AttemptOutcome.RUNNING
+    )
+    fault = models.CharField(max_length=16, choices=AttemptFault.choices, blank=True)
+    error = models.TextField(blank=True, help_text="Why it failed, for operators.")
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["match", "number"], name="matchattempt_once"),
+        )
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of match {self.match_id}"

@@ -31,7 +31,15 @@ from arena.pagination import IdWindow
 from arena.players.models import User
 from vegas_engine import log as game_logs
 
-from .models import UNPLAYED, Match, MatchStatus, Participant, match_feed, seed_in_play
+from .models import (
+    UNPLAYED,
+    Match,
+    MatchAttempt,
+    MatchStatus,
+    Participant,
+    match_feed,
+    seed_in_play,
+)
 
 #: A seat's own columns (its match's and version's ids, its result).
 SEAT_OWN = (
@@ -197,6 +205,14 @@ def match_get_visible(*, match_id: int, user: User | AnonymousUser) -> Match | N
             others = others.exclude(owner_id=user.pk)
         queryset = queryset.exclude(Exists(others))
     return with_participants(queryset, fields=SEAT_ON_MATCH_PAGE).first()
+
+
+def match_attempts_read(*, match: Match, user: User | AnonymousUser) -> list[MatchAttempt] | None:
+    """Every attempt at playing ``match``, in order, with why each failed: staff only (None
+    for others: workers' names and errors are the operators' business)."""
+    if not _is_staff(user):
+        return None
+    return list(MatchAttempt.objects.filter(match_id=match.pk).order_by("number"))
 
 
 def match_list(

@@ -18,7 +18,8 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Case, Q, Value, When
+from django.db.models import Case, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -31,8 +32,17 @@ from arena.transitions import check_move
 from bots_sdk import referee
 
 from .games import MatchGame
-from .models import Match, MatchStatus, Participant, match_feed
+from .models import (
+    AttemptFault,
+    AttemptOutcome,
+    Match,
+    MatchAttempt,
+    MatchStatus,
+    Participant,
+    match_feed,
+)
 from .outcomes import SeatOutcome
+from .retries import fault_of, resource_answers
 from .runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
@@ -349,8 +359,47 @@ def match_start(*, match: Match, runner: str | None = None) -> Match:
         locked.attempts += 1
         locked.started_at = locked.heartbeat_at = timezone.now()
         locked.runner = current_runner() if runner is None else runner
-        locked.save(update_fields=["status", "attempts", "started_at", "heartbeat_at", "runner"])
+        locked.retry_at = None
+        locked.save(
+            update_fields=["status", "attempts", "started_at", "heartbeat_at", "runner", "retry_at"]
+        )
+        _begin_attempts([locked])
     return locked
+
+
+def _begin_attempts(started: Sequence[Match]) -> None:
+    """The attempt rows of matches just started, in the caller's transaction."""
+    MatchAttempt.objects.bulk_create(
+        MatchAttempt(
+            match_id=match.pk,
+            number=match.attempts,
+            runner=match.runner,
+            started_at=match.started_at or timezone.now(),
+        )
+        for match in started
+    )
+
+
+def _end_attempt(
+    locked: Match, outcome: AttemptOutcome, *, fault: AttemptFault | str = "", error: str = ""
+) -> None:
+    """Record how the current attempt of ``locked`` ended, in the caller's transaction.
+
+    An attempt begun before attempts were recorded has no row: it gets one now.
+    """
+    if not locked.attempts:
+        return
+    now = timezone.now()
+    values = {"outcome": outcome, "ended_at": now, "fault": fault, "error": error}
+    ended = MatchAttempt.objects.filter(match_id=locked.pk, number=locked.attempts).update(**values)
+    if not ended:
+        MatchAttempt.objects.create(
+            match_id=locked.pk,
+            number=locked.attempts,
+            runner=locked.runner,
+            started_at=locked.started_at or now,
+            **values,
+        )
 
 
 def match_start_series(*, match: Match, runner: str | None = None) -> list[Match]:
@@ -378,9 +427,11 @@ def match_start_series(*, match: Match, runner: str | None = None) -> list[Match
             row.attempts += 1
             row.started_at = row.heartbeat_at = now
             row.runner = runner
+            row.retry_at = None
         Match.objects.bulk_update(
-            taken, ["status", "attempts", "started_at", "heartbeat_at", "runner"]
+            taken, ["status", "attempts", "started_at", "heartbeat_at", "runner", "retry_at"]
         )
+        _begin_attempts(taken)
     return sorted(taken, key=lambda row: row.series_game or 0)
 
 
@@ -456,6 +507,7 @@ def match_finish(
             locked.log_size = len(compressed)
             locked.error = ""
             locked.save(update_fields=["status", "finished_at", "log", "log_size", "error"])
+            _end_attempt(locked, AttemptOutcome.FINISHED)
     except BaseException:
         # Stored, or half written by a save that failed (a full disk leaves an empty
         # file): the row does not name it, so nothing would ever delete it.
@@ -497,13 +549,19 @@ def _announce_finished(match: Match) -> None:
 
 
 def match_fail(
-    *, match: Match, error: str, attempt: int | None = None, retry_in: float = 0
+    *,
+    match: Match,
+    error: str,
+    attempt: int | None = None,
+    fault: AttemptFault = AttemptFault.OTHER,
 ) -> Match:
-    """An attempt failed for a reason that is not a bot's fault: retry, or give up.
+    """An attempt failed for a reason that is not a bot's fault (on ``fault``): retry, or give up.
 
-    Nothing of the attempt is kept and no rating changes. The retry is queued
-    ``retry_in`` seconds after the commit; after ARENA_MATCH_MAX_ATTEMPTS the
-    match is failed_infra.
+    Nothing of the game is kept and no rating changes; the attempt's row keeps
+    ``fault`` and ``error``. The match waits for its retry
+    (:func:`matches_retry_waiting` publishes it once ``fault``'s resource
+    answers, at the latest after :func:`_retry_delay`); after
+    ARENA_MATCH_MAX_ATTEMPTS it is failed_infra.
     """
     with transaction.atomic():
         locked = _lock(match.pk)
@@ -511,20 +569,24 @@ def match_fail(
         retry = locked.attempts < settings.ARENA_MATCH_MAX_ATTEMPTS
         _move(locked, MatchStatus.QUEUED if retry else MatchStatus.FAILED_INFRA)
         locked.error = error
-        # Due after the delay: matches_republish_queued leaves it alone until then.
-        locked.queued_at = timezone.now() + timedelta(seconds=retry_in)
-        locked.save(update_fields=["status", "error", "queued_at"])
-        if retry:
-            _queue_run(locked, countdown=retry_in)
-    log.warning("match %s attempt %s failed: %s", locked.pk, locked.attempts, error)
+        now = timezone.now()
+        locked.queued_at = now
+        locked.retry_at = now + timedelta(seconds=_retry_delay(locked.attempts)) if retry else None
+        locked.save(update_fields=["status", "error", "queued_at", "retry_at"])
+        _end_attempt(locked, AttemptOutcome.FAILED, fault=fault, error=error)
+    log.warning("match %s attempt %s failed (%s): %s", locked.pk, locked.attempts, fault, error)
     return locked
 
 
 def match_cancel(*, match: Match) -> Match:
     with transaction.atomic():
         locked = _lock(match.pk)
+        was_running = locked.status == MatchStatus.RUNNING
         _move(locked, MatchStatus.CANCELLED)
-        locked.save(update_fields=["status"])
+        locked.retry_at = None
+        locked.save(update_fields=["status", "retry_at"])
+        if was_running:
+            _end_attempt(locked, AttemptOutcome.CANCELLED)
     return locked
 
 
@@ -551,7 +613,12 @@ def match_recover(*, match: Match) -> Match | None:
     if reason is None:
         return None
     try:
-        return match_fail(match=match, error=f"attempt lost: {reason}", attempt=match.attempts)
+        return match_fail(
+            match=match,
+            error=f"attempt lost: {reason}",
+            attempt=match.attempts,
+            fault=AttemptFault.WORKER_LOST,
+        )
     except MatchTransitionError:
         return None  # finished or recovered meanwhile
 
@@ -568,9 +635,10 @@ def matches_republish_queued(*, limit: int = 500) -> int:
     now = timezone.now()
     cutoff = now - timedelta(seconds=settings.ARENA_MATCH_REPUBLISH_SECONDS)
     with transaction.atomic():
+        # Not a match waiting for its retry: matches_retry_waiting publishes those.
         ids = list(
             Match.objects.select_for_update(skip_locked=True)
-            .filter(status=MatchStatus.QUEUED, queued_at__lt=cutoff)
+            .filter(status=MatchStatus.QUEUED, queued_at__lt=cutoff, retry_at__isnull=True)
             .order_by("queued_at")
             .values_list("pk", flat=True)[:limit]
         )
@@ -583,11 +651,110 @@ def matches_republish_queued(*, limit: int = 500) -> int:
 
 
 def matches_requeue_stale() -> int:
-    """Running matches whose worker died, fell silent or overran: fail the attempt (beat sweep)."""
+    """Running matches whose worker died, fell silent or overran: fail the attempt (beat sweep).
+
+    Their retries are published at once (within the cap on retries in flight).
+    """
     running = Match.objects.filter(status=MatchStatus.RUNNING).only(
         "pk", "status", "attempts", "runner", "started_at", "heartbeat_at"
     )
-    return sum(match_recover(match=match) is not None for match in running)
+    recovered = [match.pk for match in running if match_recover(match=match) is not None]
+    if recovered:
+        matches_retry_waiting(match_ids=recovered)
+    return len(recovered)
+
+
+def _retries_in_flight() -> int:
+    """Runs (a series counts once) of retries published and not played yet, or playing."""
+    return (
+        Match.objects.filter(
+            Q(status=MatchStatus.QUEUED, attempts__gte=1, retry_at__isnull=True)
+            | Q(status=MatchStatus.RUNNING, attempts__gte=2)
+        )
+        .values(run=Coalesce("series_id", "pk"))
+        .distinct()
+        .count()
+    )
+
+
+#: The advisory lock key of the retry sweep (any constant unique to it).
+RETRY_SWEEP_LOCK = 0x4172656E61_01
+
+
+def _serialise_retry_sweeps() -> None:
+    """One retry sweep at a time counts the retries in flight (PostgreSQL; SQLite
+    serialises writers anyway), so two cannot both fill the cap."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RETRY_SWEEP_LOCK])
+
+
+def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
+    """Publish the retries of failed attempts whose resource answers again (beat sweep).
+
+    A match waits for its retry (``retry_at`` set) after a failure of ours.
+    Each resource the waiting matches failed on is probed once
+    (:mod:`arena.matches.retries`); a match is published when its probe
+    passes, or at ``retry_at`` in any case (a slow backoff, for a probe that
+    keeps failing or a fault of unknown cause). At most
+    ARENA_MATCH_RETRIES_IN_FLIGHT runs of retries are published and not yet
+    played, or playing, at once: a flapping resource cannot fill the workers
+    with retries. A series is one run (its first waiting game's message takes
+    the others). ``match_ids``: only those (a worker's own failures, retried
+    at once if their resource already answers). Returns how many matches
+    were published.
+    """
+    now = timezone.now()
+    waiting = Match.objects.filter(status=MatchStatus.QUEUED, retry_at__isnull=False)
+    if match_ids is not None:
+        waiting = waiting.filter(pk__in=match_ids)
+    last_fault = MatchAttempt.objects.filter(match=OuterRef("pk"), number=OuterRef("attempts"))
+    rows = list(
+        waiting.annotate(fault=Subquery(last_fault.values("fault")[:1]))
+        .order_by("retry_at", "pk")
+        .values_list("pk", "series_id", "retry_at", "fault")
+    )
+    if not rows:
+        return 0
+    answers: dict[str, bool] = {}
+    due: dict[int, int] = {}  # run (series or match) -> the match whose message plays it
+    for pk, series_id, retry_at, fault in rows:
+        run = series_id or pk
+        if run in due:
+            continue
+        if retry_at is not None and retry_at > now:
+            fault = fault or AttemptFault.OTHER
+            if fault not in answers:
+                answers[fault] = resource_answers(AttemptFault(fault))
+            if not answers[fault]:
+                continue
+        due[run] = pk
+    if not due:
+        return 0
+    with transaction.atomic():
+        _serialise_retry_sweeps()
+        room = max(0, settings.ARENA_MATCH_RETRIES_IN_FLIGHT - _retries_in_flight())
+        runs = list(due)[:room]
+        # Every waiting game of those runs: the run's message plays them all.
+        published = list(
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(
+                Q(pk__in=[due[run] for run in runs]) | Q(series_id__in=runs),
+                status=MatchStatus.QUEUED,
+                retry_at__isnull=False,
+            )
+            .values_list("pk", flat=True)
+        )
+        Match.objects.filter(pk__in=published).update(retry_at=None, queued_at=now)
+        for run in runs:
+            if due[run] in published:
+                _queue_run(Match(pk=due[run]))
+    if published:
+        log.warning("retrying %s matches whose failing resource answers again", len(published))
+    held = len(due) - len(runs)
+    if held:
+        log.info("%s retries wait: ARENA_MATCH_RETRIES_IN_FLIGHT are in flight", held)
+    return len(published)
 
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
@@ -640,24 +807,28 @@ def _heartbeat(matches: Sequence[Match]) -> Iterator[None]:
 
 
 def _retry_delay(attempt: int) -> float:
-    """Seconds before attempt ``attempt + 1``: base, x4 each time, capped.
+    """The longest wait before attempt ``attempt + 1``: base, x4 each time, capped.
 
-    Minutes rather than seconds, so a passing fault (a full disk, a restarting
-    service) clears before the attempts run out.
+    A retry comes sooner when the resource it failed on answers
+    (:func:`matches_retry_waiting`); this backoff is for a probe that keeps
+    failing, so a fault of an hour still voids nothing.
     """
     base = settings.ARENA_MATCH_RETRY_BASE_SECONDS
     return float(min(settings.ARENA_MATCH_RETRY_MAX_SECONDS, base * 4 ** (attempt - 1)))
 
 
 class AttemptNotRecorded(DatabaseError):
-    """An attempt failed and so did recording it: the task retries with ``attempt``."""
+    """An attempt failed and so did recording it: the task retries with ``attempt``
+    (and ``error``, why it failed, for the attempt's row)."""
 
-    def __init__(self, match_id: int, attempt: int) -> None:
-        self.match_id, self.attempt = match_id, attempt
+    def __init__(self, match_id: int, attempt: int, error: str = "") -> None:
+        self.match_id, self.attempt, self.error = match_id, attempt, error
         super().__init__(f"match {match_id}: the failure of attempt {attempt} was not recorded")
 
 
-def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
+def match_run(
+    *, match: Match, abandoned_attempt: int | None = None, abandoned_error: str = ""
+) -> Match:
     """Play a queued match to the end and record it (a task may deliver it more than once).
 
     A match of a series takes every queued game of its series with it
@@ -670,26 +841,36 @@ def match_run(*, match: Match, abandoned_attempt: int | None = None) -> Match:
     the attempt of every game not recorded yet: those are retried and
     nothing counts against a bot; the games already recorded stay. If
     recording that fails too, AttemptNotRecorded names an attempt; the task
-    passes it back as ``abandoned_attempt`` so the retry fails it at once
-    instead of waiting out ARENA_MATCH_LEASE_SECONDS. Returns ``match`` as it
-    ended.
+    passes it back as ``abandoned_attempt`` (with ``abandoned_error``) so the
+    retry fails it at once instead of waiting out ARENA_MATCH_LEASE_SECONDS.
+    A failed game is retried at once if the resource it failed on answers
+    already, else by the retry sweep (:func:`matches_retry_waiting`); a
+    message for a match still waiting for its retry is a stale one and is
+    dropped. Returns ``match`` as it ended.
     """
     current = Match.objects.get(pk=match.pk)
     if current.status == MatchStatus.RUNNING:
         if abandoned_attempt is not None and current.attempts == abandoned_attempt:
             # Its worker gave up on this attempt but could not record it (the database
             # was down): fail it now rather than wait out the lease.
+            why = abandoned_error or "unknown"
             try:
-                return match_fail(
+                failed = match_fail(
                     match=current,
-                    error="attempt given up on by its worker (the failure was not recorded)",
+                    error=f"{why}; then recording the failure failed (the database)",
                     attempt=current.attempts,
-                    retry_in=_retry_delay(current.attempts),
+                    fault=AttemptFault.DATABASE,
                 )
             except MatchTransitionError:
                 return Match.objects.get(pk=current.pk)
-        return match_recover(match=current) or current
-    if current.status != MatchStatus.QUEUED:
+            matches_retry_waiting(match_ids=[failed.pk])
+            return failed
+        recovered = match_recover(match=current)
+        if recovered is None:
+            return current
+        matches_retry_waiting(match_ids=[recovered.pk])
+        return recovered
+    if current.status != MatchStatus.QUEUED or current.retry_at is not None:
         return current
     try:
         started = match_start_series(match=current)
@@ -746,21 +927,21 @@ def _play(started: Sequence[Match]) -> None:
             log.exception("matches %s: ending the table failed", [g.pk for g in started])
             return
         log.exception("matches %s: attempts failed", [game.pk for game in waiting])
-        _fail_all(waiting, f"{type(error).__name__}: {error}")
+        _fail_all(waiting, f"{type(error).__name__}: {error}", fault_of(error))
 
 
-def _fail_all(games: Sequence[Match], error: str) -> None:
-    """Fail the attempt of each game (not recorded yet); each is retried on its own clock."""
+def _fail_all(games: Sequence[Match], error: str, fault: AttemptFault) -> None:
+    """Fail the attempt of each game (not recorded yet), then retry those whose
+    resource answers already (the others wait for the retry sweep)."""
+    failed = []
     for game in games:
         try:
-            match_fail(
-                match=game,
-                error=error,
-                attempt=game.attempts,
-                retry_in=_retry_delay(game.attempts),
-            )
+            match_fail(match=game, error=error, attempt=game.attempts, fault=fault)
         except MatchTransitionError:
             continue
         except DatabaseError as failure:
             # The lease recovers the others once the heartbeat stops.
-            raise AttemptNotRecorded(game.pk, game.attempts) from failure
+            raise AttemptNotRecorded(game.pk, game.attempts, error) from failure
+        failed.append(game.pk)
+    if failed:
+        matches_retry_waiting(match_ids=failed)

@@ -16,6 +16,7 @@ from .services import AttemptNotRecorded
 from .services import match_run as run_service
 from .services import matches_republish_queued as republish_queued
 from .services import matches_requeue_stale as requeue_stale
+from .services import matches_retry_waiting as retry_waiting
 
 log = logging.getLogger(__name__)
 
@@ -31,17 +32,25 @@ log = logging.getLogger(__name__)
     retry_backoff_max=300,
     max_retries=20,
 )
-def match_run(self: Task, match_id: int, abandoned_attempt: int | None = None) -> None:
+def match_run(
+    self: Task, match_id: int, abandoned_attempt: int | None = None, abandoned_error: str = ""
+) -> None:
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return
     try:
-        run_service(match=match, abandoned_attempt=abandoned_attempt)
+        run_service(
+            match=match, abandoned_attempt=abandoned_attempt, abandoned_error=abandoned_error
+        )
     except AttemptNotRecorded as error:
         # The retry fails that attempt at once (this worker knows it is over); in a
         # series it may be another game's than the one this message named.
         raise self.retry(
-            kwargs={"match_id": error.match_id, "abandoned_attempt": error.attempt},
+            kwargs={
+                "match_id": error.match_id,
+                "abandoned_attempt": error.attempt,
+                "abandoned_error": error.error,
+            },
             exc=error,
             countdown=5,
         ) from error
@@ -50,6 +59,12 @@ def match_run(self: Task, match_id: int, abandoned_attempt: int | None = None) -
 @shared_task(name="arena.matches.tasks.matches_requeue_stale")
 def matches_requeue_stale() -> int:
     return requeue_stale()
+
+
+@shared_task(name="arena.matches.tasks.matches_retry_waiting")
+def matches_retry_waiting() -> int:
+    """Beat: failed attempts are retried once the resource they failed on answers."""
+    return retry_waiting()
 
 
 @shared_task(name="arena.matches.tasks.matches_republish_queued")

@@ -101,6 +101,7 @@ from arena.matches.selectors import (
     bot_opponent_records,
     bot_recent_seats,
     ladder_matches_live,
+    match_attempts_read,
     match_deal_in_play,
     match_get_visible,
     match_live_read,
@@ -480,6 +481,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     studied = [] if log is None or live else match_study_seats(match=match, user=request.user)
     context = {
         "match": match,
+        "attempts": match_attempts_read(match=match, user=request.user),
         "test_draft": test_draft,
         "results": presenters.result_rows(participants, log, request.user),
         "replay": replay,
