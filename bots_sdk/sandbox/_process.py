@@ -282,6 +282,13 @@ class BotProcess:
         stdin_inode, stdout_inode = self._pipe_inodes
         return f"pipe:[{stdin_inode}]" not in held, f"pipe:[{stdout_inode}]" not in held
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time every process of the bot used so far (its cgroup's); None when
+        trusted (no cgroup), ended, or the kernel does not tell."""
+        if self._cgroup is None or self._outcome is not None:
+            return None
+        return self._cgroup.stats().cpu_seconds
+
     def stderr_written(self) -> int:
         """How many bytes of stderr were kept so far (at most the cap)."""
         return min(os.lseek(self._stderr_fd, 0, os.SEEK_CUR), self._stderr_cap)
