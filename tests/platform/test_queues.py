@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, transaction
+from django.test import Client
 
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition
@@ -98,6 +99,14 @@ def test_the_platform_keeps_at_most_its_cap_of_tables_open(
     assert refused.status_code == 503
     assert refused.json() == {"code": "tables_full", "detail": FULL}
     assert refused["Retry-After"] == "120"
+    # The Play page says the same on its form.
+    browser = Client()
+    browser.force_login(carol)
+    page = browser.post(
+        "/play/", {"rules": "classic", "seats": "2", "seat": "0", "bot_1": str(greedy.pk)}
+    )
+    assert page.status_code == 503
+    assert FULL in page.content.decode()
     assert Table.objects.filter(player=carol).count() == 0
 
     # A table that ends gives its place to the next person.
