@@ -7,7 +7,15 @@ sandbox unless trusted, under limits of its own (:data:`BUILD_LIMITS`,
 :data:`BUILD_SECONDS`), with no network. The sources are read-only at
 ``/bot``; the program goes to ``/build``, a small tmpfs, which a Python
 helper inside the sandbox packs into a zip once the compiler succeeded. The
-compiler's own output is the report of a build that fails. The platform and
+compiler's own output is the report of a build that fails.
+
+A build reads only the bot's files: the compiler's stdin is ``/dev/null``, its
+output goes to a file it may write but not open (an ``#include
+"/proc/self/fd/1"`` fails at once with the compiler's "Permission denied"),
+the sandbox's own stdin is closed, and a build whose processes use no CPU for
+:data:`BUILD_IDLE_SECONDS` (one reading a terminal, a pipe or another
+process's ``/proc/<pid>/fd``, which never answer) is stopped then, with a
+report saying so, rather than at :data:`BUILD_SECONDS`. The platform and
 the CLI (``play``, ``tournament``, ``validate``) build through this module.
 
 A build is addressed by its content (:func:`build_key`: the runtime, its
@@ -43,6 +51,10 @@ BUILD_LIMITS = sandbox.SandboxLimits(
     stderr_bytes=64 * sandbox.KiB,
 )
 BUILD_SECONDS = 60.0
+#: A build using less than BUILD_IDLE_CPU seconds of CPU in this long waits for input
+#: that never comes: a compiler never sleeps, and a blocked JVM ticks far below it.
+BUILD_IDLE_SECONDS = 5.0
+BUILD_IDLE_CPU = 0.05
 #: The compiler's output kept for the report (its first errors matter most).
 OUTPUT_BYTES = 64 * sandbox.KiB
 #: The most a built program may take (the size of the /build tmpfs).
@@ -53,22 +65,25 @@ PROGRAM_FILES = 10_000
 # Runs inside the sandbox: the compiler with its output caught, then /build as a
 # zip on stdout after one JSON line. Never follows links: only regular files go.
 _DRIVER = """
-import json, os, stat, subprocess, sys, zipfile
+import json, os, stat, subprocess, sys, tempfile, zipfile
 spec = json.loads(sys.argv[1])
 limit = spec["output_limit"]
-kept, total = bytearray(), 0
+# Write-only to its owner: the compiler writes it as its stdout and stderr, but
+# opening it again (/proc/self/fd/1, /dev/stdout) is refused, where a pipe would
+# have the compiler wait on itself. This fd, opened before, still reads it.
+log, path = tempfile.mkstemp(prefix="vegas-build-output-")
+os.fchmod(log, 0o200)
+os.unlink(path)
 try:
     compiler = subprocess.Popen(
-        spec["command"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, env=None,
+        spec["command"], stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=None,
     )
 except OSError as error:
-    status, kept = 127, bytearray(f"cannot start {spec['command'][0]}: {error}".encode())
+    status, kept = 127, f"cannot start {spec['command'][0]}: {error}".encode()
+    total = len(kept)
 else:
-    while chunk := compiler.stdout.read(65536):
-        total += len(chunk)
-        kept += chunk[: max(0, limit - len(kept))]
     status = compiler.wait()
+    total, kept = os.fstat(log).st_size, os.pread(log, limit, 0)
 out = sys.stdout.buffer
 header = {"status": status, "output": kept.decode("utf-8", "replace"), "truncated": total > limit}
 out.write(json.dumps(header).encode() + b"\\n")
@@ -172,6 +187,8 @@ def build(
         process = sandbox.launch(
             driver, bot_dir=bot_dir, limits=limits, trusted=trusted, env=env, config=config
         )
+        # Nothing is sent: an end of file for whatever reads the sandbox's stdin (/proc/1/fd/0).
+        process.stdin.close()
         chunks: list[bytes] = []
 
         def read() -> None:  # a thread, so a build that floods stdout cannot block us
@@ -182,11 +199,19 @@ def build(
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
-        finished = process.wait(seconds) is not None
+        finished, idle = _wait_working(process, seconds)
         outcome = process.close()
         reader.join(5.0)
     took = time.monotonic() - started
     tool = Path(command[0]).name
+    if idle:
+        return _failed(
+            runtime,
+            f"the build was stopped after {BUILD_IDLE_SECONDS:g} s without working: {tool} "
+            "waited for input that never comes (a build reads only the bot's own files, "
+            "never a device, a pipe or /proc: see what the code includes or embeds)",
+            took,
+        )
     if not finished:
         return _failed(
             runtime,
@@ -227,6 +252,34 @@ def build(
     if runtime.builds_program and not program:
         return _failed(runtime, f"the build wrote no program ({tool} said: {output})", took)
     return BuildResult(runtime, ok=True, output=output, program=program, seconds=took)
+
+
+def _busy_seconds(process: sandbox.BotProcess) -> float | None:
+    """CPU the build used plus time it waited for one: what it would have used on an
+    idle host (a loaded host must not make a working build look idle). Sandboxed only."""
+    if process.trusted:
+        return None
+    times = process.cpu_times()
+    if times.cpu_seconds is None:
+        return None
+    return times.cpu_seconds + (times.wait_seconds or 0.0)
+
+
+def _wait_working(process: sandbox.BotProcess, seconds: float) -> tuple[bool, bool]:
+    """Wait up to ``seconds`` for the build to end: (ended, idle). Idle: it used, or
+    waited for, less than BUILD_IDLE_CPU of CPU in BUILD_IDLE_SECONDS (sandboxed only:
+    its cgroup tells)."""
+    since = time.monotonic()
+    deadline, used = since + seconds, _busy_seconds(process)
+    while (left := deadline - time.monotonic()) > 0:
+        if process.wait(min(left, 0.5)) is not None:
+            return True, False
+        cpu, now = _busy_seconds(process), time.monotonic()
+        if cpu is None or used is None or cpu - used >= BUILD_IDLE_CPU:
+            since, used = now, cpu
+        elif now - since >= BUILD_IDLE_SECONDS:
+            return False, True
+    return process.poll() is not None, False
 
 
 def _failed(runtime: Runtime, output: str, seconds: float) -> BuildResult:

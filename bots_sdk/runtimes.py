@@ -263,6 +263,9 @@ RUNTIMES: Mapping[str, Runtime] = {
                 f"{_JAVA_HOME}/bin/javac",
                 *(f"-J{flag}" for flag in _JVM_FLAGS),
                 "-J-XX:MaxRAM={memory_bytes}",
+                # No annotation processing: javac would otherwise run processors found on
+                # its class path, which is the upload (META-INF/services), in the compiler.
+                "-proc:none",
                 "-encoding",
                 "UTF-8",
                 "-d",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run the whole platform on this machine: migrate, load the house bots, then
-# the web server (gunicorn), a Celery worker and Celery beat under supervisord,
-# which restarts whichever of them dies, until Ctrl-C (or SIGTERM).
+# the web server (gunicorn), the Celery workers (matches, ratings, tables,
+# builds: a queue each) and Celery beat under supervisord, which restarts
+# whichever of them dies, until Ctrl-C (or SIGTERM).
 #
 # With no environment set this is the embedded mode: SQLite, files and the
 # Celery broker under ./var (ARENA_DATA_DIR). Set DATABASE_URL,
@@ -11,6 +12,7 @@
 # exits, restarts) to supervisord.log there and to this script's output.
 #
 #   HOST=0.0.0.0 PORT=8000 WEB_WORKERS=2 WORKER_CONCURRENCY=2 scripts/services.sh
+#   TABLE_CONCURRENCY=4 BUILD_CONCURRENCY=1 scripts/services.sh
 #   ARENA_RUN_SECONDS=20 scripts/services.sh   # stop by itself (smoke tests)
 set -euo pipefail
 
@@ -24,6 +26,13 @@ HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 WEB_WORKERS="${WEB_WORKERS:-2}"
 WORKER_CONCURRENCY="${WORKER_CONCURRENCY:-2}"
+TABLE_CONCURRENCY="${TABLE_CONCURRENCY:-4}"
+BUILD_CONCURRENCY="${BUILD_CONCURRENCY:-1}"
+# The queues, named as settings.py names them from the same variables.
+QUEUE="${CELERY_TASK_DEFAULT_QUEUE:-celery}"
+RATINGS_QUEUE="${ARENA_RATINGS_QUEUE:-$QUEUE.ratings}"
+TABLES_QUEUE="${ARENA_TABLES_QUEUE:-$QUEUE.tables}"
+BUILDS_QUEUE="${ARENA_BUILDS_QUEUE:-$QUEUE.builds}"
 LOG_LEVEL="${CELERY_LOG_LEVEL:-info}"
 DATA_DIR="$(realpath -m "${ARENA_DATA_DIR:-var}")"
 LOG_DIR="$DATA_DIR/log"
@@ -81,17 +90,24 @@ serverurl=unix://$RUN_DIR/supervisor.sock
 supervisor.rpcinterface_factory=supervisor.rpcinterface:make_main_rpcinterface
 CONF
     program web "$PYTHON -m gunicorn arena.wsgi --bind $HOST:$PORT --workers $WEB_WORKERS --access-logfile -"
-    program worker "$PYTHON -m celery -A arena worker --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
+    # Matches (and the sweeps), and the ratings when their worker is down; never tables
+    # or builds, which hold a process for minutes: they have workers of their own.
+    program worker "$PYTHON -m celery -A arena worker -Q $QUEUE,$RATINGS_QUEUE --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
     # Ratings on their own queue and process: never behind a queue of matches.
-    program ratings "$PYTHON -m celery -A arena worker -Q ${CELERY_TASK_DEFAULT_QUEUE:-celery}.ratings --concurrency 1 -n ratings@%%h -l $LOG_LEVEL"
+    program ratings "$PYTHON -m celery -A arena worker -Q $RATINGS_QUEUE --concurrency 1 -n ratings@%%h -l $LOG_LEVEL"
+    # Tables (a person against bots) and builds (uploads with their pre-flights, editor
+    # test games): each at most its concurrency at once, whoever asks.
+    program tables "$PYTHON -m celery -A arena worker -Q $TABLES_QUEUE --concurrency $TABLE_CONCURRENCY -n tables@%%h -l $LOG_LEVEL"
+    program builds "$PYTHON -m celery -A arena worker -Q $BUILDS_QUEUE --concurrency $BUILD_CONCURRENCY -n builds@%%h -l $LOG_LEVEL"
     program beat "$PYTHON -m celery -A arena beat -l $LOG_LEVEL"
 } >"$RUN_DIR/supervisord.conf"
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "arena: not root: the worker cannot sandbox bots, uploaded bots will not validate" >&2
 fi
-echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), worker, ratings and beat"
-echo "arena: logs in $LOG_DIR/{web,worker,ratings,beat}.log (tail -F $LOG_DIR/*.log);" \
+echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), workers" \
+    "(worker, ratings, tables, builds) and beat"
+echo "arena: logs in $LOG_DIR/{web,worker,ratings,tables,builds,beat}.log (tail -F $LOG_DIR/*.log);" \
     "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
 
 "$PYTHON" -m supervisor.supervisord -c "$RUN_DIR/supervisord.conf" &

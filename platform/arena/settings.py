@@ -274,13 +274,27 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 # started without -Q reads both queues, so a platform with one worker still rates.
 # (Set to the default queue, ratings share it again: bench/platform.py's "before".)
 ARENA_RATINGS_QUEUE = env_str("ARENA_RATINGS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.ratings")
+# Tables and builds on queues of their own too, each read by workers of their own
+# (`make run`'s and compose's "tables" and "builds"), whose concurrency is all they
+# can ever take: a table holds its worker process while the person thinks (minutes),
+# a build (an upload's, with its pre-flight games, or an editor test game's) up to its
+# time limits. The match workers read neither (-Q), so matches keep flowing however
+# many people sit at tables or upload. A worker started without -Q reads every queue:
+# a platform with one worker still plays everything, with no such separation.
+ARENA_TABLES_QUEUE = env_str("ARENA_TABLES_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.tables")
+ARENA_BUILDS_QUEUE = env_str("ARENA_BUILDS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.builds")
 CELERY_TASK_QUEUES = tuple(
     Queue(name)  # type: ignore[no-untyped-call]  # kombu has no types
-    for name in dict.fromkeys((CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE))
+    for name in dict.fromkeys(
+        (CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE, ARENA_TABLES_QUEUE, ARENA_BUILDS_QUEUE)
+    )
 )
 CELERY_TASK_ROUTES = {
     "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
     "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.tables.tasks.table_play": {"queue": ARENA_TABLES_QUEUE},
+    "arena.ladders.tasks.version_qualify": {"queue": ARENA_BUILDS_QUEUE},
+    "arena.ladders.tasks.play_test_game": {"queue": ARENA_BUILDS_QUEUE},
 }
 # The fixed entries below are copied into the database when beat starts
 # (django-celery-beat); leagues need no entries of their own: a sweep advances them.
@@ -407,6 +421,13 @@ ARENA_TABLES_PER_PLAYER = env_int("ARENA_TABLES_PER_PLAYER", 1)
 ARENA_TABLE_DECISION_SECONDS = env_int("ARENA_TABLE_DECISION_SECONDS", 90)
 ARENA_TABLE_LEASE_SECONDS = env_int("ARENA_TABLE_LEASE_SECONDS", 60)
 ARENA_TABLE_QUEUE_SECONDS = env_int("ARENA_TABLE_QUEUE_SECONDS", 900)
+# Tables waiting or being played at once on the whole platform: a table holds a worker
+# process of the tables queue for its whole game, so more than those workers' total
+# concurrency (TABLE_CONCURRENCY of `make run` and compose) only wait in the queue.
+ARENA_TABLES_OPEN_MAX = env_int("ARENA_TABLES_OPEN_MAX", 4)
+# Builds one player may have in flight (uploads and editor test builds not built and
+# pre-flighted yet): each holds a worker process of the builds queue while it runs.
+ARENA_BUILDS_IN_FLIGHT_MAX = env_int("ARENA_BUILDS_IN_FLIGHT_MAX", 2)
 
 # A running match's page shows its replay as it grows: the worker publishes the new
 # events at most this often (milliseconds). Feeds of games that never ended properly

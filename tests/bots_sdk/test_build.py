@@ -16,13 +16,14 @@ import re
 import resource
 import shutil
 import stat
+import subprocess
 import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bots_sdk.build import BUILD_LIMITS, BuildResult, build, build_key
+from bots_sdk.build import BUILD_IDLE_SECONDS, BUILD_LIMITS, BuildResult, build, build_key
 from bots_sdk.faults import FaultKind
 from bots_sdk.kits import KITS, write_kit
 from bots_sdk.launcher import BotNotFoundError, build_bot, house_bot, resolve_bot
@@ -30,6 +31,7 @@ from bots_sdk.protocol import Limits
 from bots_sdk.referee import GameRecord, Match
 from bots_sdk.runtimes import (
     RUNTIMES,
+    Stage,
     ToolchainMissingError,
     UnknownRuntimeError,
     runtime_for_file,
@@ -401,6 +403,83 @@ def test_include_stdin_reads_nothing_and_never_waits(make_bot: MakeBot, path: st
     assert result.ok and result.output == "", result.output
 
 
+#: The start of the report of a build stopped for waiting on input that never comes.
+IDLE = f"the build was stopped after {BUILD_IDLE_SECONDS:g} s without working: "
+
+
+@pytest.mark.parametrize(
+    ("runtime_id", "include", "path"),
+    [
+        ("c", '#include "/proc/self/fd/1"', "/proc/self/fd/1"),
+        ("c", '#include "/proc/self/fd/2"', "/proc/self/fd/2"),
+        ("c", '#include "/dev/stdout"', "/dev/stdout"),
+        ("cpp", '#include "/proc/self/fd/1"', "/proc/self/fd/1"),
+        # The pipes of the sandbox's other processes (bubblewrap, the build's helper).
+        ("c", '#include "/proc/1/fd/1"', "/proc/1/fd/1"),
+        ("c", '#include "/proc/2/fd/1"', "/proc/2/fd/1"),
+    ],
+    ids=["c-fd1", "c-fd2", "c-dev-stdout", "cpp-fd1", "c-sandbox-stdout", "c-helper-stdout"],
+)
+def test_include_of_the_compiler_s_own_output_is_refused_at_once(
+    make_bot: MakeBot,  # noqa: F811
+    runtime_id: str,
+    include: str,
+    path: str,
+) -> None:
+    # The 52-byte upload that held a worker for the whole build limit: the compiler's
+    # output was a pipe it then read, waiting on itself. Now a file it may not open.
+    runtime = RUNTIMES[runtime_id]
+    folder = files(make_bot, **{runtime.main: f"{include}\nint main(void) {{ return 0; }}\n"})
+    result = build(folder, runtime, trusted=False)
+    tool = "gcc" if runtime_id == "c" else "g++"
+    assert not result.ok
+    assert result.output.startswith(f"the build failed: {tool} exited with status 1:"), (
+        result.output
+    )
+    assert f"fatal error: {path}: Permission denied" in result.output
+    assert "took more than" not in result.output and IDLE not in result.output
+    assert processes_with(str(folder)) == []
+
+
+@pytest.mark.parametrize(
+    ("runtime_id", "source", "tool"),
+    [
+        # A new pseudo-terminal: nothing ever types into it.
+        ("c", '#include "/dev/ptmx"\nint main(void) { return 0; }\n', "gcc"),
+        ("cpp", '#include "/dev/ptmx"\nint main() { return 0; }\n', "g++"),
+        ("rust", 'const X: &str = include_str!("/dev/ptmx");\nfn main() {}\n', "rustc"),
+    ],
+    ids=["c-ptmx", "cpp-ptmx", "rust-ptmx"],
+)
+def test_a_build_waiting_for_input_that_never_comes_is_stopped_as_such(
+    make_bot: MakeBot,  # noqa: F811
+    runtime_id: str,
+    source: str,
+    tool: str,
+) -> None:
+    runtime = RUNTIMES[runtime_id]
+    folder = files(make_bot, **{runtime.main: source})
+    result = build(folder, runtime, trusted=False)  # BUILD_SECONDS: not what stops it
+    assert not result.ok and result.program == b""
+    assert result.output == (
+        f"{IDLE}{tool} waited for input that never comes (a build reads only the bot's own "
+        "files, never a device, a pipe or /proc: see what the code includes or embeds)"
+    ), result.output
+    assert processes_with(str(folder)) == []
+
+
+def test_a_busy_build_is_never_taken_for_an_idle_one(make_bot: MakeBot) -> None:  # noqa: F811
+    # Past the idle time, working all along: it ends at its time limit, not as idle.
+    source = (
+        "#if __INCLUDE_LEVEL__ < 40\n#include __FILE__\n#include __FILE__\n#endif\n"
+        "#if __INCLUDE_LEVEL__ == 0\nint main(void) { return 0; }\n#endif\n"
+    )
+    folder = files(make_bot, **{"main.c": source})
+    result = build(folder, RUNTIMES["c"], trusted=False, seconds=BUILD_IDLE_SECONDS + 3)
+    assert not result.ok
+    assert result.output.startswith("the build took more than"), result.output
+
+
 @pytest.mark.parametrize(
     ("runtime_id", "source", "tool"),
     [
@@ -513,6 +592,56 @@ def test_a_deeply_nested_java_expression_is_javac_s_clear_error(
         "Consult the following stack trace for details.\njava.lang.StackOverflowError\n"
     ), result.output
     assert words in result.output
+
+
+EVIL_PROCESSOR = """\
+import java.util.Set;
+import javax.annotation.processing.*;
+import javax.lang.model.element.TypeElement;
+
+@SupportedAnnotationTypes("*")
+public class Evil extends AbstractProcessor {
+    @Override
+    public synchronized void init(ProcessingEnvironment env) {
+        throw new RuntimeException("an uploaded annotation processor ran in javac");
+    }
+
+    @Override
+    public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+        return false;
+    }
+}
+"""
+
+
+def test_javac_runs_no_annotation_processor_of_the_upload(
+    make_bot: MakeBot,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    # javac's processor path is its class path, the upload (/bot): a compiled processor
+    # named in META-INF/services would run inside the compiler.
+    runtime = RUNTIMES["java"]
+    folder = files(
+        make_bot, **{"main.java": "class Main { public static void main(String[] a) {} }\n"}
+    )
+    (tmp_path / "Evil.java").write_text(EVIL_PROCESSOR)
+    subprocess.run(["javac", "-d", str(folder), str(tmp_path / "Evil.java")], check=True)
+    services = folder / "META-INF" / "services"
+    services.mkdir(parents=True)
+    (services / "javax.annotation.processing.Processor").write_text("Evil\n")
+    for path in folder.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    assert "-proc:none" in runtime.command(Stage.BUILD, sources=["main.java"])
+
+    result = build(folder, runtime, trusted=False)
+    assert result.ok, result.output
+    assert "annotation processor" not in result.output
+    # The flag is what keeps it out: without it, the same upload runs its processor.
+    processing = replace(
+        runtime, build_command=tuple(w for w in runtime.build_command if w != "-proc:none")
+    )
+    ran = build(folder, processing, trusted=False)
+    assert not ran.ok and "an uploaded annotation processor ran in javac" in ran.output
 
 
 def test_a_python_file_the_compiler_gives_up_on(make_bot: MakeBot) -> None:  # noqa: F811

@@ -331,15 +331,15 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     assert "firstlegal" in json.dumps(log)
 
     # A task queued while no worker runs survives a restart of the broker: the
-    # next version's pre-flight, validated once a worker is back (well before
-    # beat's sweep would queue it again, after 10 minutes).
-    stack.run("stop", "worker", timeout=120)
+    # next version's pre-flight, validated once its (builds) worker is back (well
+    # before beat's sweep would queue it again, after 10 minutes).
+    stack.run("stop", "builds", timeout=120)
     body, content_type = _multipart({"ladders": LADDER}, {"file": ("main.py", BOT + b"\n# v2\n")})
     stack.request(
         "POST", f"/api/bots/{bot_id}/versions/", body=body, content_type=content_type, expect=201
     )
     stack.run("restart", "redis", timeout=120)
-    stack.run("start", "worker", timeout=120)
+    stack.run("start", "builds", timeout=120)
 
     def second_validated() -> bool:
         version: dict[str, Any] = stack.request("GET", f"/api/bots/{bot_id}/versions/2/")

@@ -202,17 +202,24 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
         assert slugs >= {"classic-4", "boulevard-4", "classic-2"}
         logs = tmp_path / "log"
         _wait_for(
-            "worker, ratings worker and beat started",
+            "worker, ratings, tables and builds workers and beat started",
             lambda: (
                 "celery@" in _read(logs / "worker.log")
                 and "beat: Starting" in _read(logs / "beat.log")
-                # The ratings worker reads the ratings queue alone.
-                and "ratings@" in _read(logs / "ratings.log")
-                and ".> celery.ratings " in _read(logs / "ratings.log")
+                # The ratings, tables and builds workers read their own queue alone.
+                and all(
+                    f"{lane}@" in _read(logs / f"{lane}.log")
+                    and f".> celery.{lane} " in _read(logs / f"{lane}.log")
+                    for lane in ("ratings", "tables", "builds")
+                )
             ),
             script,
             log_path,
         )
+        # The match worker reads matches and ratings, never the tables' or builds' queue.
+        worker_log = _read(logs / "worker.log")
+        assert ".> celery " in worker_log and ".> celery.ratings " in worker_log
+        assert ".> celery.tables " not in worker_log and ".> celery.builds " not in worker_log
         assert f"logs in {logs}" in log_path.read_text()
 
 

@@ -107,8 +107,9 @@ def test_a_compile_error_fails_the_version_with_the_compiler_s_words(alice: Any)
 @needs_redis
 @pytest.mark.django_db(transaction=True)
 def test_every_kit_builds_qualifies_and_plays_rated_matches_on_a_real_worker(
-    alice: Any, house: Any, media_root: Path, tmp_path: Path
+    alice: Any, house: Any, media_root: Path, tmp_path: Path, settings: Any
 ) -> None:
+    settings.ARENA_BUILDS_IN_FLIGHT_MAX = len(RUNTIMES)  # alice uploads every kit at once
     ladder = classic_2()
     greedy = house_bot(house, "greedy")
     enter(greedy, ladder)

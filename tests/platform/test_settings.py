@@ -199,11 +199,20 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
     services = compose["services"]
 
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "ratings", "beat"}
-    for name in ("migrate", "web", "worker", "ratings", "beat"):
+    sandboxing = ("worker", "tables", "builds")
+    assert set(services) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "web",
+        *sandboxing,
+        "ratings",
+        "beat",
+    }
+    for name in ("migrate", "web", *sandboxing, "ratings", "beat"):
         service = services[name]
         assert service["build"]["dockerfile"] == "platform/Dockerfile"
-        assert service["build"]["target"] == ("worker" if name == "worker" else "web")
+        assert service["build"]["target"] == ("worker" if name in sandboxing else "web")
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
@@ -214,7 +223,17 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert service["cap_drop"] == ["ALL"]
         assert "no-new-privileges:true" in service["security_opt"]
     assert services["web"]["command"][0] == "gunicorn"
-    assert services["worker"]["command"][:4] == ["celery", "-A", "arena", "worker"]
+    # Each worker reads its own queues: matches never wait behind tables or builds.
+    queues = {
+        "worker": "celery,celery.ratings",
+        "ratings": "celery.ratings",
+        "tables": "celery.tables",
+        "builds": "celery.builds",
+    }
+    for name, read in queues.items():
+        command = services[name]["command"]
+        assert command[:4] == ["celery", "-A", "arena", "worker"]
+        assert command[command.index("-Q") + 1] == read
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
     # The ratings worker reads the ratings queue alone.
     assert services["ratings"]["command"][:6] == [
@@ -247,6 +266,11 @@ def test_compose_gives_privileges_to_the_worker_only() -> None:
     for name in ("migrate", "web", "ratings", "beat", "postgres", "redis"):
         assert "cap_add" not in services[name], name
         assert not services[name].get("privileged"), name
+    # The tables and builds workers sandbox bots too: the worker's very privileges.
+    for name in ("tables", "builds"):
+        assert {k: v for k, v in services[name].items() if k != "command"} == {
+            k: v for k, v in services["worker"].items() if k != "command"
+        }
     worker = services["worker"]
     assert not worker.get("privileged")
     assert sorted(worker["cap_add"]) == [
@@ -297,7 +321,8 @@ def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
 
 
 def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: Any) -> None:
-    """A rating never waits behind queued matches, and a lone worker still rates."""
+    """A rating never waits behind queued matches, and a lone worker still rates (the
+    tables' and builds' queues: test_queues.py)."""
     from arena.celery import app
 
     ratings = settings.ARENA_RATINGS_QUEUE
@@ -310,8 +335,8 @@ def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: A
     assert app.amqp.router.route({}, "arena.matches.tasks.match_run")["queue"].name == (
         settings.CELERY_TASK_DEFAULT_QUEUE
     )
-    # A worker started without -Q consumes every queue of task_queues: both.
-    assert {queue.name for queue in app.conf.task_queues} == {
+    # A worker started without -Q consumes every queue of task_queues: these among them.
+    assert {queue.name for queue in app.conf.task_queues} >= {
         settings.CELERY_TASK_DEFAULT_QUEUE,
         ratings,
     }

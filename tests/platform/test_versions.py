@@ -124,9 +124,11 @@ def test_retire(alice: Any) -> None:
 
 
 def test_stuck_validations_are_queued_again(
-    alice: Any, django_capture_on_commit_callbacks: Any
+    alice: Any, django_capture_on_commit_callbacks: Any, settings: Any
 ) -> None:
     from datetime import timedelta
+
+    settings.ARENA_BUILDS_IN_FLIGHT_MAX = 3  # alice's three uploads are all in flight
 
     from django.utils import timezone
 

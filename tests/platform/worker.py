@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -99,11 +99,13 @@ def wait_for(check: Callable[[], T | None], *, timeout: float, what: str, every:
 
 
 class CeleryWorker:
-    """``celery -A arena worker`` in its own process group, logging to a file."""
+    """``celery -A arena worker`` in its own process group, logging to a file; ``args``
+    add to its command line (``-Q`` queues, ``--concurrency``: the last one given wins)."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(self, env: dict[str, str], log_path: Path, args: Sequence[str] = ()) -> None:
         self.env = env
         self.log_path = log_path
+        self.args = tuple(args)
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> CeleryWorker:
@@ -124,6 +126,7 @@ class CeleryWorker:
                     "--without-gossip",
                     "--without-mingle",
                     "--without-heartbeat",
+                    *self.args,
                 ],
                 env=self.env,
                 cwd=self.env["ARENA_DATA_DIR"],
@@ -170,21 +173,23 @@ def unique_queue() -> str:
 
 
 def purge_queue(queue: str) -> None:
-    """Remove the queue and its unacknowledged messages from Redis (best effort)."""
+    """Remove the queue, the queues named after it (``<queue>.ratings``, ``.tables``,
+    ``.builds``) and their unacknowledged messages from Redis (best effort)."""
     import json
 
     import redis
 
+    names = {queue, *(f"{queue}.{lane}" for lane in ("ratings", "tables", "builds"))}
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        # The queue, and the bindings of its exchange (named after it).
-        client.delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+        # The queues, and the bindings of their exchange (named after the first).
+        client.delete(*names, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
         for tag, payload in client.hgetall("unacked").items():
             try:
                 _message, _exchange, routing_key = json.loads(payload)
             except (ValueError, TypeError):
                 continue
-            if routing_key == queue:
+            if routing_key in names:
                 client.hdel("unacked", tag)
                 client.zrem("unacked_index", tag)
     finally:
@@ -192,8 +197,11 @@ def purge_queue(queue: str) -> None:
 
 
 @contextmanager
-def publishing_to(broker_url: str, queue: str) -> Iterator[None]:
-    """Tasks queued by this process go to ``queue`` on ``broker_url``, not run eagerly.
+def publishing_to(
+    broker_url: str, queue: str, routes: Mapping[str, Mapping[str, str]] | None = None
+) -> Iterator[None]:
+    """Tasks queued by this process go to ``queue`` on ``broker_url``, not run eagerly
+    (or, by task name, to the queue ``routes`` gives: :func:`routes_for`).
 
     The services queue tasks through shared tasks, which take the current
     Celery app: a publisher app is made current for the block. Celery prefers
@@ -209,6 +217,7 @@ def publishing_to(broker_url: str, queue: str) -> Iterator[None]:
         task_always_eager=False,
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,
+        task_routes=dict(routes or {}),
     )
     publisher.set_current()
     try:
@@ -222,14 +231,22 @@ def publishing_to(broker_url: str, queue: str) -> Iterator[None]:
             os.environ["CELERY_BROKER_URL"] = saved_url
 
 
-@contextmanager
-def broker_worker(
+def routes_for(queue: str) -> dict[str, dict[str, str]]:
+    """The platform's task routes (settings.CELERY_TASK_ROUTES) with ``queue`` as the
+    default queue: ``celery.tables`` becomes ``<queue>.tables``, as a worker started with
+    CELERY_TASK_DEFAULT_QUEUE=<queue> names it."""
+    default = settings.CELERY_TASK_DEFAULT_QUEUE
+    return {
+        task: {"queue": queue + route["queue"].removeprefix(default)}
+        for task, route in settings.CELERY_TASK_ROUTES.items()
+    }
+
+
+def worker_env(
     data_dir: Path, media_root: Path, *, broker_url: str, queue: str, **extra_env: str
-) -> Iterator[tuple[CeleryWorker, Callable[[], CeleryWorker]]]:
-    """A started worker on the test database and ``queue`` of ``broker_url``, with this
-    process publishing there; yields it and a function starting another on the same
-    queue (a restart). Every worker started is stopped at the end."""
-    env = process_env(
+) -> dict[str, str]:
+    """The environment of a worker on the test database and ``queue`` of ``broker_url``."""
+    return process_env(
         data_dir,
         DATABASE_URL=test_database_url(),
         DATABASE_CONN_MAX_AGE="0",
@@ -240,6 +257,16 @@ def broker_worker(
         SECRET_KEY="tests-only-secret-key",
         **extra_env,
     )
+
+
+@contextmanager
+def broker_worker(
+    data_dir: Path, media_root: Path, *, broker_url: str, queue: str, **extra_env: str
+) -> Iterator[tuple[CeleryWorker, Callable[[], CeleryWorker]]]:
+    """A started worker on the test database and ``queue`` of ``broker_url``, with this
+    process publishing there; yields it and a function starting another on the same
+    queue (a restart). Every worker started is stopped at the end."""
+    env = worker_env(data_dir, media_root, broker_url=broker_url, queue=queue, **extra_env)
     workers: list[CeleryWorker] = []
 
     def start() -> CeleryWorker:
@@ -379,8 +406,19 @@ def site_worker(data_dir: Path, media_root: Path) -> Iterator[CeleryWorker]:
     from arena.celery import app as arena_app
 
     queue = unique_queue()
-    keys = ("task_always_eager", "broker_url", "broker_write_url", "task_default_queue")
+    keys = (
+        "task_always_eager",
+        "broker_url",
+        "broker_write_url",
+        "task_default_queue",
+        "task_routes",
+    )
     saved = {key: arena_app.conf[key] for key in keys}
+
+    def reroute() -> None:  # the router keeps the routes it was made with
+        arena_app.amqp.flush_routes()
+        del arena_app.amqp.router
+
     try:
         with broker_worker(data_dir, media_root, broker_url=REDIS_URL, queue=queue) as (
             worker,
@@ -391,13 +429,16 @@ def site_worker(data_dir: Path, media_root: Path) -> Iterator[CeleryWorker]:
                 broker_url=REDIS_URL,
                 broker_write_url=REDIS_URL,
                 task_default_queue=queue,
+                task_routes=routes_for(queue),
             )
+            reroute()
             arena_app._pool = None
             arena_app.amqp._producer_pool = None
             try:
                 yield worker
             finally:
                 arena_app.conf.update(saved)
+                reroute()
                 arena_app._pool = None
                 arena_app.amqp._producer_pool = None
     finally:

@@ -43,7 +43,7 @@ from arena.queueing import publish_on_commit
 from bots_sdk.kits import KITS, kit_text
 from bots_sdk.runtimes import RUNTIMES, runtime_for_file
 
-from .entries import bot_submit
+from .entries import bot_submit, check_builds_in_flight
 from .models import Ladder, QualificationStatus
 
 log = logging.getLogger(__name__)
@@ -224,6 +224,7 @@ def draft_run_test_game(
     with transaction.atomic():
         User.objects.select_for_update().get(pk=draft.owner_id)  # one quota check at a time
         _check_quota(draft.owner)
+        check_builds_in_flight(draft.owner)
         build = workbench_build_store(
             owner=draft.owner, name=draft.name, checked=checked, filename=draft.filename
         )

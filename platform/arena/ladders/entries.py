@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -30,6 +31,7 @@ from arena.players.models import User
 from arena.queueing import publish_on_commit
 
 from .models import Entry, Ladder, Qualification, QualificationStatus
+from .selectors import builds_in_flight
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,29 @@ class EntryError(ArenaError):
     """A choice of ladders that cannot be taken."""
 
     code = "entry_invalid"
+
+
+class BuildsInFlightError(ArenaError):
+    """A player's builds in flight reached ARENA_BUILDS_IN_FLIGHT_MAX."""
+
+    code = "builds_in_flight"
+    http_status = 429
+    retry_after = 60
+
+
+def check_builds_in_flight(owner: User) -> None:
+    """Refuse one more build of ``owner``'s while their builds in flight reach the cap: each
+    holds a worker of the builds queue. House bots (loaded by the operator) are exempt.
+    Callers hold the owner's row lock, so two requests count one after the other."""
+    limit = settings.ARENA_BUILDS_IN_FLIGHT_MAX
+    if User.objects.filter(pk=owner.pk, profile__is_house=True).exists():
+        return
+    if builds_in_flight(owner=owner) >= limit:
+        raise BuildsInFlightError(
+            f"you have {limit} builds in flight (uploads or test games not built and "
+            "pre-flighted yet), the most at once: wait for one to finish (its page shows "
+            "its verdict), then try again."
+        )
 
 
 def open_ladders() -> list[Ladder]:
@@ -147,6 +172,8 @@ def bot_submit(
     its ladders are queued once it commits.
     """
     with transaction.atomic():
+        User.objects.select_for_update().get(pk=owner.pk)  # one count at a time
+        check_builds_in_flight(owner)
         version = bot_upload(
             owner=owner,
             name=name,
@@ -168,6 +195,8 @@ def version_submit(
 ) -> BotVersion:
     """A new version of ``bot``; ``ladders`` and ``runtime`` as in :func:`bot_submit`."""
     with transaction.atomic():
+        User.objects.select_for_update().get(pk=bot.owner_id)  # one count at a time
+        check_builds_in_flight(bot.owner)
         version = bot_version_upload(bot=bot, filename=filename, content=content, runtime=runtime)
         return _enter_version(version, ladders)
 

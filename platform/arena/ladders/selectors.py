@@ -8,15 +8,17 @@ import operator
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
-from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
-from arena.matches.models import Match, MatchStatus, Participant
+from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
+from arena.matches.models import UNPLAYED, Match, MatchStatus, Participant
 from arena.matches.selectors import with_participants
 from arena.players.models import User
 
@@ -41,6 +43,28 @@ def ladder_list() -> QuerySet[Ladder]:
 
 def ladder_get(*, slug: str) -> Ladder | None:
     return Ladder.objects.filter(slug=slug).first()
+
+
+#: A test game still unplayed this long after it was asked lost its task (test builds are
+#: not queued again: its author runs another), so it no longer counts as in flight.
+TEST_GAME_IN_FLIGHT = timedelta(minutes=10)
+
+
+def builds_in_flight(*, owner: User) -> int:
+    """The owner's work on the builds queue not done yet: uploads still to build and
+    pre-flight, and test games not played yet (their build, then their game)."""
+    uploads = BotVersion.objects.filter(
+        bot__owner=owner,
+        bot__workbench=False,
+        status__in=(VersionStatus.PENDING, VersionStatus.VALIDATING),
+    ).count()
+    unplayed = Q(match__isnull=True) & ~Q(build__status=VersionStatus.FAILED)
+    test_games = (
+        TestGame.objects.filter(owner=owner, created_at__gte=timezone.now() - TEST_GAME_IN_FLIGHT)
+        .filter(unplayed | Q(match__status__in=UNPLAYED))
+        .count()
+    )
+    return uploads + test_games
 
 
 def bot_entries(*, bot: Bot) -> QuerySet[Entry]:

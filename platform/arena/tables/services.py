@@ -12,7 +12,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 import vegas_engine
@@ -45,6 +45,8 @@ TABLE_TRANSITIONS: Mapping[TableStatus, frozenset[TableStatus]] = {
 BOT_DECISION_MS = 1000
 BOT_BANK_MS = 20_000
 BOT_MEMORY_MB = 256
+#: The advisory lock serialising the platform-wide count of open tables (PostgreSQL).
+TABLES_LOCK_KEY = 0x7461626C  # "tabl"
 #: The time a person's answer takes to reach the referee (database, relay, pipe): the
 #: page's deadline comes this much before the referee's.
 ANSWER_MARGIN = timedelta(seconds=1)
@@ -60,6 +62,14 @@ class TableLimitError(ArenaError):
     """Too many tables at once for one person."""
 
     code = "table_limit"
+
+
+class TablesFullError(ArenaError):
+    """Every table the platform keeps open at once is taken (ARENA_TABLES_OPEN_MAX)."""
+
+    code = "tables_full"
+    http_status = 503
+    retry_after = 120
 
 
 class TableActionError(ArenaError):
@@ -129,7 +139,8 @@ def table_create(
 
     Opponents are bots the player may see with an active version that plays
     ``rules`` (house bots play all). A player has at most
-    ARENA_TABLES_PER_PLAYER tables waiting or being played at once.
+    ARENA_TABLES_PER_PLAYER tables waiting or being played at once, the
+    platform ARENA_TABLES_OPEN_MAX (TablesFullError).
     """
     options = dict(options or {})
     _checked_options(rules, seats, options)
@@ -149,6 +160,7 @@ def table_create(
                 f"you have {active} game(s) waiting or being played and the limit is {limit}: "
                 "finish or leave one first."
             )
+        _check_room()
         table = Table.objects.create(
             player=player,
             **MatchGame(
@@ -170,6 +182,16 @@ def table_create(
         )
         _queue_play(table)
     return table
+
+
+def _check_room() -> None:
+    """Refuse a table past the platform's cap: each holds a tables worker for its game."""
+    if connection.vendor == "postgresql":  # one count at a time, platform-wide
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [TABLES_LOCK_KEY])
+    limit = settings.ARENA_TABLES_OPEN_MAX
+    if Table.objects.filter(status__in=ACTIVE).count() >= limit:
+        raise TablesFullError(f"all {limit} tables are in use, try again in a few minutes.")
 
 
 def _queue_play(table: Table) -> None:

@@ -8,8 +8,8 @@ from .models import Table
 from .services import table_run, tables_end_lost
 
 
-# On the workers' queue like matches: the bots play sandboxed there. The task holds a
-# worker process for the whole game, the person's thinking included.
+# On the tables queue (settings.CELERY_TASK_ROUTES), read by sandboxing workers of its
+# own: the task holds a worker process for the whole game, the person's thinking included.
 @shared_task(name="arena.tables.tasks.table_play")
 def table_play(table_id: int) -> None:
     table = Table.objects.filter(pk=table_id).first()

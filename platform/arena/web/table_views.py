@@ -75,14 +75,15 @@ def play(request: HttpRequest) -> HttpResponse:
     )
     status = 200
     if request.method == "POST":
+        status = 400
         if form.is_valid():
             try:
                 table = table_create(player=user, **form.table_arguments())
             except ArenaError as error:
                 form.add_error(None, error.message)
+                status = error.http_status  # 503: every table of the platform is taken
             else:
                 return redirect("web:table", table_id=table.pk)
-        status = 400
     tables = tables_of(player_id=user.pk).prefetch_related("table_seats")[:TABLES_LISTED]
     context = {
         "form": form,
