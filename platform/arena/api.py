@@ -1,4 +1,5 @@
-"""API plumbing shared by the apps: domain errors become HTTP 400, outages JSON 503.
+"""API plumbing shared by the apps: domain errors become HTTP 400 (or their own status),
+outages JSON 503.
 
 Clients of /api/ always get JSON: a database or broker that cannot be reached
 answers 503 ``{"code": "unavailable", ...}`` with Retry-After, from DRF's
@@ -42,9 +43,7 @@ SERVER_ERROR = {"code": "server_error", "detail": "An unexpected error occurred 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ArenaError):
-        return Response(
-            {"code": exc.code, "detail": exc.message}, status=status.HTTP_400_BAD_REQUEST
-        )
+        return Response({"code": exc.code, "detail": exc.message}, status=exc.http_status)
     if isinstance(exc, OUTAGES):
         log.error("API request failed on an outage: %s: %s", type(exc).__name__, exc)
         return Response(

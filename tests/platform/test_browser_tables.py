@@ -185,10 +185,17 @@ def test_a_running_match_shows_its_replay_growing_then_its_result(
 
 
 def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
-    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any, monkeypatch: Any
+    page: Any,
+    screenshot: Any,
+    log_in: Any,
+    alice: Any,
+    house: Any,
+    monkeypatch: Any,
+    settings: Any,
 ) -> None:
     """A card game table being played, its worker stood in for: the board (the live feed)
     and the decision asked are the worker's writes, made here; the page is the person's."""
+    settings.ARENA_TABLE_LEASE_SECONDS = 3600  # no worker beats: the page's polls must not fail it
     monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
     random = house_bot(house, "random").bot
     table = table_start(
