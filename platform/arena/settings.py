@@ -86,6 +86,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A strict Content-Security-Policy on every response, static files' too.
+    "arena.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -337,9 +339,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.live.tasks.live_sweep",
         "schedule": 3600.0,
     },
+    # Often: a person at a table whose worker died sees it fail within seconds (their
+    # page's polls check it too); the query reads an index of the active tables only.
     "end-lost-tables": {
         "task": "arena.tables.tasks.tables_end_lost",
-        "schedule": 60.0,
+        "schedule": 5.0,
     },
     "sweep-orphaned-files": {
         "task": "arena.blobs.tasks.storage_sweep",
@@ -416,10 +420,16 @@ ARENA_EDITOR_MAX_DRAFTS = env_int("ARENA_EDITOR_MAX_DRAFTS", 50)
 # Tables: a person plays an unrated game against bots in the browser. Games waiting
 # or being played at once per person; the person's time per decision (past it they
 # forfeit, and the bots play on); a table whose worker is silent this long failed
-# (the worker beats every quarter of it); one no worker took this long failed too.
+# (the worker beats every second; a person waits that long to learn their game is
+# lost); one no worker took this long failed too.
 ARENA_TABLES_PER_PLAYER = env_int("ARENA_TABLES_PER_PLAYER", 1)
 ARENA_TABLE_DECISION_SECONDS = env_int("ARENA_TABLE_DECISION_SECONDS", 90)
-ARENA_TABLE_LEASE_SECONDS = env_int("ARENA_TABLE_LEASE_SECONDS", 60)
+ARENA_TABLE_LEASE_SECONDS = env_int("ARENA_TABLE_LEASE_SECONDS", 10)
+if ARENA_TABLE_LEASE_SECONDS < 3:
+    raise ImproperlyConfigured(
+        f"ARENA_TABLE_LEASE_SECONDS={ARENA_TABLE_LEASE_SECONDS}: at least 3; the worker "
+        "beats every second, and a shorter lease fails tables whose worker is only slow."
+    )
 ARENA_TABLE_QUEUE_SECONDS = env_int("ARENA_TABLE_QUEUE_SECONDS", 900)
 # Tables waiting or being played at once on the whole platform: a table holds a worker
 # process of the tables queue for its whole game, so more than those workers' total

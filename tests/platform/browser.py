@@ -6,8 +6,9 @@ wheel. Never run ``playwright install``: it downloads browsers. Without the
 package or the browser the tests fail, saying which is missing.
 
 Test modules load these with ``pytest_plugins = ("tests.platform.browser",)``.
-Every page asserts at teardown that it raised no JavaScript error and asked
-nothing from another origin (every asset is served by the platform: no CDN).
+Every page asserts at teardown that it raised no JavaScript error, asked
+nothing from another origin (every asset is served by the platform: no CDN)
+and broke nothing of the site's Content-Security-Policy (arena.security).
 Screenshots go to ``ARENA_SCREENSHOTS`` (default /tmp/arena-screenshots).
 """
 
@@ -62,6 +63,30 @@ def browser() -> Iterator[Any]:
 
 PHONE = {"width": 390, "height": 844}
 
+#: Run in every page: a CSP violation becomes a console line (Chromium logs its own
+#: "Refused to ... Content Security Policy" line too).
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  console.error("CSP violation: " + event.violatedDirective + " blocked " + event.blockedURI
+    + " at " + event.sourceFile + ":" + event.lineNumber);
+});
+"""
+
+
+def watch_csp(tab: Any) -> list[str]:
+    """The CSP violations of ``tab``'s pages from now on, as they are told in its console."""
+    seen: list[str] = []
+    tab.add_init_script(REPORT_CSP_VIOLATIONS)
+    tab.on(
+        "console",
+        lambda message: (
+            seen.append(f"{tab.url}: {message.text}")
+            if "Content Security Policy" in message.text or "CSP violation" in message.text
+            else None
+        ),
+    )
+    return seen
+
 
 @pytest.fixture
 def viewport() -> dict[str, int] | None:
@@ -80,6 +105,7 @@ def page(browser: Any, live_server: Any, viewport: dict[str, int] | None) -> Ite
     tab = context.new_page()
     errors: list[str] = []
     foreign: list[str] = []
+    violations = watch_csp(tab)
     tab.on("pageerror", lambda error: errors.append(str(error)))
     tab.on(
         "request",
@@ -93,6 +119,7 @@ def page(browser: Any, live_server: Any, viewport: dict[str, int] | None) -> Ite
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
     assert not foreign, f"requests to other origins: {foreign}"
+    assert not violations, f"Content-Security-Policy violations: {violations}"
 
 
 def overflows_horizontally(page: Any) -> bool:

@@ -11,11 +11,13 @@ a phone's (390 px).
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 from random import Random
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -185,10 +187,17 @@ def test_a_running_match_shows_its_replay_growing_then_its_result(
 
 
 def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
-    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any, monkeypatch: Any
+    page: Any,
+    screenshot: Any,
+    log_in: Any,
+    alice: Any,
+    house: Any,
+    monkeypatch: Any,
+    settings: Any,
 ) -> None:
     """A card game table being played, its worker stood in for: the board (the live feed)
     and the decision asked are the worker's writes, made here; the page is the person's."""
+    settings.ARENA_TABLE_LEASE_SECONDS = 3600  # no worker beats: the page's polls must not fail it
     monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
     random = house_bot(house, "random").bot
     table = table_start(
@@ -248,3 +257,28 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
         timeout=10,
         what="the answer to be stored",
     )
+
+
+def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
+    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any, monkeypatch: Any
+) -> None:
+    """The page asks a decision; the worker then falls silent past its lease: the page's
+    own poll fails the table and the page says why, with no move left to choose."""
+    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
+    greedy = house_bot(house, "greedy").bot
+    table = table_start(
+        table=table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    )
+    observation = {"decision": "place", "legal_actions": ["place 1", "place 4"], "seat": 0}
+    assert table_ask(table_id=table.pk, request_id=2, observation=observation, time_ms=80_000)
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    expect(page.locator("#decision-actions .action-button").first).to_be_visible()
+
+    Table.objects.filter(pk=table.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    failed = page.locator("#table-failed")
+    expect(failed).to_contain_text("This game stopped, through no fault of yours: its worker")
+    expect(page.locator("#table-status")).to_have_text("failed")
+    assert page.locator("#decision-actions .action-button").count() == 0
+    assert Table.objects.get(pk=table.pk).status == TableStatus.FAILED
+    screenshot("table-worker-gone")

@@ -34,6 +34,7 @@ from arena.tables.services import (
     TableActionError,
     TableError,
     TableLimitError,
+    TableStoppedError,
     table_act,
     table_ask,
     table_cancel,
@@ -48,7 +49,7 @@ from vegas_engine.policies import play, random_policy
 from vegas_engine.replay import replay
 
 from .test_match_pipeline import house_bot, player_bot
-from .worker import SANDBOXED_BOT, needs_concurrent_writes
+from .worker import SANDBOXED_BOT, needs_concurrent_writes, wait_for
 
 
 def qualify(version: BotVersion, rules: str, seats: int = 2) -> BotVersion:
@@ -428,4 +429,85 @@ def test_tables_whose_worker_fell_silent_or_that_no_worker_took_fail(
     lost.refresh_from_db()
     waiting.refresh_from_db()
     assert (lost.status, waiting.status) == (TableStatus.FAILED, TableStatus.FAILED)
-    assert "fell silent" in lost.error and "no worker was free" in waiting.error
+    assert "its worker is gone" in lost.error and "no worker was free" in waiting.error
+    assert tables_end_lost() == 0
+
+
+@pytest.mark.django_db
+def test_a_table_whose_worker_is_gone_fails_as_its_person_polls_and_refuses_answers(
+    alice: Any, house: Any, queued: Any, settings: Any
+) -> None:
+    """No sweep needed: the page's poll (or the answer) finds the worker's beat too old."""
+    client = APIClient()
+    client.force_authenticate(alice)
+    greedy = house_bot(house, "greedy").bot
+    table = table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    with asked(table, ["place 1", "place 3"]):
+        shown = client.get(f"/api/tables/{table.pk}/").json()
+        assert shown["status"] == "playing" and shown["decision"]["request"] == 7
+        silent = timezone.now() - timedelta(seconds=settings.ARENA_TABLE_LEASE_SECONDS + 1)
+        Table.objects.filter(pk=table.pk).update(heartbeat_at=silent)
+        polled = client.get(f"/api/tables/{table.pk}/").json()
+        assert (polled["status"], polled["decision"]) == ("failed", None)
+        lease = settings.ARENA_TABLE_LEASE_SECONDS
+        assert polled["error"].startswith(f"its worker is gone (silent for over {lease} s")
+        refused = client.post(
+            f"/api/tables/{table.pk}/act/", {"request": 7, "action": "place 1"}, format="json"
+        )
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "code": "table_stopped",
+        "detail": f"this table's game stopped: {polled['error']}; start a new table.",
+    }
+    assert Table.objects.get(pk=table.pk).answer == ""
+
+
+@pytest.mark.django_db
+def test_an_answer_to_a_table_whose_worker_is_gone_fails_it_and_is_refused(
+    alice: Any, house: Any, queued: Any, settings: Any
+) -> None:
+    greedy = house_bot(house, "greedy").bot
+    table = table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    with asked(table, ["place 1", "place 3"]) as playing:
+        silent = timezone.now() - timedelta(seconds=settings.ARENA_TABLE_LEASE_SECONDS + 1)
+        Table.objects.filter(pk=table.pk).update(heartbeat_at=silent)
+        playing.refresh_from_db()
+        with pytest.raises(TableStoppedError, match=r"its worker is gone.*start a new table"):
+            table_act(table=playing, player=alice, request_id=7, action="place 1")
+    failed = Table.objects.get(pk=table.pk)
+    assert (failed.status, failed.answer, failed.request_id) == (TableStatus.FAILED, "", None)
+    assert tables_end_lost() == 0  # nothing left for the sweep
+
+
+@needs_concurrent_writes
+@pytest.mark.django_db(transaction=True)
+def test_a_table_failed_as_lost_while_its_worker_plays_stops_the_game(
+    alice: Any, house: Any, queued: Any, settings: Any, caplog: Any
+) -> None:
+    """A worker only slow, not gone, found its table failed: the person's seat stops (the
+    bots end the game at once) rather than wait for an answer nobody can post."""
+    settings.ARENA_TABLE_DECISION_SECONDS = 60
+    greedy = house_bot(house, "greedy").bot
+    table = table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    result: list[Table] = []
+
+    def play_it() -> None:
+        try:
+            result.append(table_run(table=table))
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=play_it, daemon=True)
+    worker.start()
+    try:
+
+        def asking() -> bool:
+            return Table.objects.get(pk=table.pk).request_id is not None
+
+        wait_for(asking, timeout=60, what="the person to be asked")
+        services.table_fail(table=table, error="failed by the test")
+    finally:
+        worker.join(timeout=120)
+    assert not worker.is_alive()
+    assert result[0].status == TableStatus.FAILED and result[0].error == "failed by the test"
+    assert "is no longer being played (failed as lost): its seat stops" in caplog.text

@@ -23,7 +23,7 @@ from arena.players.selectors import signed_in
 
 from .models import Table, TableSeat
 from .selectors import Decision, TableState, table_get, table_log_read, table_state, tables_of
-from .services import TableError, table_act, table_cancel, table_create
+from .services import TableError, table_act, table_cancel, table_check_worker, table_create
 
 #: A person's tables listed, newest first.
 TABLES_LISTED = 50
@@ -108,6 +108,14 @@ def _table_or_404(request: Request, table_id: int) -> Table:
     return table
 
 
+def _table_checked_or_404(request: Request, table_id: int) -> Table:
+    """The table, failed first if its worker is gone: the page learns it at its next poll."""
+    table = _table_or_404(request, table_id)
+    if table_check_worker(table=table):
+        table.refresh_from_db()
+    return table
+
+
 def _since(request: Request) -> int:
     try:
         return max(0, int(request.query_params.get("since", 0)))
@@ -181,7 +189,7 @@ class TableDetailApi(APIView):
     def get(self, request: Request, table_id: int) -> Response:
         """Your table: seats, status, the decision you are asked, and while it is played the
         board's events from ``?since=N`` on (poll it about once a second)."""
-        state = table_state(table=_table_or_404(request, table_id), since=_since(request))
+        state = table_state(table=_table_checked_or_404(request, table_id), since=_since(request))
         return Response(TableOutput(state).data)
 
 
@@ -200,7 +208,8 @@ class TableActApi(APIView):
     @extend_schema(request=InputSerializer, responses=TableOutput)
     def post(self, request: Request, table_id: int) -> Response:
         """Answer the decision you are asked: 400 ``table_action`` says why an answer is
-        refused (not legal, too late, already answered)."""
+        refused (not legal, too late, already answered); 409 ``table_stopped``, that the
+        game stopped on our side (its worker gone): start a new table."""
         table = _table_or_404(request, table_id)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

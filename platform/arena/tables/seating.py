@@ -7,7 +7,13 @@ stored on the table (``table_ask``) for the page to show; the thread then
 looks for the answer the person posts (``table_act``) and sends it on. It
 never answers by itself: a person who walked away is forfeited by the
 referee's clock (the person's own, long decision limit), which kills the
-relay and so ends this thread; the fallback policy plays the rest of the game.
+relay and so ends this thread's part; the fallback policy plays the rest of the game.
+
+The thread also beats for the worker (``table_heartbeat``) about every second,
+from the seat's start to the game's end, the person's thinking included: a
+table silent for ARENA_TABLE_LEASE_SECONDS lost its worker and fails. A
+table failed so while its worker lives (only slow) stops its seat: the
+referee forfeits it and the bots end a game nobody follows any more.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ RELAY_DIR = Path(__file__).resolve().parent / "relay"
 RELAY_SCRIPT = "pipe.py"
 #: How often the thread looks for the person's answer (and for the relay ending).
 POLL_S = 0.25
+#: How often it beats for the worker (a quarter of the lease if that is shorter).
+BEAT_S = 1.0
 #: The relay process starts in milliseconds; a loaded worker gets a margin.
 STARTUP_MS = 10_000
 #: The person's limit is per decision; their bank covers any game.
@@ -64,6 +72,8 @@ class PersonSeat:
         #: A failure of ours (the database) that left the person unable to answer.
         self.error: BaseException | None = None
         self._stop = threading.Event()
+        self._beat_every = min(BEAT_S, settings.ARENA_TABLE_LEASE_SECONDS / 4)
+        self._last_beat = time.monotonic()  # table_start beat
         self._folder = Path(tempfile.mkdtemp(prefix="seat"))  # 0700: this user only
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._path = self._folder / "s"
@@ -98,28 +108,48 @@ class PersonSeat:
     # ------------------------------------------------------------------ the thread
     def _serve(self) -> None:
         try:
-            peer = self._accept()
-            if peer is not None:
-                with peer:
-                    self._converse(peer)
-        except Exception as error:
-            log.exception("table %s: the person's seat failed", self.table_id)
-            self.error = error
+            try:
+                peer = self._accept()
+                if peer is not None:
+                    with peer:
+                        self._converse(peer)
+            except Exception as error:
+                log.exception("table %s: the person's seat failed", self.table_id)
+                self.error = error
+            # The person's part is over (the game ended, or they forfeited and the bots
+            # play on): the worker still says it is alive until the game ends.
+            while not self._stop.wait(POLL_S):
+                self._beat()
         finally:
             connection.close()  # this thread's own database connection
+
+    def _beat(self) -> None:
+        if time.monotonic() - self._last_beat < self._beat_every:
+            return
+        self._last_beat = time.monotonic()
+        try:
+            playing = table_heartbeat(table_id=self.table_id)
+        except DatabaseError as error:  # passing: the next beat tries again
+            log.warning("table %s: heartbeat not written: %s", self.table_id, error)
+            return
+        if not playing:
+            log.warning(
+                "table %s is no longer being played (failed as lost): its seat stops",
+                self.table_id,
+            )
+            self._stop.set()
 
     def _accept(self) -> socket.socket | None:
         while not self._stop.is_set():
             if select.select([self._listener], [], [], POLL_S)[0]:
                 peer, _ = self._listener.accept()
                 return peer
+            self._beat()
         return None
 
     def _converse(self, peer: socket.socket) -> None:
         buffer = bytearray()
         asked: int | None = None
-        beat_every = settings.ARENA_TABLE_LEASE_SECONDS / 4
-        last_beat = time.monotonic()
         while not self._stop.is_set():
             if select.select([peer], [], [], POLL_S)[0]:
                 data = peer.recv(CHUNK)
@@ -138,11 +168,9 @@ class PersonSeat:
                     if answer is not None:
                         peer.sendall(protocol.encode(protocol.action(asked, answer)))
                         asked = None
-                if time.monotonic() - last_beat >= beat_every:
-                    table_heartbeat(table_id=self.table_id)
-                    last_beat = time.monotonic()
             except DatabaseError as error:  # passing: the next round tries again
                 log.warning("table %s: cannot read the person's answer: %s", self.table_id, error)
+            self._beat()
 
     def _on_message(
         self, peer: socket.socket, message: dict[str, Any], asked: int | None

@@ -7,12 +7,12 @@ import gzip
 import logging
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 import vegas_engine
@@ -80,6 +80,21 @@ class TableActionError(ArenaError):
 
 class TableTransitionError(ArenaError):
     code = "table_transition"
+
+
+class TableStoppedError(ArenaError):
+    """An answer to a table whose game stopped on our side (its worker gone): nothing will
+    read it; the person starts a new table."""
+
+    code = "table_stopped"
+    http_status = 409
+
+
+def _worker_gone_reason() -> str:
+    return (
+        f"its worker is gone (silent for over {settings.ARENA_TABLE_LEASE_SECONDS} s: "
+        "stopped or restarted)"
+    )
 
 
 def _move(locked: Table, to: TableStatus) -> None:
@@ -241,12 +256,19 @@ def table_act(*, table: Table, player: User, request_id: int, action: str) -> Ta
     """The person's answer to decision ``request_id``: one of its legal actions, in time.
 
     Refused, saying why, when it is not legal, too late, or answers a decision
-    that is over or was answered already; the worker passes it to the referee.
+    that is over or was answered already; refused with :class:`TableStoppedError`
+    when the game stopped (a worker found gone now fails the table first). The
+    worker passes it to the referee.
     """
+    table_check_worker(table=table)
     with transaction.atomic():
         locked = _lock(table.pk)
         if locked.player_id != player.pk:
             raise TableActionError("this is not your table: only its player answers.")
+        if locked.status == TableStatus.FAILED:
+            raise TableStoppedError(
+                f"this table's game stopped: {locked.error}; start a new table."
+            )
         if locked.status != TableStatus.PLAYING:
             raise TableActionError(
                 f"this game is {locked.get_status_display().lower()}: there is nothing to answer."
@@ -278,6 +300,42 @@ def table_heartbeat(*, table_id: int) -> bool:
             heartbeat_at=timezone.now()
         )
     )
+
+
+def _lease_cutoff() -> datetime:
+    """A table being played whose last beat is older than this lost its worker."""
+    return timezone.now() - timedelta(seconds=settings.ARENA_TABLE_LEASE_SECONDS)
+
+
+def table_check_worker(*, table: Table) -> bool:
+    """Fail ``table`` if it is being played and its worker is gone (no beat within
+    ARENA_TABLE_LEASE_SECONDS); True if it did. Called as the person polls or answers, so
+    a dead worker shows within seconds rather than at the next sweep.
+
+    Cheap when the worker beats: ``table`` as loaded decides, the lock is taken only to
+    fail it."""
+    if table.status != TableStatus.PLAYING or (
+        table.heartbeat_at is not None and table.heartbeat_at >= _lease_cutoff()
+    ):
+        return False
+    return _fail_if_silent(table.pk)
+
+
+def _fail_if_silent(table_id: int) -> bool:
+    """Fail the table if, checked again under its lock, it is still played and silent."""
+    with transaction.atomic():
+        locked = (
+            Table.objects.select_for_update()
+            .filter(pk=table_id, status=TableStatus.PLAYING)
+            .filter(models.Q(heartbeat_at__lt=_lease_cutoff()) | models.Q(heartbeat_at=None))
+            .first()
+        )
+        if locked is None:
+            return False  # it beat, ended or was failed meanwhile
+        reason = _worker_gone_reason()
+        locked.save(update_fields=_end(locked, TableStatus.FAILED, error=reason))
+    log.warning("table %s failed: %s", table_id, reason)
+    return True
 
 
 # --------------------------------------------------------------------------- the worker's side
@@ -384,34 +442,25 @@ def table_run(*, table: Table) -> Table:
 
 
 def tables_end_lost() -> int:
-    """Beat sweep: tables whose worker fell silent, and tables no worker took in time, fail
-    (the person may sit down again)."""
-    now = timezone.now()
-    lease = timedelta(seconds=settings.ARENA_TABLE_LEASE_SECONDS)
-    waited = timedelta(seconds=settings.ARENA_TABLE_QUEUE_SECONDS)
-    reasons = {
-        TableStatus.PLAYING: (
-            {"heartbeat_at__lt": now - lease},
-            f"its worker fell silent for {lease} (lost or restarted)",
-        ),
-        TableStatus.QUEUED: (
-            {"created_at__lt": now - waited},
-            f"no worker was free to play it within {waited}",
-        ),
-    }
+    """Beat sweep, every few seconds: tables whose worker is gone (silent for
+    ARENA_TABLE_LEASE_SECONDS), and tables no worker took in time, fail (the person may
+    sit down again)."""
     ended = 0
-    for status, (stale, reason) in reasons.items():
-        for table_id in Table.objects.filter(status=status, **stale).values_list("pk", flat=True):
-            with transaction.atomic():
-                # Checked again under the lock: it may have moved on meanwhile.
-                locked = (
-                    Table.objects.select_for_update()
-                    .filter(pk=table_id, status=status, **stale)
-                    .first()
-                )
-                if locked is None:
-                    continue
-                locked.save(update_fields=_end(locked, TableStatus.FAILED, error=reason))
-            log.warning("table %s failed: %s", table_id, reason)
-            ended += 1
+    silent = Table.objects.filter(status=TableStatus.PLAYING).filter(
+        models.Q(heartbeat_at__lt=_lease_cutoff()) | models.Q(heartbeat_at=None)
+    )
+    for table_id in silent.values_list("pk", flat=True):
+        ended += _fail_if_silent(table_id)
+    waited = timedelta(seconds=settings.ARENA_TABLE_QUEUE_SECONDS)
+    reason = f"no worker was free to play it within {waited}"
+    stale = {"status": TableStatus.QUEUED, "created_at__lt": timezone.now() - waited}
+    for table_id in Table.objects.filter(**stale).values_list("pk", flat=True):
+        with transaction.atomic():
+            # Checked again under the lock: a worker may have taken it meanwhile.
+            locked = Table.objects.select_for_update().filter(pk=table_id, **stale).first()
+            if locked is None:
+                continue
+            locked.save(update_fields=_end(locked, TableStatus.FAILED, error=reason))
+        log.warning("table %s failed: %s", table_id, reason)
+        ended += 1
     return ended

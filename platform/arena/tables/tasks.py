@@ -19,5 +19,5 @@ def table_play(table_id: int) -> None:
 
 @shared_task(name="arena.tables.tasks.tables_end_lost")
 def tables_end_lost_task() -> int:
-    """Beat: tables whose worker fell silent, or that no worker took in time, fail."""
+    """Beat: tables whose worker is gone, or that no worker took in time, fail."""
     return tables_end_lost()

@@ -184,7 +184,11 @@ def _render(page: DocPage, path: str, mtime: int) -> RenderedDoc:
     text = Path(path).read_text(encoding="utf-8")
     converter = markdown.Markdown(
         extensions=["extra", "sane_lists", "toc", _DocLinks()],
-        extension_configs={"toc": {"permalink": "#", "permalink_title": "Link to this section"}},
+        extension_configs={
+            "toc": {"permalink": "#", "permalink_title": "Link to this section"},
+            # A column's alignment as an attribute: a style attribute is refused by our CSP.
+            "extra": {"tables": {"use_align_attribute": True}},
+        },
         output_format="html",
     )
     html = converter.convert(text)

@@ -32,7 +32,7 @@ from arena.tables.selectors import (
     table_state,
     tables_of,
 )
-from arena.tables.services import table_cancel, table_create
+from arena.tables.services import table_cancel, table_check_worker, table_create
 
 from . import presenters
 from .table_forms import TableForm
@@ -103,6 +103,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     table = table_get(table_id=table_id, user=request.user)
     if table is None:
         raise Http404("No such table of yours.")
+    if table_check_worker(table=table):  # its worker is gone: the page says so
+        table.refresh_from_db()
     seats = list(table.table_seats.all())
     players = _players(table, seats)
     state = table_state(table=table)

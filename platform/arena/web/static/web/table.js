@@ -132,14 +132,22 @@
     })
       .then((response) => response.json().then((body) => ({ ok: response.ok, body: body })))
       .then(({ ok, body }) => {
-        if (!ok) throw new Error(body.detail || "the answer was refused");
+        if (!ok) throw Object.assign(new Error(body.detail || "the answer was refused"), { code: body.code });
         line.textContent = "You chose “" + action + "”. The bots are playing…";
         render(body);
       })
       .catch((error) => {
-        sending = false;
         failure.textContent = "Not taken: " + error.message;
         failure.hidden = false;
+        if (error.code === "table_stopped") {
+          // The game is over on our side (its worker gone): nothing left to answer. The
+          // board's next poll sees the table failed and reloads to say so.
+          status.textContent = "failed";
+          status.className = "badge status-failed";
+          actions.replaceChildren();
+          return;
+        }
+        sending = false;
         actions.querySelectorAll("button").forEach((button) => { button.disabled = false; });
       });
   }
