@@ -154,6 +154,9 @@ def _parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--seed", type=int, help="the game's seed (default: a fresh random one, printed)"
     )
+    validate.add_argument(
+        "--seat", type=int, help="the bot's seat, from 0 (default: a random one, printed)"
+    )
     _common_arguments(validate)
     validate.add_argument(
         "--memory-mb", type=int, default=Limits().memory_bytes // 2**20, help="sandbox memory"
@@ -390,7 +393,10 @@ def _validate(args: argparse.Namespace) -> int:
             else:
                 print(f"FAILED: {error}")
             return 1
-    report = preflight(spec, _setup(args), seed=args.seed)
+    setup = _setup(args)
+    if args.seat is not None and not 0 <= args.seat < setup.seats:
+        raise CliError(f"--seat: a game of {setup.seats} seats has seats 0-{setup.seats - 1}")
+    report = preflight(spec, setup, seed=args.seed, seat=args.seat)
     if args.json:
         print(json.dumps(report.to_json()))
     else:

@@ -598,12 +598,25 @@ class Match:
         return self.player_limits.get(player, self.limits)
 
     # -------------------------------------------------------------- games
-    def play(self, description: GameDescription, seed: int, seating: Sequence[int]) -> GameRecord:
-        """Play one game dealt by ``seed``; ``seating[seat]`` is the player in that seat."""
+    def play(
+        self,
+        description: GameDescription,
+        seed: int,
+        seating: Sequence[int],
+        *,
+        game_id: int | None = None,
+    ) -> GameRecord:
+        """Play one game dealt by ``seed``; ``seating[seat]`` is the player in that seat.
+
+        ``game_id``: the id the bots are told (None: the match's count of games, from
+        1); a pre-flight tells the id its game would have on its ladder.
+        """
         if len(seating) != description.seats or len(set(seating)) != len(seating):
             raise ValueError(f"seating must name {description.seats} distinct players")
+        if game_id is not None and (type(game_id) is not int or game_id < 1):
+            raise ValueError(f"a game id is a positive integer, got {game_id!r}")
         self.games_played += 1
-        game_id = self.games_played
+        game_id = self.games_played if game_id is None else game_id
         seats = [
             SeatRecord(
                 seat, player, self.players[player].name, limits=self.player_limits.get(player)

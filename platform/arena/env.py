@@ -42,6 +42,22 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r}: expected an integer") from None
 
 
+def env_count(name: str, default: int, what: str) -> int:
+    """A count of ``what`` (0 or more), e.g. the proxies in front of the web."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r}: expected the number of {what}, a whole number 0 or more"
+        )
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:

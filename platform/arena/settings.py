@@ -21,7 +21,7 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 from kombu.entity import Queue
 
-from .env import env_bool, env_int, env_json_object, env_list, env_str
+from .env import env_bool, env_count, env_int, env_json_object, env_list, env_str
 
 # Generic admin and form classes (ModelAdmin[Ladder]) at run time, as the type checker reads them.
 django_stubs_ext.monkeypatch()
@@ -147,6 +147,11 @@ DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "players.User"
 
+# Proxies in front of the web, each appending the address it was reached from to
+# X-Forwarded-For: the client's address is that header's entry this far from the right.
+# 0 (clients reach gunicorn directly): the header is ignored, as any client can write it.
+ARENA_TRUSTED_PROXIES = env_count("ARENA_TRUSTED_PROXIES", 0, "trusted proxies in front of the web")
+
 # django-axes first: it refuses every login (web, API, admin) of a locked-out
 # username and address before the password is even checked.
 AUTHENTICATION_BACKENDS = [
@@ -160,6 +165,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("ARENA_LOGIN_COOLOFF_MINUTES", 15)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "arena.throttling.lockout_response"
+# The address that is locked out: the one every rate limit counts (ARENA_TRUSTED_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "arena.throttling.client_address"
 AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -458,7 +465,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "arena.api.exception_handler",
     # Counted in Django's cache (CACHES): per client address for token requests and
-    # sign-ups, per account for uploads (arena.throttling).
+    # sign-ups, per account for uploads (arena.throttling, which finds the address
+    # itself; NUM_PROXIES for any throttle of DRF's own).
+    "NUM_PROXIES": ARENA_TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "login": env_str("ARENA_RATE_LOGIN", "10/min"),
         "signup": env_str("ARENA_RATE_SIGNUP", "10/hour"),

@@ -7,16 +7,23 @@ a right password is refused too while locked. Requests: DRF's rate throttles
 (Django's cache) limit token requests and sign-ups per address and uploads
 per account, on the API through ``throttle_scope`` and on the web pages
 through :func:`throttle_wait`.
+
+Every one of them counts the address :func:`client_address` finds: the peer's,
+or behind ARENA_TRUSTED_PROXIES proxies the one the outermost proxy saw. A
+header a client writes itself never counts, or a fresh ``X-Forwarded-For``
+per request would make each a new client.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 from datetime import timedelta
 from typing import Any
 
 from axes.helpers import get_cool_off
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.request import Request
@@ -24,6 +31,38 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRa
 from rest_framework.views import APIView
 
 log = logging.getLogger(__name__)
+
+
+def client_address(request: HttpRequest | Request) -> str:
+    """The client's address, as every limit counts it (and django-axes records it).
+
+    With ARENA_TRUSTED_PROXIES = 0, REMOTE_ADDR: ``X-Forwarded-For`` is the
+    client's to write, so it is ignored. With n proxies in front, each appends
+    the address it was reached from, so the n-th entry from the right is the
+    one the outermost proxy saw; entries left of it are the client's own and
+    never read. A chosen entry that is no IP address (a proxy set up wrong) is
+    refused: REMOTE_ADDR (the proxy) counts instead, shared by all such requests.
+    """
+    remote = str(request.META.get("REMOTE_ADDR") or "")
+    proxies: int = settings.ARENA_TRUSTED_PROXIES
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    if proxies == 0 or not forwarded:
+        return remote
+    entries = [entry.strip() for entry in str(forwarded).split(",")]
+    # Fewer entries than proxies: the request came in through the inner ones only,
+    # and the leftmost entry is the address the first of them saw.
+    chosen = entries[-min(proxies, len(entries))]
+    try:
+        return str(ipaddress.ip_address(chosen))
+    except ValueError:
+        log.warning(
+            "X-Forwarded-For entry %r (%d from the right, ARENA_TRUSTED_PROXIES) is no IP "
+            "address: counting the request by its peer %s",
+            chosen[:60],
+            min(proxies, len(entries)),
+            remote,
+        )
+        return remote
 
 
 def retry_message(seconds: float) -> str:
@@ -51,7 +90,11 @@ def lockout_response(
 
 class _FailOpen(SimpleRateThrottle):
     """A cache that cannot be reached lets requests through: uploads keep working
-    while Redis restarts (the lockout of password guessing is in the database)."""
+    while Redis restarts (the lockout of password guessing is in the database).
+    Counted by :func:`client_address`."""
+
+    def get_ident(self, request: Request) -> str:
+        return client_address(request)
 
     def allow_request(self, request: Any, view: Any) -> bool:
         try:

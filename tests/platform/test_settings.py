@@ -147,6 +147,13 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
         ("DEBUG", "maybe", "DEBUG='maybe': expected one of 1/0"),
         ("ARENA_UPLOAD_MAX_FILES", "lots", "expected an integer"),
         ("STORAGE_OPTIONS", "[1]", "expected a JSON object"),
+        (
+            "ARENA_TRUSTED_PROXIES",
+            "one",
+            "ARENA_TRUSTED_PROXIES='one': expected the number of trusted proxies in front "
+            "of the web, a whole number 0 or more",
+        ),
+        ("ARENA_TRUSTED_PROXIES", "-1", "ARENA_TRUSTED_PROXIES='-1': expected the number of"),
         # A typo in the scheme, and never the password in the message.
         ("CELERY_BROKER_URL", "rabitmq://u:secret@host", "unsupported broker 'rabitmq://'; use"),
         ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),

@@ -1,7 +1,9 @@
 """Rate limits: password guessing locked out on every way in, sign-ups and uploads limited.
 
 Each refusal is a 429 that says when to try again (and a Retry-After header).
-The cache the limits count in is cleared before each test (conftest).
+The cache the limits count in is cleared before each test (conftest). Each
+counts the client's address: ``X-Forwarded-For`` only as written by the
+trusted proxies (ARENA_TRUSTED_PROXIES), never a client's own entries.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.test import Client, RequestFactory
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
+
+from arena.throttling import client_address
 
 from .api_support import client_for
 
@@ -165,3 +169,102 @@ def test_limits_let_requests_through_while_the_cache_is_down(
             "/api/bots/", {"name": "shark", "file": file}, format="multipart"
         )
         assert response.status_code == 400  # checked, not throttled
+
+
+# --------------------------------------------------------------------------- behind proxies
+
+PROXY = "10.0.0.2"
+
+
+def sign_up(name: str, *, peer: str = "203.0.113.7", forwarded: str | None = None) -> Any:
+    """A sign-up from ``peer`` (the connection's address), with ``X-Forwarded-For`` if given."""
+    passphrase = "a long passphrase 42"
+    form = {"username": name, "password1": passphrase, "password2": passphrase}
+    headers: dict[str, Any] = {} if forwarded is None else {"HTTP_X_FORWARDED_FOR": forwarded}
+    return Client(REMOTE_ADDR=peer, **headers).post("/signup/", form)
+
+
+def test_a_fresh_x_forwarded_for_per_sign_up_is_still_one_client(rates: Any) -> None:
+    rates("signup", "7/hour")
+
+    answers = [sign_up(f"user{n}", forwarded=f"192.0.2.{n}").status_code for n in range(12)]
+
+    # No proxy is trusted by default: the header is the client's own, and ignored.
+    assert answers == [302] * 7 + [429] * 5
+
+
+def test_a_fresh_x_forwarded_for_gets_no_fresh_token_or_password_guesses(
+    alice: Any, rates: Any
+) -> None:
+    def token_from(forwarded: str, password: str) -> Any:
+        return APIClient(REMOTE_ADDR="203.0.113.7", HTTP_X_FORWARDED_FOR=forwarded).post(
+            "/api/auth/token/", {"username": "alice", "password": password}, format="json"
+        )
+
+    rates("login", "3/min")
+    assert [token_from(f"192.0.2.{n}", PASSWORD).status_code for n in range(4)] == [200] * 3 + [429]
+    rates("login", "1000/min")  # the lockout alone
+    guesses = [token_from(f"198.51.100.{n}", f"guess {n}").status_code for n in range(8)]
+    assert guesses[:4] == [400] * 4 and set(guesses[4:]) == {429}
+
+
+def test_behind_one_proxy_each_client_counts_on_its_own_and_spoofing_does_not_help(
+    rates: Any, settings: Any
+) -> None:
+    settings.ARENA_TRUSTED_PROXIES = 1
+    rates("signup", "2/hour")
+
+    # Every request comes from the proxy, which appends the address it was reached from.
+    assert sign_up("dora", peer=PROXY, forwarded="203.0.113.7").status_code == 302
+    assert sign_up("eve", peer=PROXY, forwarded="203.0.113.7").status_code == 302
+    # The same client writing entries of its own: the proxy's is still the last one.
+    spoofed = [
+        sign_up(f"mallory{n}", peer=PROXY, forwarded=f"192.0.2.{n}, 203.0.113.7").status_code
+        for n in range(5)
+    ]
+    assert spoofed == [429] * 5
+    # Another client behind the same proxy has a count of its own.
+    assert sign_up("frank", peer=PROXY, forwarded="198.51.100.9").status_code == 302
+
+
+def test_behind_one_proxy_the_lockout_follows_the_client(alice: Any, settings: Any) -> None:
+    settings.ARENA_TRUSTED_PROXIES = 1
+
+    def token_via_proxy(forwarded: str, password: str) -> Any:
+        return APIClient(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR=forwarded).post(
+            "/api/auth/token/", {"username": "alice", "password": password}, format="json"
+        )
+
+    for n in range(5):
+        token_via_proxy(f"192.0.2.{n}, 203.0.113.7", f"guess {n}")
+
+    assert token_via_proxy("203.0.113.7", PASSWORD).status_code == 429
+    # alice herself, behind the same proxy, is not locked out by the guesser.
+    assert token_via_proxy("198.51.100.9", PASSWORD).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "address"),
+    [
+        (0, None, "10.0.0.2"),
+        (0, "192.0.2.1", "10.0.0.2"),  # no proxy trusted: the header is ignored
+        (1, None, "10.0.0.2"),  # no header: the connection's address
+        (1, "192.0.2.1", "192.0.2.1"),
+        (1, "198.51.100.1, 192.0.2.1", "192.0.2.1"),  # the client's own entry is never read
+        (2, "198.51.100.1, 192.0.2.1, 10.0.0.1", "192.0.2.1"),
+        (2, "192.0.2.1", "192.0.2.1"),  # in through the inner proxy only: what it saw
+        (1, " 2001:DB8::1 ", "2001:db8::1"),
+        # No IP address where the proxy writes one: refused, the proxy's address counts.
+        (1, "192.0.2.1, not-an-address", "10.0.0.2"),
+        (1, "192.0.2.1,", "10.0.0.2"),
+        (1, "192.0.2.1:4711", "10.0.0.2"),
+    ],
+)
+def test_the_client_address_is_taken_from_the_trusted_proxies_only(
+    settings: Any, proxies: int, forwarded: str | None, address: str
+) -> None:
+    settings.ARENA_TRUSTED_PROXIES = proxies
+    headers: dict[str, Any] = {} if forwarded is None else {"HTTP_X_FORWARDED_FOR": forwarded}
+    request = RequestFactory(REMOTE_ADDR="10.0.0.2", **headers).get("/")
+
+    assert client_address(request) == address

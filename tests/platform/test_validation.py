@@ -50,14 +50,13 @@ def test_a_good_bot_plays_the_preflight_in_the_sandbox_and_becomes_active(alice:
     assert version.status == VersionStatus.ACTIVE
     report = version.validation_report
     assert report["passed"] is True and report["errors"] == []
-    assert report["validator"] == "preflight-3" and report["sandboxed"] is True
+    assert report["validator"] == "preflight-4" and report["sandboxed"] is True
     preflight = report["games"]["default"]
     assert preflight["passed"] is True and preflight["fault"] is None
-    assert (preflight["game"]["rules"], preflight["game"]["seats"], preflight["seat"]) == (
-        "classic",
-        4,
-        1,
-    )
+    assert (preflight["game"]["rules"], preflight["game"]["seats"]) == ("classic", 4)
+    # A seat drawn at random, against house bots drawn at random (no ladder to draw from).
+    assert preflight["seat"] in range(4) and preflight["game_id"] == 1
+    assert len(preflight["opponents"]) == 3
     assert preflight["decisions"] > 0 and preflight["forfeited"] is False
     # A pids peak is only measured in the sandbox's cgroup.
     assert preflight["resources"]["pids_peak"] is not None

@@ -18,7 +18,6 @@ from django.utils import timezone
 from arena.errors import ArenaError
 from arena.players.models import User
 from arena.transitions import check_move
-from bots_sdk.games import GameSetup
 
 from .models import WORKBENCH_SUFFIX, Bot, BotVersion, CodeFormat, VersionStatus, Visibility
 from .sandboxing import InfrastructureError
@@ -26,6 +25,7 @@ from .uploads import CheckedUpload, UploadError, UploadLimits, check_upload
 from .validation import (
     DEFAULT_GAMES,
     GameCheck,
+    Games,
     ValidationReport,
     build_version,
     preflight_games,
@@ -244,9 +244,7 @@ def bot_version_transition(
     return locked
 
 
-def bot_version_validate(
-    *, version: BotVersion, games: Mapping[str, GameSetup] | None = None
-) -> BotVersion:
+def bot_version_validate(*, version: BotVersion, games: Games | None = None) -> BotVersion:
     """Validate a pending version for ``games`` (arena.bots.validation): active or failed.
 
     ``games`` by the caller's keys (ladder slugs); None: the SDK's default
@@ -351,9 +349,7 @@ def _store_program(key: str, program: bytes) -> str:
     return name
 
 
-def bot_version_check_games(
-    *, version: BotVersion, games: Mapping[str, GameSetup]
-) -> dict[str, GameCheck]:
+def bot_version_check_games(*, version: BotVersion, games: Games) -> dict[str, GameCheck]:
     """Pre-flight a validated version for more games (a bot entered another ladder).
 
     The checks join its report's ``games``; its status does not change. A

@@ -3,20 +3,21 @@
 First the version is built by its runtime (``bots_sdk.build``: compiled, or
 for Python and JavaScript checked) in the sandbox under limits of its own: a
 compile bomb is the bot's failure, never the worker's, and the compiler's
-own output is the report. Then the bots SDK's
-pre-flight runs the version as it will run, once for
-each game it is checked for (a ladder's rule system, seats, options and
-exact limits), on a fresh seed each time: in the sandbox (house bots bare),
-it must complete the handshake and play a full game against house bots
-without a fault. A fault fails that game with the failing request, the
-bot's reply, its stderr tail and the exit cause in its report. A failure of
-ours (no sandbox, storage, launch) raises
+own output is the report. Then the bots SDK's pre-flight runs the version as
+it will run, once for each game it is checked for (a ladder's rule system,
+seats, options and exact limits), on a fresh seed and at a random seat each
+time: in the sandbox (house bots bare), it must complete the handshake and
+play a full game without a fault, against the opponents its ladder drew
+(:class:`PreflightGame`; house bots by default). A fault fails that game
+with the failing request, the bot's reply, its stderr tail and the exit
+cause in its report. A failure of ours (no sandbox, storage, launch) raises
 :class:`~arena.bots.sandboxing.InfrastructureError` and fails nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,25 @@ from .sandboxing import (
     with_program,
 )
 
-VALIDATOR = "preflight-3"
+VALIDATOR = "preflight-4"
+
+
+@dataclass(frozen=True)
+class PreflightGame:
+    """One game a version is checked in, as its ladder would play it with the version."""
+
+    setup: GameSetup
+    #: One version per other seat, in seat order; None: house bots the SDK draws.
+    opponents: tuple[BotVersion, ...] | None = None
+    #: The id the bot is told (``new_game``): its game's number in a ladder's run.
+    game_id: int = 1
+
+
+#: The games to check, by the caller's keys (ladder slugs); a bare GameSetup is played
+#: against house bots the SDK draws.
+Games = Mapping[str, GameSetup | PreflightGame]
 #: The game checked when the caller names none: the SDK's default pre-flight.
-DEFAULT_GAMES: Mapping[str, GameSetup] = {"default": sdk_preflight.DEFAULT_SETUP}
+DEFAULT_GAMES: Games = {"default": sdk_preflight.DEFAULT_SETUP}
 
 
 @dataclass
@@ -117,6 +134,7 @@ def _game_check(result: sdk_preflight.PreflightReport) -> GameCheck:
         "passed": result.ok,
         "game": result.setup.to_json(),
         "seed": result.seed,
+        "game_id": result.game_id,
         "opponents": list(result.opponents),
         # Not every decision's time and trace: a report per ladder stays small.
         **{k: v for k, v in seat.items() if k not in ("fault", "decision_ms", "trace")},
@@ -127,29 +145,45 @@ def _game_check(result: sdk_preflight.PreflightReport) -> GameCheck:
     return GameCheck(passed=result.ok, seed=result.seed, report=report)
 
 
+def _as_game(game: GameSetup | PreflightGame) -> PreflightGame:
+    return game if isinstance(game, PreflightGame) else PreflightGame(game)
+
+
+def _opponents(games: Games) -> list[BotVersion]:
+    return [v for game in games.values() for v in _as_game(game).opponents or ()]
+
+
 def preflight_games(
-    version: BotVersion, games: Mapping[str, GameSetup], *, content: bytes | None = None
+    version: BotVersion, games: Games, *, content: bytes | None = None
 ) -> dict[str, GameCheck]:
     """One pre-flight game of each of ``games`` (by the caller's keys), in the sandbox."""
     if not games:
         return {}
     content = _read_code(version) if content is None else content
-    require_isolation([version])
+    require_isolation([version, *_opponents(games)])
     with materialised(version, content=content) as files:
         return _play_preflights(version, files, games)
 
 
-def _play_preflights(
-    version: BotVersion, files: BotFiles, games: Mapping[str, GameSetup]
-) -> dict[str, GameCheck]:
+def _play_preflights(version: BotVersion, files: BotFiles, games: Games) -> dict[str, GameCheck]:
     spec = bot_spec(version, files)
     checks: dict[str, GameCheck] = {}
-    for key, setup in games.items():
+    for key, given in games.items():
+        game = _as_game(given)
         launcher = RecordingLauncher()
-        try:
-            result = sdk_preflight.preflight(spec, setup, launcher=launcher)
-        except (sandbox.SandboxError, OSError) as error:
-            raise InfrastructureError(f"the pre-flight of {version} failed: {error}") from error
+        with ExitStack() as stack:
+            # The opponents run as in a ladder match: their stored code and program.
+            opponents = (
+                None
+                if game.opponents is None
+                else [bot_spec(v, stack.enter_context(materialised(v))) for v in game.opponents]
+            )
+            try:
+                result = sdk_preflight.preflight(
+                    spec, game.setup, opponents=opponents, game_id=game.game_id, launcher=launcher
+                )
+            except (sandbox.SandboxError, OSError) as error:
+                raise InfrastructureError(f"the pre-flight of {version} failed: {error}") from error
         launcher.check()
         checks[key] = _game_check(result)
     return checks
@@ -193,9 +227,7 @@ def build_version(version: BotVersion) -> ValidationReport:
     return report
 
 
-def validate_version(
-    version: BotVersion, games: Mapping[str, GameSetup] = DEFAULT_GAMES
-) -> ValidationReport:
+def validate_version(version: BotVersion, games: Games = DEFAULT_GAMES) -> ValidationReport:
     """The build, then one pre-flight game of each of ``games``, both sandboxed.
 
     It passes when it builds and passes at least one game: a version plays
@@ -203,7 +235,7 @@ def validate_version(
     holds the built program for the caller to keep.
     """
     content = _read_code(version)
-    require_isolation([version])
+    require_isolation([version, *_opponents(games)])
     report = ValidationReport(sandboxed=not is_trusted(version))
     with materialised(version, content=content, program=b"") as files:
         _build_into(version, files, report)

@@ -2,15 +2,18 @@
 
 A bot's owner enters it on ladders (at upload and later). Each version of the
 bot must pass each ladder's pre-flight (:class:`~arena.ladders.models.Qualification`:
-one full game of the ladder's setup against house bots, in the sandbox, on a
-fresh seed) to play there; a version passing at least one becomes the bot's
-active version. House bots enter every ladder. Pre-flights run on workers
-(``ladders.tasks.version_qualify``), queued when the rows commit.
+one full game of the ladder's setup, in the sandbox, on a fresh seed) to play
+there; a version passing at least one becomes the bot's active version. The
+game is one the ladder could play (:func:`preflight_game`), so a bot cannot
+tell the check from a ladder game. House bots enter every ladder.
+Pre-flights run on workers (``ladders.tasks.version_qualify``), queued when
+the rows commit.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
@@ -26,12 +29,15 @@ from arena.bots.services import (
     bot_version_validate,
     bot_versions_stuck,
 )
+from arena.bots.validation import PreflightGame
 from arena.errors import ArenaError
 from arena.players.models import User
 from arena.queueing import publish_on_commit
 
+from .elo import INITIAL_RATING
+from .matchmaking import draw_opponents, rating_width
 from .models import Entry, Ladder, Qualification, QualificationStatus
-from .selectors import builds_in_flight
+from .selectors import MatchmakingCandidate, builds_in_flight, matchmaking_candidates
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +240,30 @@ def house_bots_enter(*, ladder: Ladder) -> None:
 # --------------------------------------------------------------------------- pre-flights
 
 
+def preflight_game(*, ladder: Ladder, version: BotVersion, rng: random.Random) -> PreflightGame:
+    """The game of ``version``'s pre-flight on ``ladder``: one its first pick there could be.
+
+    Its opponents are drawn from the ladder's bots as that pick would draw them
+    (``matchmaking.draw_opponents``, the version a newcomer; never its own bot),
+    so they play as ladder opponents do; while the ladder has too few bots for
+    a match, house bots the SDK draws. On a duplicate ladder the pick is a
+    deal, each game a fresh process: the game's id is one of the deal's. The
+    seat (and the seed) the SDK draws, at random.
+    """
+    own = set(BotVersion.objects.filter(bot_id=version.bot_id).values_list("pk", flat=True))
+    others = [c for c in matchmaking_candidates(ladder=ladder) if c.version_id not in own]
+    game_id = rng.randint(1, ladder.seats) if ladder.duplicate_deals else 1
+    if len(others) < ladder.seats - 1:
+        return PreflightGame(ladder.game.setup(), game_id=game_id)
+    newcomer = MatchmakingCandidate(version_id=version.pk, rating=INITIAL_RATING, games=0, queued=0)
+    width = rating_width(ladder.seats, duplicate_deals=ladder.duplicate_deals)
+    drawn = draw_opponents(newcomer, others, seats=ladder.seats, rng=rng, width=width)
+    found = BotVersion.objects.select_related("bot").in_bulk([c.version_id for c in drawn])
+    return PreflightGame(
+        ladder.game.setup(), tuple(found[c.version_id] for c in drawn), game_id=game_id
+    )
+
+
 def version_qualify(*, version: BotVersion) -> list[Qualification]:
     """Play the version's pending pre-flights; returns the qualifications it decided.
 
@@ -247,7 +277,10 @@ def version_qualify(*, version: BotVersion) -> list[Qualification]:
             bot_version=version, status=QualificationStatus.PENDING
         ).select_related("ladder")
     )
-    games = {q.ladder.slug: q.ladder.game.setup() for q in pending}
+    rng = random.SystemRandom()  # no bot may predict its pre-flight's opponents
+    games = {
+        q.ladder.slug: preflight_game(ladder=q.ladder, version=version, rng=rng) for q in pending
+    }
     if version.status == VersionStatus.PENDING:
         # Entered nowhere (a platform without ladders): the SDK's default game gives a verdict.
         checked = bot_version_validate(version=version, games=games or None)

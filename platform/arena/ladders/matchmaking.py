@@ -22,6 +22,8 @@
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
+- A pre-flight draws a version's opponents as its first pick here would
+  (:func:`draw_opponents`), so they are no tell that the game is a check.
 - A pick is a series (games of the same bots, seats rotating, one worker
   run): ``Ladder.series_games`` games once its least-played bot has
   SERIES_SHARE times that many, shorter before, one game while a bot is
@@ -139,6 +141,23 @@ def pick_seating(
     # Ties broken at random: equal bots take turns instead of the lowest id first.
     seed = min(eligible, key=lambda c: (c.games, rng.random()))
     others = [c for c in eligible if c is not seed]
+    opponents = draw_opponents(seed, others, seats=seats, rng=rng, width=width)
+    seat = seed.games % seats
+    return [*opponents[:seat], seed, *opponents[seat:]]
+
+
+def draw_opponents(
+    seed: MatchmakingCandidate,
+    others: Sequence[MatchmakingCandidate],
+    *,
+    seats: int,
+    rng: random.Random,
+    width: float = RATING_WIDTH,
+) -> list[MatchmakingCandidate]:
+    """The ``seats - 1`` opponents of ``seed`` among ``others`` (at least that many), in
+    random seat order: the draw of :func:`pick_seating` once its seed is chosen. A
+    pre-flight draws a newcomer's opponents with it, as its first pick would.
+    """
     base = seed.games
     median = sorted(c.games for c in others)[len(others) // 2] if others else 0
     if _ratio_limit(base) < median:
@@ -169,8 +188,7 @@ def pick_seating(
         opponents.append(chosen)
     # Opponents take the other seats at random (the nearest-rated must not always sit first).
     rng.shuffle(opponents)
-    seat = seed.games % seats
-    return [*opponents[:seat], seed, *opponents[seat:]]
+    return opponents
 
 
 @dataclass

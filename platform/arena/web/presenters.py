@@ -209,6 +209,8 @@ def _game_line(game: dict[str, Any], sandboxed: Any) -> str:
     seats = f", {setup['seats']} seats" if isinstance(setup.get("seats"), int) else ""
     opponents = ", ".join(str(o) for o in game.get("opponents") or []) or "house bots"
     line = f"{rules}{seats} against {opponents}"
+    if isinstance(game.get("seat"), int):  # drawn at random (bots_sdk.preflight)
+        line += f", at seat {game['seat']}"
     if isinstance(game.get("decisions"), int):
         line += f", {game['decisions']} decisions"
     if isinstance(game.get("decision_ms_max"), int | float):
