@@ -384,9 +384,12 @@ class SeatResources:
     decision_ms_max: float | None
 
 
-def seat_resources(log: dict[str, Any] | None, *, seats: set[int]) -> list[SeatResources]:
-    """The resources of each of ``seats`` (the viewer's own): CPU, memory, time charged and
-    time waited for a CPU (docs/protocol.md, *Limits and time*)."""
+def seat_resources(
+    log: dict[str, Any] | None, *, seats: set[int], names: dict[int, str]
+) -> list[SeatResources]:
+    """The resources of each of ``seats`` (the viewer's own), named as the page names the
+    seats (``names``): CPU, memory, time charged and time waited for a CPU
+    (docs/protocol.md, *Limits and time*)."""
     referee = (log or {}).get("referee")
     if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
         return []
@@ -400,7 +403,7 @@ def seat_resources(log: dict[str, Any] | None, *, seats: set[int]) -> list[SeatR
         rows.append(
             SeatResources(
                 seat=record["seat"],
-                name=str(record.get("name", "")),
+                name=names.get(record["seat"], ""),
                 decisions=int(_number(record.get("decisions")) or 0),
                 cpu_seconds=_number(used.get("cpu_seconds")),
                 memory_peak_mib=None if memory is None else memory / 2**20,

@@ -479,15 +479,18 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         )
     # The viewer's own seats (staff: all) of a finished game: the page reads their decisions.
     studied = [] if log is None or live else match_study_seats(match=match, user=request.user)
+    results = presenters.result_rows(participants, log, request.user)
     context = {
         "match": match,
         "attempts": match_attempts_read(match=match, user=request.user),
         "test_draft": test_draft,
-        "results": presenters.result_rows(participants, log, request.user),
+        "results": results,
         "replay": replay,
         "live": live,
         "stderr": presenters.seat_stderr(log, seats=owned),
-        "resources": presenters.seat_resources(log, seats=owned),
+        "resources": presenters.seat_resources(
+            log, seats=owned, names={row.participant.seat: row.name for row in results}
+        ),
         "study": presenters.study_document(
             participants, studied, url=reverse("match-decisions", args=[match.pk])
         ),
