@@ -206,6 +206,13 @@ def test_an_author_reads_her_bot_s_notes_and_stderr_and_nobody_else_does(
         assert status == 200 and all(private in text for private in PRIVATE), url
     status, text = read_as(page, f"/api/matches/{match_id}/decisions/")
     assert status == 200 and "shark-note decision 1" in text
+    # And what her bot used, its seat alone: CPU from its sandbox's cgroup, time charged.
+    row = page.locator(f'#seat-resources tr[data-seat="{seat}"]')
+    expect(row).to_be_visible()
+    assert page.locator("#seat-resources tbody tr").count() == 1
+    assert row.locator('td[data-label="CPU"]').inner_text().endswith(" s")
+    assert row.locator('td[data-label="Time charged"]').inner_text().endswith(" ms")
+    both_sizes(page, screenshot, "loop-match-resources")
 
     # Bob watches the same match: no panel, and nothing his page, API or export holds
     # carries a note or stderr of Alice's bot.
@@ -218,6 +225,7 @@ def test_an_author_reads_her_bot_s_notes_and_stderr_and_nobody_else_does(
     page.goto(f"/matches/{match_id}/")
     page.wait_for_selector("#replay[data-step]")
     assert page.locator("#study").count() == 0
+    assert page.locator("#seat-resources").count() == 0
     html = page.content()
     assert "/decisions/" not in html
     for text in [html, *fetched]:
