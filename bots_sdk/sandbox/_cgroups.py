@@ -314,10 +314,14 @@ class _V2Cgroup(BotCgroup):
         )
 
     def cpu_times(self) -> CpuTimes:
-        usage_usec = _keyed(_read_or_none(f"{self.path}/cpu.stat"), "usage_usec")
+        stat = _read_or_none(f"{self.path}/cpu.stat")
+        usage_usec = _keyed(stat, "usage_usec")
         wait = pressure_wait(self.path)
         if wait is None:
             wait = thread_times(self.pids()).wait_seconds
+        # Throttled by its quota: CFS hands quota out in per-CPU slices, so even one thread
+        # under a full core can be throttled (the referee's CPU floor charges real overuse).
+        wait = (wait or 0.0) + (_keyed(stat, "throttled_usec") or 0) / 1e6
         return CpuTimes(None if usage_usec is None else usage_usec / 1e6, wait)
 
     def rmdir(self) -> None:
@@ -430,6 +434,9 @@ class _V1Cgroup(BotCgroup):
         wait = None if pressure is None else pressure_wait(pressure)
         if wait is None:
             wait = thread_times(self.pids()).wait_seconds
+        # Throttled by its quota (see _V2Cgroup.cpu_times).
+        throttled = _keyed(_read_or_none(f"{self.dirs['cpu']}/cpu.stat"), "throttled_time")
+        wait = (wait or 0.0) + (throttled or 0) / 1e9
         return CpuTimes(None if usage_ns is None else usage_ns / 1e9, wait)
 
     def rmdir(self) -> None:

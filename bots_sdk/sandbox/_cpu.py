@@ -8,7 +8,11 @@ A decision is charged the time the bot could run, not the time the host took
 - the time it was runnable but waited for a CPU: the cgroup's ``cpu.pressure``
   ("some": at least one of its tasks waiting; cgroup v2, or a v2 cgroup beside
   the v1 ones on hybrid hosts), else the sum of its threads' run delays (the
-  second field of ``schedstat``, which forgets threads that ended).
+  second field of ``schedstat``, which forgets threads that ended); plus the time
+  the cgroup was throttled by its CPU quota (``cpu.stat``): CFS hands the quota
+  out in per-CPU slices, so even a single thread under one core is throttled at
+  times. The referee never charges less than the CPU used, so a bot whose
+  threads go over its quota gains nothing from this.
 """
 
 from __future__ import annotations
