@@ -108,8 +108,12 @@ class _Clock:
         elapsed = now - self.started
         times = self.process.cpu_times()
         waited = max(0.0, own_wait() - self.referee_wait)
+        bot_waited = 0.0
         if times.wait_seconds is not None and self.base.wait_seconds is not None:
-            waited += max(0.0, times.wait_seconds - self.base.wait_seconds)
+            bot_waited = times.wait_seconds - self.base.wait_seconds
+        if times.run_delay_seconds is not None and self.base.run_delay_seconds is not None:
+            bot_waited = max(bot_waited, times.run_delay_seconds - self.base.run_delay_seconds)
+        waited += max(0.0, bot_waited)
         cpu = None
         if times.cpu_seconds is not None and self.base.cpu_seconds is not None:
             cpu = max(0.0, times.cpu_seconds - self.base.cpu_seconds)
@@ -158,7 +162,7 @@ class _Connection:
             process,
             limits.startup_ms / 1000,
             started,
-            base=CpuTimes(0.0, 0.0),
+            base=CpuTimes(0.0, 0.0, 0.0),
             referee_wait=referee_wait,
         )
         #: The process's CPU seconds when the current game began (a process plays several).

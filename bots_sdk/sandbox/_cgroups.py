@@ -316,13 +316,14 @@ class _V2Cgroup(BotCgroup):
     def cpu_times(self) -> CpuTimes:
         stat = _read_or_none(f"{self.path}/cpu.stat")
         usage_usec = _keyed(stat, "usage_usec")
+        delays = thread_times(self.pids()).wait_seconds or 0.0
         wait = pressure_wait(self.path)
-        if wait is None:
-            wait = thread_times(self.pids()).wait_seconds
         # Throttled by its quota: CFS hands quota out in per-CPU slices, so even one thread
         # under a full core can be throttled (the referee's CPU floor charges real overuse).
-        wait = (wait or 0.0) + (_keyed(stat, "throttled_usec") or 0) / 1e6
-        return CpuTimes(None if usage_usec is None else usage_usec / 1e6, wait)
+        throttled = (_keyed(stat, "throttled_usec") or 0) / 1e6
+        wait = (delays if wait is None else wait) + throttled
+        cpu = None if usage_usec is None else usage_usec / 1e6
+        return CpuTimes(cpu, wait, delays + throttled)
 
     def rmdir(self) -> None:
         _rmdir_retry(self.path)
@@ -431,13 +432,14 @@ class _V1Cgroup(BotCgroup):
     def cpu_times(self) -> CpuTimes:
         usage_ns = _int_or_none(_read_or_none(f"{self.dirs['cpuacct']}/cpuacct.usage"))
         pressure = self.dirs.get(PRESSURE)
+        delays = thread_times(self.pids()).wait_seconds or 0.0
         wait = None if pressure is None else pressure_wait(pressure)
-        if wait is None:
-            wait = thread_times(self.pids()).wait_seconds
         # Throttled by its quota (see _V2Cgroup.cpu_times).
-        throttled = _keyed(_read_or_none(f"{self.dirs['cpu']}/cpu.stat"), "throttled_time")
-        wait = (wait or 0.0) + (throttled or 0) / 1e9
-        return CpuTimes(None if usage_ns is None else usage_ns / 1e9, wait)
+        stat = _read_or_none(f"{self.dirs['cpu']}/cpu.stat")
+        throttled = (_keyed(stat, "throttled_time") or 0) / 1e9
+        wait = (delays if wait is None else wait) + throttled
+        cpu = None if usage_ns is None else usage_ns / 1e9
+        return CpuTimes(cpu, wait, delays + throttled)
 
     def rmdir(self) -> None:
         for directory in dict.fromkeys(self.dirs.values()):

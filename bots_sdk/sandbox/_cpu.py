@@ -31,6 +31,10 @@ class CpuTimes:
     cpu_seconds: float | None
     #: Time runnable but waiting for a CPU (the host's contention, or its own quota).
     wait_seconds: float | None
+    #: The run delays of its threads alive now, summed (``schedstat``): PSI averages a
+    #: cgroup's stall over the CPUs its tasks ran on, so a thread that migrates between
+    #: CPUs is undercounted there; the clock takes whichever of the two grew more.
+    run_delay_seconds: float | None = None
 
 
 def pressure_wait(directory: str) -> float | None:
@@ -60,7 +64,7 @@ def thread_times(pids: Iterable[int]) -> CpuTimes:
                     fields = handle.read().split()
                 cpu += int(fields[0])
                 wait += int(fields[1])
-    return CpuTimes(cpu / 1e9, wait / 1e9)
+    return CpuTimes(cpu / 1e9, wait / 1e9, wait / 1e9)
 
 
 def own_wait() -> float:
