@@ -148,7 +148,8 @@ def preflight(
     outcomes = match.outcomes[seat]
     clean = bool(outcomes) and not outcomes[-1].killed and outcomes[-1].exit_code == 0
     if outcomes and candidate.fault is None:
-        candidate.resources = outcome_resources(outcomes[-1])  # the whole life's peaks
+        # The whole life's peaks (read at exit), keeping the game's time charged and waited.
+        candidate.resources = {**candidate.resources, **outcome_resources(outcomes[-1])}
     return PreflightReport(
         setup=setup,
         seed=seed,
