@@ -60,6 +60,7 @@ class Bot:
         self.time_left_ms = 0
         self.bank_left_ms = 0
         self._deadline = 0.0
+        self._cpu_at_request = 0.0
         self._rng: random.Random | None = None
         self._note = ""
 
@@ -106,6 +107,16 @@ class Bot:
         """Seconds until the current decision's deadline, by this process's clock."""
         return self._deadline - time.monotonic()
 
+    def cpu_seconds_spent(self) -> float:
+        """CPU seconds this process has used since the current request arrived.
+
+        The clock a search should budget by: the referee leaves out the time a
+        bot waited for a CPU on a busy host, so a search timed by the wall clock
+        would stop early there for nothing, while CPU time is what it computed
+        (the charge is never less than it).
+        """
+        return time.process_time() - self._cpu_at_request
+
     # What the SDK calls (a bot does not override them): serve() for the
     # protocol, and in-process drivers (bots_sdk.rl plays house bots inside a
     # training environment).
@@ -122,6 +133,7 @@ class Bot:
     def handle_request(self, observation: Any, time_left_ms: int, bank_left_ms: int) -> str:
         """Answer one request: set the clock, then :meth:`act` (its note: :meth:`take_note`)."""
         received = time.monotonic()
+        self._cpu_at_request = time.process_time()
         self.time_left_ms = time_left_ms
         self.bank_left_ms = bank_left_ms
         self._deadline = received + time_left_ms / 1000

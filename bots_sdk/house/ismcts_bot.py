@@ -33,17 +33,20 @@ pair, as the ladders' ratings count, but smooth (a logistic curve of the
 money between them), so that a search of a few hundred playouts can tell
 close actions apart.
 
-The search runs a fixed number of playouts per decision, sized so a decision
-takes a fraction of its time limit: the same bot seed gives the same answers.
-A time guard stops it early only when the machine is far slower than planned:
-past 40% of this decision's time, or past twice its fair share of the time
-bank left for the game.
+The search plays a fixed amount of work per decision, counted in moves
+(:data:`WORK`): one greedy playout from a first world tells how long a playout
+is from here, so the same work buys many playouts late in a game and fewer
+early, and a decision takes about the same time throughout. The same bot seed
+gives the same answers. A guard stops the search early only on a machine far
+slower than planned: past 60% of this decision's time or past twice its fair
+share of the time bank left for the game, counted in the CPU time the bot used
+(on a busy host the wall clock runs on while the bot waits for a CPU, and the
+referee charges none of that wait).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -55,15 +58,18 @@ from vegas_engine.state import JsonDict
 if TYPE_CHECKING:
     from bots_sdk.observations import Observation
 
-#: Playouts per legal action and per decision at most, by rule system (more
-#: actions and longer games cost more per playout).
-PLAYOUTS = {
-    "classic": (48, 288),
-    "sixdice": (48, 288),
-    "royale": (40, 240),
-    "boulevard": (24, 144),
-    "cardgame": (16, 96),
+#: Moves the search plays per decision, by rule system: sized so that a decision
+#: takes about half its fair share of the ladders' time bank (a move of the card
+#: game costs several of the dice games'; boulevard and royale have longer games).
+WORK = {
+    "classic": 13_000,
+    "sixdice": 18_000,
+    "royale": 12_000,
+    "boulevard": 4_500,
+    "cardgame": 1_700,
 }
+#: What dealing a world and scoring a playout cost, in moves.
+PLAYOUT_OVERHEAD = 4
 #: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
 MIN_WORLDS = 6
 #: Exploration constant of UCB1, for scores between 0 and 1.
@@ -105,13 +111,13 @@ class IsmctsBot(Bot):
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
-        started = time.monotonic()
-        per_action, most = PLAYOUTS.get(observation["rules"], (16, 96))
-        budget = min(most, per_action * len(legal))
+        # The guard counts this process's CPU time: on a busy host the wall clock
+        # runs on while the bot waits for a CPU, and the referee charges none of it.
         rounds_left: int = observation["rounds"] - observation["round"] + 1
         share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
-        guard = started + min(0.4 * self.time_left_ms, 2 * share) / 1000
+        allowed = min(0.6 * self.time_left_ms, 2 * share) / 1000
         first = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+        budget = self.playouts(first.clone(), WORK.get(observation["rules"], 2_000))
         survivors = self.candidates(first, legal, budget)
         arms = {action: Arm() for action in survivors}
         halvings = math.ceil(math.log2(len(survivors)))
@@ -120,15 +126,25 @@ class IsmctsBot(Bot):
             for _ in range(max(1, budget // (halvings * len(survivors)))):
                 world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
                 for action in survivors:
-                    if time.monotonic() > guard:
+                    if self.cpu_seconds_spent() > allowed:
                         break
                     self.iterate(world.clone(), action, arms[action])
             # Ties keep the earlier action (a stable sort): greedy's order, deterministic.
             survivors.sort(key=lambda action: -arms[action].total / max(1, arms[action].visits))
             survivors = survivors[: math.ceil(len(survivors) / 2)]
-            if time.monotonic() > guard:
+            if self.cpu_seconds_spent() > allowed:
                 break
         return survivors[0]
+
+    def playouts(self, world: State, work: int) -> int:
+        """How many playouts ``work`` moves pay for from here: as many as one greedy
+        playout of ``world`` is long (the same work early in a game and late)."""
+        moves = 0
+        while movers := world.to_move():
+            for seat in movers:
+                world.apply_action(greedy_policy(world, seat, self.rng), seat)
+                moves += 1
+        return max(2, work // (moves + PLAYOUT_OVERHEAD))
 
     def candidates(self, state: State, legal: list[str], budget: int) -> list[str]:
         """The actions worth searching, greedy's favourites first: as many as the budget

@@ -8,12 +8,12 @@ plays to win rather than to collect. All actions are tried on the same
 sampled states and dice (common random numbers: the comparison is fairer).
 
 It stops sampling when its thinking time is up: half of this decision's time,
-and no more than its fair share of the time bank left for the game.
+and no more than its fair share of the time bank left for the game, counted in
+the CPU time it used (the referee does not charge time spent waiting for a CPU).
 """
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, cast
 
 from bots_sdk import Bot, run
@@ -36,28 +36,28 @@ class MonteCarloBot(Bot):
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
-        started = time.monotonic()
         # Stop sampling after the thinking time, once every action has had a
         # playout; and never start a playout that the slowest one so far says
-        # would end past 80% of the time left (counted from when the request
-        # arrived: a busy machine may have delayed this call).
-        soft = started + self.thinking_time(observation)
-        hard = started + 0.8 * self.seconds_left()
+        # would end past 80% of the time left. Both count this process's CPU
+        # time: on a busy host the wall clock runs on while the bot waits for a
+        # CPU, and the referee charges none of that wait.
+        soft = self.thinking_time(observation)
+        hard = 0.8 * self.time_left_ms / 1000
         slowest = 0.0
         totals = dict.fromkeys(legal, 0.0)
         counts = dict.fromkeys(legal, 0)
         for sample in range(self.playouts):
             sampled = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
             for action in legal:
-                now = time.monotonic()
-                if now + slowest > hard or (sample and now > soft):
+                spent = self.cpu_seconds_spent()
+                if spent + slowest > hard or (sample and spent > soft):
                     break
                 state = sampled.clone()
                 state.apply_action(action, self.seat)
                 totals[action] += self.playout(state)
                 counts[action] += 1
-                slowest = max(slowest, time.monotonic() - now)
-            if time.monotonic() > soft:
+                slowest = max(slowest, self.cpu_seconds_spent() - spent)
+            if self.cpu_seconds_spent() > soft:
                 break
         tried = [action for action in legal if counts[action]] or legal
         # Ties go to the first action in the legal order: deterministic.

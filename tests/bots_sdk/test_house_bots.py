@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import time
 from dataclasses import replace
 
 import pytest
@@ -113,30 +114,91 @@ def test_ismcts_plays_a_ladder_game_sandboxed_within_its_limits(
     assert record.seats[0].decision_ms, "ismcts made no decision"
 
 
-def ismcts_answers(bot_seed: int) -> list[str]:
-    """A fresh ismcts's answers at every decision of seat 0 in a greedy game of royale."""
-    module = importlib.import_module("bots_sdk.house.ismcts_bot")
-    bot = module.IsmctsBot()
+def answers(
+    bot_name: str, bot_seed: int, time_left_ms: int = 10_000_000, bank_ms: int = 10_000_000
+) -> list[str]:
+    """A fresh house bot's answers at every decision of seat 0 in a greedy game of royale
+    (the first six), in this process."""
+    bot = importlib.import_module(f"bots_sdk.house.{bot_name}_bot").__dict__[
+        {"ismcts": "IsmctsBot", "montecarlo": "MonteCarloBot"}[bot_name]
+    ]()
     game = describe("royale", 3, {"tiles": 3})
     state = new_game(game, seed=11, log=False)
-    # Time plenty: the time guard never cuts in, so only the seed decides.
-    bot.handle_new_game(0, game.to_json(), bot_seed, 10_000_000)
-    answers = []
+    # Time plenty by default: the time guard never cuts in, so only the seed decides.
+    bot.handle_new_game(0, game.to_json(), bot_seed, bank_ms)
+    chosen: list[str] = []
     rng = random.Random(5)
     while movers := state.to_move():
         for seat in movers:
             if seat == 0:
-                action = bot.handle_request(observe(state, 0), 10_000_000, 10_000_000)
-                answers.append(action)
+                action = bot.handle_request(observe(state, 0), time_left_ms, bank_ms)
+                assert action in state.legal_actions(0)
+                chosen.append(action)
             else:
                 action = greedy_policy(state, seat, rng)
             state.apply_action(action, seat)
-        if len(answers) >= 6:
+        if len(chosen) >= 6:
             break
-    return answers
+    return chosen
 
 
 def test_ismcts_answers_the_same_with_the_same_bot_seed() -> None:
-    first = ismcts_answers(bot_seed=42)
+    first = answers("ismcts", bot_seed=42)
     assert len(first) == 6
-    assert ismcts_answers(bot_seed=42) == first
+    assert answers("ismcts", bot_seed=42) == first
+
+
+class Clocks:
+    """Stand-ins for the bot's clocks: each reading moves the wall clock and the CPU
+    clock on by a fixed step."""
+
+    def __init__(self, wall_step: float, cpu_step: float) -> None:
+        self.wall = self.cpu = 0.0
+        self.wall_step, self.cpu_step = wall_step, cpu_step
+
+    def monotonic(self) -> float:
+        self.wall += self.wall_step
+        return self.wall
+
+    def process_time(self) -> float:
+        self.cpu += self.cpu_step
+        return self.cpu
+
+
+@pytest.mark.parametrize("bot_name", ["ismcts", "montecarlo"])
+def test_a_search_bot_budgets_by_cpu_time_not_by_the_wall_clock(
+    bot_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The ladders' limits, on a host so busy that every reading of the wall clock is
+    # 100 s later while the bot computes next to nothing between them: the referee
+    # charges none of that wait, and the search runs as on an idle host.
+    unhurried = answers(bot_name, bot_seed=42)
+    clocks = Clocks(wall_step=100.0, cpu_step=1e-6)
+    monkeypatch.setattr(time, "monotonic", clocks.monotonic)
+    monkeypatch.setattr(time, "process_time", clocks.process_time)
+    assert answers(bot_name, bot_seed=42, time_left_ms=1000, bank_ms=10_000) == unhurried
+
+
+@pytest.mark.parametrize(("bot_name", "search"), [("ismcts", "iterate"), ("montecarlo", "playout")])
+def test_a_search_bot_stops_when_its_cpu_time_is_spent(
+    bot_name: str, search: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every reading of the CPU clock a second later: past every allowance at once.
+    module = importlib.import_module(f"bots_sdk.house.{bot_name}_bot")
+    cls = module.IsmctsBot if bot_name == "ismcts" else module.MonteCarloBot
+    searched: list[object] = []
+    original = getattr(cls, search)
+
+    def counted(self: object, *args: object) -> object:
+        searched.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(cls, search, counted)
+    assert len(answers(bot_name, bot_seed=42)) == 6
+    assert searched, "with time plenty the bot searches"
+    searched.clear()
+    clocks = Clocks(wall_step=0.0, cpu_step=1.0)
+    monkeypatch.setattr(time, "monotonic", clocks.monotonic)
+    monkeypatch.setattr(time, "process_time", clocks.process_time)
+    assert len(answers(bot_name, bot_seed=42, time_left_ms=1000, bank_ms=10_000)) == 6
+    assert not searched
