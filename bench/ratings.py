@@ -132,11 +132,11 @@ from arena.ladders.matchmaking import LadderQueue, plan_picks
 from arena.ladders.refit import (
     REFIT_GROWTH,
     REFIT_MIN_UNITS,
-    PairTotals,
-    fit,
     refit_due,
     refitted,
 )
+from bots_sdk.rating import PairTotals
+from bots_sdk.rating import fit_totals as fit
 from arena.ladders.selectors import MatchmakingCandidate
 from bots_sdk.rating import fit as sdk_fit
 

@@ -20,10 +20,12 @@ from arena.ladders.elo import (
     expected_score,
 )
 from arena.ladders.models import Ladder, Rating
-from arena.ladders.refit import PRIOR_DRAWS, PairTotals, fit, refit_due, refitted
+from arena.ladders.refit import refit_due, refitted
 from arena.ladders.selectors import ladder_rated_units
 from arena.ladders.services import ladder_refit, ladders_refit_due, ratings_apply
 from arena.ladders.tasks import ladders_refit_due as ladders_refit_due_task
+from bots_sdk.rating import PRIOR_DRAWS, PairTotals
+from bots_sdk.rating import fit_totals as fit
 
 from .factories import (
     BotFactory,
@@ -245,7 +247,7 @@ def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
         return fitted
 
     fitted_of: dict[int, float] = {}
-    monkeypatch.setattr(ladder_services, "fit", fit_while_a_match_is_rated)
+    monkeypatch.setattr(ladder_services, "fit_totals", fit_while_a_match_is_rated)
 
     ladder_refit(ladder_id=ladder.pk)
 
@@ -269,7 +271,7 @@ def test_a_ladder_stretched_while_the_fit_ran_is_left_for_the_next_sweep(
         result: dict[int, float] = fit(*args)
         return result
 
-    monkeypatch.setattr(ladder_services, "fit", fit_while_stretched)
+    monkeypatch.setattr(ladder_services, "fit_totals", fit_while_stretched)
 
     assert ladder_refit(ladder_id=ladder.pk) == 0
 

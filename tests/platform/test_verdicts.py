@@ -14,7 +14,6 @@ from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.selectors import bot_versions
 from arena.ladders.elo import INITIAL_RATING, LOG_ODDS_PER_POINT
 from arena.ladders.models import Challenge, Ladder, Rating
-from arena.ladders.refit import PairTotals, fit
 from arena.ladders.selectors import VersionVerdict, bot_ratings, bot_verdicts
 from arena.ladders.services import ladder_refit, ratings_apply
 from arena.ladders.verdicts import (
@@ -27,6 +26,8 @@ from arena.ladders.verdicts import (
     verdict,
 )
 from arena.matches.models import Match, MatchStatus
+from bots_sdk.rating import PairTotals
+from bots_sdk.rating import fit_totals as fit
 
 from .factories import (
     BotFactory,

@@ -63,6 +63,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from bots_sdk.rating import LOG_ODDS_PER_POINT, pair_score
+
 INITIAL_RATING = 1500.0
 #: Under this many rated matches a rating is provisional: listed apart, shown with "?".
 PROVISIONAL_MATCHES = 30
@@ -118,14 +120,6 @@ def display_rating(rating: float, rated_matches: int) -> str:
 
 def expected_score(rating: float, opponent: float) -> float:
     return 1.0 / (1.0 + math.pow(10.0, (opponent - rating) / 400.0))
-
-
-def pair_score(rank: int, opponent_rank: int) -> float:
-    if rank < opponent_rank:
-        return 1.0
-    if rank == opponent_rank:
-        return 0.5
-    return 0.0
 
 
 @dataclass(frozen=True)
@@ -184,8 +178,6 @@ def rating_changes(
     return dict(delta)
 
 
-#: Natural log-odds per Elo point.
-LOG_ODDS_PER_POINT = math.log(10.0) / 400.0
 #: Pairs of results between two stretches of a ladder's shown Elo.
 STRETCH_PAIRS = 500
 #: How many standard errors above 1 the slope must be to stretch.

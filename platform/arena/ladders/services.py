@@ -18,6 +18,7 @@ from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.services import match_create_series
+from bots_sdk.rating import PairTotals, fit_totals
 
 from .deals import SeatResult, duplicate_deals_by_default, unit_standings
 from .elo import (
@@ -41,7 +42,7 @@ from .models import (
     Rating,
     RatingChange,
 )
-from .refit import PairTotals, fit, refitted
+from .refit import refitted
 from .selectors import ladder_rated_units, ladders_needing_refit, matchmaking_candidates
 
 log = logging.getLogger(__name__)
@@ -427,7 +428,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     # A version whose rating row is gone still counted for its opponents.
     priors.update({v: INITIAL_RATING for v in totals.games if v not in priors})
     start = {row.bot_version_id: working_rating(row.rating, scale) for row in read.values()}
-    fitted = fit(totals, priors, start)
+    fitted = fit_totals(totals, priors, start)
     chosen = refitted({row.bot_version_id: row.rated_matches for row in read.values()})
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)

@@ -29,8 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .elo import LOG_ODDS_PER_POINT
-from .refit import PRIOR_DRAWS
+from bots_sdk.rating import LOG_ODDS_PER_POINT, PRIOR_DRAWS
 
 #: Under this many units (rated games or deals, and direct ones) for either version: no verdict.
 VERDICT_MIN_UNITS = 10
