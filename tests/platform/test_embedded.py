@@ -150,12 +150,34 @@ def _services(tmp_path: Path, **extra: str) -> Iterator[tuple[subprocess.Popen[b
         yield script, port, log_path
     finally:
         os.killpg(script.pid, signal.SIGTERM)
+        # supervisord gives each program stopwaitsecs (20 s) before it kills its
+        # group: wait past that, or a slow program outlives a killed supervisord.
         with suppress(subprocess.TimeoutExpired):
-            script.wait(timeout=30)
+            script.wait(timeout=60)
         # Whatever is left of the group (a killed worker's orphans included).
         with suppress(ProcessLookupError):
             os.killpg(script.pid, signal.SIGKILL)
         script.wait()
+        # Each program runs in a process group of its own (supervisord's doing), out of
+        # reach of the kill above: end any group the log says was spawned and is alive.
+        for pid in map(int, SPAWNED.findall(log_path.read_text(errors="replace"))):
+            if _ours(pid):
+                with suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+
+
+#: supervisord's line for a program it started: its process is its group's leader.
+SPAWNED = re.compile(r"spawned: '\w+' with pid (\d+)")
+
+
+def _ours(pid: int) -> bool:
+    """Whether ``pid`` is still a program this test's services.sh started (not a
+    reused pid): it runs this test's Python."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return command.split(b"\0", 1)[0] == sys.executable.encode()
 
 
 def _healthy(port: int) -> bool:
