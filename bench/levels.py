@@ -1,6 +1,6 @@
 """The levels' strength: every level against the others on every default ladder's game.
 
-    python3 bench/levels.py            # every ladder; 2 deals per table, 3 of a duel: ~15 min
+    python3 bench/levels.py            # every ladder; 2 deals per table, 6 of a duel: ~45 min
     python3 bench/levels.py --quick    # 1 game per table, no README (a smoke run, ~2 minutes)
     python3 bench/levels.py --deals 4 --duel-deals 6 --jobs 2
     python3 bench/levels.py --ladder classic-4 --ladder sixdice-4   # those only, no README
@@ -277,8 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--duel-deals",
         type=int,
-        default=3,
-        help="deals per ladder of the two strongest levels alone (default 3; 0: none)",
+        default=6,
+        help="deals per ladder of the two strongest levels alone (default 6; 0: none)",
     )
     parser.add_argument("--jobs", type=int, default=2, help="tables played at once (default 2)")
     parser.add_argument("--no-readme", action="store_true", help="do not write bench/README.md")
