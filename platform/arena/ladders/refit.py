@@ -17,8 +17,8 @@ scored 1 / 0.5 / 0 by rank, on Elo's logistic curve (Bradley-Terry). The
 prior: PRIOR_DRAWS virtual draws of each version against a fixed player at
 the rating it started from (its parent version's, or INITIAL_RATING), so a
 version without results keeps that rating and one that won every game stays
-finite. ``bench/ratings.py`` measures it (docs/platform.md, *Rating
-quality*).
+finite. ``bench/ratings.py`` measures it (bench/README.md; the reasoning in
+docs/design.md, *Ratings*).
 
 Pure functions: the services load the results, this module only computes.
 """
@@ -103,9 +103,9 @@ def refitted(rated_matches: Mapping[P, int]) -> set[P]:
     half of the field: a newcomer among settled ratings keeps its running Elo
     until it settles. Against settled opponents Elo places it closer than the
     fit of its few results, which its prior draws pull to the middle
-    (placement error after 20 games on 2-seat deals, skill-heavy, with a
-    refit every 100 units: .087 against .101 refitted, ``bench/ratings.py``);
-    in a new field, where every rating is a guess, the fit ranks better.
+    (``bench/ratings.py`` placed strong newcomers on 2-seat deals closer
+    keeping their Elo than refitted); in a new field, where every rating is
+    a guess, the fit ranks better.
     """
     settled = {p for p, matches in rated_matches.items() if not is_provisional(matches)}
     if 2 * len(settled) >= len(rated_matches):
@@ -127,8 +127,8 @@ def fit(
     the level, and MM alone would take thousands of iterations to move it),
     accelerated by SQUAREM (Varadhan and Roland, 2008): two steps give the
     direction the iteration is creeping along, and a long jump along it is
-    kept only if the posterior is no lower than after the two steps. On
-    2,000 bots and 60,000 games of 4 seats: 3.9 s from cold, against 11.6 s.
+    kept only if the posterior is no lower than after the two steps: the
+    same fit in a fraction of MM's time.
     """
     unknown = set(totals.games) - set(priors)
     if unknown:
