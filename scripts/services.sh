@@ -45,7 +45,7 @@ export ARENA_DATA_DIR="$DATA_DIR"
 
 "$PYTHON" manage.py migrate --noinput
 # This host can use the platform's storage, and it is the one the other hosts
-# share (the worker checks again when it starts; docs/platform.md, *Storage*).
+# share (the worker checks again when it starts; docs/operations.md, *Storage*).
 "$PYTHON" manage.py check_storage --role web
 "$PYTHON" manage.py collectstatic --noinput -v0
 "$PYTHON" manage.py load_house_bots

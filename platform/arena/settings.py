@@ -360,7 +360,7 @@ CELERY_BEAT_SCHEDULE = {
 
 # --------------------------------------------------------------------------- arena
 
-# Upload limits (bytes / files); docs/platform.md explains each.
+# Upload limits (bytes / files); docs/ladders.md explains each.
 ARENA_UPLOAD_MAX_BYTES = env_int("ARENA_UPLOAD_MAX_BYTES", 1024 * 1024)
 ARENA_UPLOAD_MAX_UNCOMPRESSED_BYTES = env_int(
     "ARENA_UPLOAD_MAX_UNCOMPRESSED_BYTES", 8 * 1024 * 1024

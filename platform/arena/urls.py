@@ -24,7 +24,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
             "name": "Las Vegas Arena API",
             "docs": url(reverse("api-docs")),
             "schema": url(reverse("schema")),
-            "guide": url(reverse("web:doc", kwargs={"slug": "platform"})),
+            "guide": url(reverse("web:doc", kwargs={"slug": "api"})),
             "authentication": "Authorization: Token <token>, from POST "
             + url(reverse("auth-token")),
             "endpoints": {

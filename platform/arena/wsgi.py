@@ -9,15 +9,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
 
 application = get_wsgi_application()
 
-# What is loaded now (Django, DRF, the apps: some 150,000 objects) lives as long as the
-# worker. Frozen, it is left out of the collector's full passes, which come every ten
-# requests or so of a busy page and walked all of it: a request waited 100-500 ms for
-# one (bench/platform.py, at 10,000 bots).
+# What is loaded now (Django, DRF, the apps: most of the process's objects) lives as
+# long as the worker. Frozen, it is left out of the collector's full passes, which come
+# every few requests of a busy page and walked all of it: a request waited for one
+# (bench/platform.py measures the pages' wall and CPU time).
 gc.collect()
 gc.freeze()
 # A request of a list page makes tens of thousands of container objects (rows, dicts,
 # the JSON's parts): with the default young generation of 700 it ran dozens of young
 # and middle passes and a full one every few requests. 50,000 lets most requests end
-# before the first pass; their objects die young anyway (CPU p95 of the list pages
-# 150-240 ms -> 46-70 ms, bench/platform.py at 10,000 bots).
+# before the first pass; their objects die young anyway (the list pages' CPU time fell
+# to a fraction, bench/platform.py).
 gc.set_threshold(50_000, 10, 10)

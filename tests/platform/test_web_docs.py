@@ -24,6 +24,11 @@ def test_every_listed_page_is_a_file_of_docs() -> None:
         assert (DOCS / page.file).is_file(), page.file
 
 
+def test_every_page_of_docs_is_listed_on_the_site() -> None:
+    pages = {path.name for path in DOCS.glob("*.md")} - {"README.md"}
+    assert pages - {page.file for page in docs.PAGES} == set(), "add them to docs.PAGES"
+
+
 def test_the_docs_index_lists_the_guides_kits_and_the_api() -> None:
     response = Client().get(reverse("web:docs"))
     assert response.status_code == 200
@@ -115,7 +120,7 @@ def test_api_root_answers_an_index_in_json() -> None:
     data = response.json()
     assert data["docs"].endswith("/api/docs/") and data["schema"].endswith("/api/schema/")
     assert data["endpoints"]["ladders"].endswith("/api/ladders/")
-    assert data["guide"].endswith("/docs/platform/")
+    assert data["guide"].endswith("/docs/api/")
 
 
 def test_an_unknown_api_path_is_json_404_and_a_page_the_styled_404() -> None:

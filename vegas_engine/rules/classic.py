@@ -66,7 +66,7 @@ def _classic_setup(description: GameDescription) -> DiceSetup:
 
 
 # A setup is immutable and depends on seats and options alone: built once for each
-# (a few dozen at most), not at every game's start, where it cost a playout 1-2 %.
+# (a few dozen at most), not at every game's start, where it cost every playout.
 @functools.cache
 def _classic_setup_of(seats: int, neutral_dice: bool, chips: bool) -> DiceSetup:
     return DiceSetup.build(

@@ -635,7 +635,7 @@ class LevelOutput(serializers.Serializer[None]):
 class LevelListApi(APIView):
     @extend_schema(responses=LevelOutput(many=True))
     def get(self, request: Request) -> Response:
-        """The levels, weakest first: the house bots to climb (docs/platform.md, Levels)."""
+        """The levels, weakest first: the house bots to climb (docs/ladders.md, Levels)."""
         rows = [
             {
                 "number": row.level.number,

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 #: Ladders of at most this many seats play duplicate deals unless told otherwise:
-#: there a deal tells two close bots apart in 3x fewer games (``bench/ratings.py``).
+#: there a deal tells two close bots apart in several times fewer games
+#: (``bench/ratings.py``, its last part).
 DUPLICATE_DEALS_UP_TO_SEATS = 2
 
 

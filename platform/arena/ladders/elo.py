@@ -22,30 +22,29 @@ all of this against offline fits.
 
 Why the prior is PRIOR_GAMES_AGAINST_SETTLED when every opponent is settled:
 the prior also damps the first steps, which a new field needs (its ratings
-are all guesses: with a prior of 2 a luck-heavy field ranks worse at 1k
-matches), but a newcomer placed against settled ratings does not: there the
-smaller prior places strong newcomers closer (docs/platform.md, *Rating
-quality*).
+are all guesses: with the smaller prior throughout, a luck-heavy field ranks
+worse early on), but a newcomer placed against settled ratings does not:
+there the smaller prior places strong newcomers closer (docs/design.md,
+*Ratings*).
 
 Why the shown Elo is stretched (:func:`stretch`): the falling K leaves a
 wide field's ratings compressed. Each rating is a running estimate against
 opponents that were themselves still compressed when the games were
 played, and a running estimate's step corrects the field's spread as a
 whole only slowly. Where results are decisive, as in duplicate deals, the
-shown Elo was 1.4-1.7 times too compressed at 5k games (held-out deals
-went to the higher-rated bot more often than its Elo difference said),
-and single games on a field twice as wide are as compressed. A larger K
-spreads it but ranks worse and over-spreads single games; counting each
-game's information 4p(1-p) instead of its number (Glicko-like) barely
-moves it (slope 1.63 against 1.69), p coming from the compressed ratings.
-So the updates run on a working Elo as before, and the ratings shown are
-INITIAL_RATING + scale * (working - INITIAL_RATING): once STRETCH_PAIRS
-pairs of results are in and the slope of the results on the shown
-differences is clearly above 1, the ladder's ratings are stretched by the
-root of that slope. Ranks, K, matchmaking and newcomers are those of the
-working Elo; the slope on 2-seat deals goes from 1.69/1.54 to 1.06/0.91
-skill-heavy and 1.42/1.30 to 1.21/0.98 luck-heavy at 5k/20k games, every
-other ladder of the bench unchanged (docs/platform.md, *Rating quality*).
+shown Elo was clearly too compressed (held-out deals went to the
+higher-rated bot more often than its Elo difference said), and single games
+on a field twice as wide are as compressed. A larger K spreads it but ranks
+worse and over-spreads single games; counting each game's information
+4p(1-p) instead of its number (Glicko-like) barely moves it, p coming from
+the compressed ratings. So the updates run on a working Elo as before, and
+the ratings shown are INITIAL_RATING + scale * (working - INITIAL_RATING):
+once STRETCH_PAIRS pairs of results are in and the slope of the results on
+the shown differences is clearly above 1, the ladder's ratings are
+stretched by the root of that slope. Ranks, K, matchmaking and newcomers
+are those of the working Elo; on 2-seat deals the slope comes close to 1,
+and every other ladder of the bench is unchanged (``bench/ratings.py``
+measures it, ``--no-stretch`` beside it: bench/README.md).
 
 A sweep replaces a ladder's ratings by the fit of this same model on its
 whole history every 50 rated units or so (:mod:`.refit`); between refits
@@ -233,8 +232,8 @@ def stretch(calibration: Calibration) -> float | None:
     of a few hundred results. Never a shrink: a slope below 1 is a new
     field's noise (its first ratings spread too wide), which the falling K
     takes away by itself; shrinking it left single-game ladders compressed
-    later (slope 1.14 at 5k games on 2-5 seats, against 1.03). STRETCH_Z of
-    2, not 1: at 1 calibrated ladders were stretched by chance, to 0.95.
+    later. STRETCH_Z of 2, not 1: at 1 calibrated ladders were stretched by
+    chance, past calibration.
     """
     if calibration.pairs < STRETCH_PAIRS or calibration.curvature <= 0:
         return None

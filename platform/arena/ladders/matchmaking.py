@@ -8,7 +8,7 @@
   uniform, so distant bots still meet.
 - Opponents more than BALANCE_RATIO times (plus BALANCE_SLACK) the seed's
   games ahead sit out: rating-weighted draws favour the middle of the ladder,
-  and this keeps the most-played within about 1.2 times the least-played.
+  and this keeps the most-played within about BALANCE_CAP times the least-played.
   While bots have few games, opponents the pick would carry past BALANCE_CAP
   times the seed's games sit out too, unless level with the seed: a young
   ladder plays in rounds (:func:`balance_limit`).
@@ -53,15 +53,14 @@ from .selectors import MatchmakingCandidate
 RATING_WIDTH = 200.0
 #: On 2-seat duplicate deals: a deal compares the seed with one opponent, its
 #: luck mostly cancelled, so the nearer that opponent the more the result tells.
-#: Over 20 seeds of ``bench/ratings.py`` 50 placed newcomers after 20 games at
-#: .074 and .084 (200: .096 and .097) and ranked no worse. Not elsewhere: on 4
-#: seats it placed luck-heavy newcomers worse (.110 against .094), on 2-seat
-#: single games it ranked worse at 1k (.718 against .752 skill-heavy).
+#: In ``bench/ratings.py`` the narrower draw placed newcomers better there and
+#: ranked no worse. Not elsewhere: on 4 seats it placed luck-heavy newcomers
+#: worse, on 2-seat single games it ranked a young field worse.
 DEALS_RATING_WIDTH = 50.0
 UNIFORM_SHARE = 0.1
 BALANCE_RATIO = 1.1
 #: Games beyond BALANCE_RATIO times: one whatever the series (a series' worth let
-#: games per bot spread to 1.23 at 5k games of 200 bots, ``bench/ratings.py``).
+#: games per bot spread past BALANCE_CAP, ``bench/ratings.py``).
 BALANCE_SLACK = 1
 #: The most-played bot's games at most this many times the least-played's
 #: (:func:`balance_limit`).
@@ -114,9 +113,9 @@ def series_units(pick_units: int, games: int) -> int:
     The ladder's full series (``pick_units``) once that is at most
     1/SERIES_SHARE of the bot's games, shorter before, one while provisional.
     A series of 12 games meets 3 opponents where 12 single games meet about
-    30: a new field played in full series ranked worse at 1k games (rho .81
-    against .90, ``bench/ratings.py``) and picks of 12 games on bots of 80
-    spread games per bot to 1.5 times.
+    30: a new field played in full series ranked clearly worse in its first
+    games (``bench/ratings.py``), and full picks on bots of few games spread
+    games per bot well past BALANCE_CAP.
     """
     if is_provisional(games):
         return 1

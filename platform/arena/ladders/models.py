@@ -15,8 +15,8 @@ TIME_BANK_MS = (0, 3_600_000)
 MEMORY_MB = (32, 4096)
 SERIES_GAMES = (1, 64)
 #: Games per series of a new ladder: three seat rotations of 4 seats. A sandboxed
-#: bot's start costs about ten games' worth of CPU (``bench/referee.py``); over 12
-#: games a 4-seat game costs under 3x the pipe-echo floor.
+#: bot's start costs several games' worth of CPU; spread over a series it is a small
+#: share of each game (``bench/referee.py`` measures both against the pipe-echo floor).
 DEFAULT_SERIES_GAMES = 12
 
 

@@ -16,7 +16,8 @@ the one rating fitter: the model Elo updates on, each pair of an N-seat
 unit a one-against-one game of weight 3/(N+1)); each version's prior is the
 rating it started from (its parent version's, or INITIAL_RATING). This
 module says when a ladder is refitted and whose ratings the fit sets.
-``bench/ratings.py`` measures it (docs/platform.md, *Rating quality*).
+``bench/ratings.py`` measures it (bench/README.md; the reasoning in
+docs/design.md, *Ratings*).
 
 Pure functions: the services load the results, this module only computes.
 """

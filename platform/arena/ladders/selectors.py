@@ -142,8 +142,9 @@ def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> Qu
 
 
 #: Seconds a ladder's count of ranked ratings is reused (the ladder page's "Page 1 of N"):
-#: the count joins every one of them to its bot, version and entry (25 ms at 10,000 bots)
-#: for a number that moves only when a bot settles, leaves or changes version.
+#: the count joins every one of them to its bot, version and entry (a large share of the
+#: page's time on a big ladder) for a number that moves only when a bot settles, leaves
+#: or changes version.
 LEADERBOARD_COUNT_SECONDS = 10
 
 
@@ -278,8 +279,8 @@ def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[
     latest change id, a short walk down ratingchange_rating_recent, then the
     changes from there on, a range of the same index. The ORM's two queries built
     an OR of a range per rating and a model object per change. (Not ``ORDER BY id
-    DESC LIMIT points``: guessing 150 changes a rating, the planner read all 20,000
-    of a house bot's and sorted them, 170 ms.)
+    DESC LIMIT points``: misjudging how many changes a rating has, the planner read
+    every change of a house bot's and sorted them.)
     """
     if connection.vendor != "postgresql":
         return {

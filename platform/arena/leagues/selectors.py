@@ -136,8 +136,7 @@ def league_ladders() -> QuerySet[Ladder]:
     """The ladders a new league may play: the open ones (league_validate refuses the others),
     each with ``entrant_count``, the bots entered on it."""
     # A count per ladder on the entries' ladder index, not a join of every entry; COUNT(*),
-    # not of their ids, reads the index alone (the rows' ids are not in it: 3.5 ms a
-    # ladder of 10,000 bots -> 1.5 ms).
+    # not of their ids, reads the index alone (the rows' ids are not in it).
     entered = (
         Entry.objects.filter(ladder_id=OuterRef("pk"))
         .order_by()

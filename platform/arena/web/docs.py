@@ -32,6 +32,7 @@ class DocPage:
 
 
 GETTING_STARTED = "Getting started"
+COMPETING = "Ladders and ratings"
 GAME = "The games"
 REFERENCE = "Reference"
 PLATFORM = "Running the platform"
@@ -50,6 +51,27 @@ PAGES: tuple[DocPage, ...] = (
         "Playing in the browser",
         "Take a seat against bots, and watch matches as they are played.",
         GETTING_STARTED,
+    ),
+    DocPage(
+        "ladders",
+        "ladders.md",
+        "Ladders",
+        "Uploads, pre-flights, whom a bot plays, duplicate deals, challenges, levels.",
+        COMPETING,
+    ),
+    DocPage(
+        "ratings",
+        "ratings.md",
+        "Ratings",
+        "How a result moves a rating, and whether a new version is better.",
+        COMPETING,
+    ),
+    DocPage(
+        "leagues",
+        "leagues.md",
+        "Leagues",
+        "Leagues and tournaments on a ladder's game.",
+        COMPETING,
     ),
     DocPage(
         "rules",
@@ -115,17 +137,17 @@ PAGES: tuple[DocPage, ...] = (
         REFERENCE,
     ),
     DocPage(
-        "leagues",
-        "leagues.md",
-        "Leagues",
-        "Leagues and tournaments on a ladder's game.",
+        "api",
+        "api.md",
+        "The API guide",
+        "How the API answers, who sees what, its limits, and every endpoint.",
         REFERENCE,
     ),
     DocPage(
         "platform",
         "platform.md",
         "The platform",
-        "How the platform works: uploads, validation, matches, ratings, the API.",
+        "What the platform does, and which page covers each part.",
         PLATFORM,
     ),
     DocPage(
@@ -133,6 +155,27 @@ PAGES: tuple[DocPage, ...] = (
         "deploy.md",
         "Deployment",
         "Hosts, brokers, storage and every setting.",
+        PLATFORM,
+    ),
+    DocPage(
+        "operations",
+        "operations.md",
+        "How it runs",
+        "Matches on the workers, failures and retries, beat, the storage check.",
+        PLATFORM,
+    ),
+    DocPage(
+        "development",
+        "development.md",
+        "The platform's code",
+        "Layout, apps, data model and tests, for contributors.",
+        PLATFORM,
+    ),
+    DocPage(
+        "design",
+        "design.md",
+        "Design notes",
+        "Why it is built as it is: series, deals, ratings, matchmaking, storage, speed.",
         PLATFORM,
     ),
 )
