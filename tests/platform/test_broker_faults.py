@@ -24,10 +24,10 @@ from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_create, ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create, matches_republish_queued
+from tests.platform.ladders.test_match_pipeline import house_bot
 
 from . import worker as processes
 from .scenes import enter, on_ladder
-from .test_match_pipeline import house_bot
 from .worker import (
     CeleryWorker,
     needs_shared_database,

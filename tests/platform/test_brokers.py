@@ -24,10 +24,16 @@ from arena.ladders.models import Rating, RatingChange
 from arena.ladders.services import ladder_create, ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
+from tests.platform.ladders.test_match_pipeline import (
+    classic_2,
+    house_bot,
+    player_bot,
+    replay,
+    stored_log,
+)
+from tests.platform.matches.test_worker_kill import SLOW_BOT
 
 from .scenes import on_ladder
-from .test_match_pipeline import classic_2, house_bot, player_bot, replay, stored_log
-from .test_worker_kill import SLOW_BOT
 from .worker import (
     REDIS_URL,
     SANDBOXED_BOT,

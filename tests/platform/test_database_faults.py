@@ -18,9 +18,9 @@ from arena.ladders.models import RatingChange
 from arena.ladders.services import ladder_create, ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
+from tests.platform.ladders.test_match_pipeline import player_bot
 
 from .scenes import on_ladder
-from .test_match_pipeline import player_bot
 from .worker import needs_redis, needs_shared_database, protocol_bot, redis_worker, wait_for
 
 pytestmark = [needs_shared_database, needs_redis, pytest.mark.django_db(transaction=True)]

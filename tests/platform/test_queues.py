@@ -30,11 +30,11 @@ from arena.matches.services import match_create
 from arena.tables.models import Table, TableStatus
 from arena.tables.selectors import table_state
 from arena.tables.services import TablesFullError, table_cancel, table_create
+from tests.platform.ladders.test_editor import duel, house_bot_named  # noqa: F401 (fixture)
+from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
+from tests.platform.tables.test_tables import answer_as_person, queued  # noqa: F401 (fixture)
 
 from .api_support import GOOD, client_for
-from .test_editor import duel, house_bot_named  # noqa: F401 (fixture)
-from .test_match_pipeline import classic_2, house_bot
-from .test_tables import answer_as_person, queued  # noqa: F401 (fixture)
 from .worker import (
     REDIS_URL,
     CeleryWorker,

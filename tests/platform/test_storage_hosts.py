@@ -29,12 +29,17 @@ from arena.bots.scratch import OWNER_FILE
 from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.services import ladder_fill_queue
 from arena.storage_check import check_storage
+from tests.platform.ladders.test_match_pipeline import (
+    classic_2,
+    finished_and_rated,
+    house_bot,
+    replay,
+)
 
 from .api_support import api_upload
 from .factories import RatingFactory
 from .scenes import enter
 from .stored import stored_files, use_storage
-from .test_match_pipeline import classic_2, finished_and_rated, house_bot, replay
 from .worker import (
     REDIS_URL,
     SANDBOXED_BOT,

@@ -1,0 +1,289 @@
+"""In Chromium, against a real Celery worker: a person plays a whole game against a house
+bot by clicking, and a running match's replay grows on its page as the worker plays it.
+
+The live server serves the pages; the worker (its own process, on the test
+database and a Redis queue of its own) plays the table and the match with
+the referee, the bots as deployed (house bots bare, uploads in the sandbox),
+and the person's seat through its relay. Screenshots at a desktop's size and
+a phone's (390 px).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
+
+import vegas_engine
+from arena.ladders.services import ladder_create
+from arena.live.services import LivePublisher
+from arena.matches.games import MatchGame
+from arena.matches.models import Match, MatchStatus
+from arena.matches.services import match_create
+from arena.tables import services as table_services
+from arena.tables.models import Table, TableStatus, table_feed
+from arena.tables.services import table_ask, table_create, table_start
+from tests.platform.browser import PHONE, overflows_horizontally
+from tests.platform.ladders.test_match_pipeline import house_bot, player_bot
+from tests.platform.web.test_browser import PASSWORD
+from tests.platform.worker import (
+    needs_redis,
+    needs_shared_database,
+    protocol_bot,
+    site_worker,
+    wait_for,
+)
+from vegas_engine.policies import random_policy
+
+pytest_plugins = ("tests.platform.browser",)
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# A bot that takes its time (in the sandbox): the match lasts long enough to watch.
+SLOW_BOT = protocol_bot(before="time.sleep(0.25)")
+
+
+def steps_shown(page: Any) -> int:
+    """The viewer's step count: "Step 3 / 17" -> 17."""
+    return int(page.inner_text("#replay-position").split("/")[-1])
+
+
+@needs_shared_database
+@needs_redis
+def test_a_person_plays_a_whole_game_against_a_house_bot_by_clicking(
+    page: Any,
+    screenshot: Any,
+    log_in: Any,
+    alice: Any,
+    house: Any,
+    media_root: Path,
+    tmp_path: Path,
+) -> None:
+    house_bot(house, "greedy")
+    house_bot(house, "random")
+    with site_worker(tmp_path, media_root):
+        log_in("alice", PASSWORD)
+        page.goto("/play/")
+        # Classic, two seats: the form offers one bot, the house's greedy (level 3) at first.
+        page.select_option("#id_rules", "classic")
+        page.select_option("#id_seats", "2")
+        expect(page.locator("[data-bot='2']")).to_be_hidden()
+        expect(page.locator("fieldset[data-options='royale']")).to_be_hidden()
+        assert page.input_value("#id_bot_1") != ""
+        page.select_option("#id_bot_1", label="Level 3: Regular (greedy)")
+        page.select_option("#id_seat", "1")
+        screenshot("play-form")
+        page.click("#table-form button[type=submit]")
+        page.wait_for_url(re.compile(r"/play/\d+/$"))
+        table = Table.objects.get(player=alice)
+        assert (table.rules, table.seats, table.seat) == ("classic", 2, 1)
+
+        clicks = 0
+        shot = False
+        while True:
+            # Either the person's move comes, or the game ends (the page reloads to the result).
+            page.wait_for_selector(
+                "#decision-actions .action-button:enabled, #table-result", timeout=60_000
+            )
+            if page.locator("#table-result").count():
+                break
+            buttons = page.locator("#decision-actions .action-button")
+            legal = buttons.all_inner_texts()
+            assert legal and all(re.fullmatch(r"(place|slot) [1-6]", a) for a in legal), legal
+            assert re.search(r"\d+ s left", page.inner_text("#decision"))
+            if clicks == 3 and not shot:
+                # Mid-game: the board with the bot's moves so far, and the person's choice.
+                assert steps_shown(page) > 3
+                assert "undefined" not in page.inner_text("#replay")
+                screenshot("table-your-move")
+                page.set_viewport_size(PHONE)
+                assert not overflows_horizontally(page)
+                screenshot("table-your-move-phone")
+                page.set_viewport_size({"width": 1280, "height": 900})
+                shot = True
+            asked = page.get_attribute("#decision", "data-request")
+            buttons.last.click()
+            clicks += 1
+            # Taken: the next decision (or the result, a reload away) replaces this one.
+            try:
+                page.wait_for_function(
+                    """asked => {
+                        const panel = document.querySelector('#decision');
+                        return !panel || panel.dataset.request !== asked;
+                    }""",
+                    arg=asked,
+                    timeout=30_000,
+                )
+            except PlaywrightError as error:
+                if "context was destroyed" not in str(error):  # the reload to the result
+                    raise
+        table.refresh_from_db()
+        assert table.status == TableStatus.FINISHED, table.error
+        person = table.table_seats.get(seat=1)
+        assert person.forfeit == "" and person.rank is not None
+        assert clicks > 5
+        # The result, the whole game's replay (to its end), and the log to download.
+        rows = page.locator("#table-result tbody tr")
+        assert rows.count() == 2
+        assert "You" in page.inner_text("#table-result tr.you")
+        page.keyboard.press("End")
+        assert "Game over" in page.inner_text("#replay-caption")
+        assert page.locator("a:has-text('Download log')").count() == 1
+        screenshot("table-finished")
+        page.set_viewport_size(PHONE)
+        assert not overflows_horizontally(page)
+        screenshot("table-finished-phone")
+
+
+@needs_shared_database
+@needs_redis
+def test_a_running_match_shows_its_replay_growing_then_its_result(
+    page: Any, screenshot: Any, alice: Any, house: Any, media_root: Path, tmp_path: Path
+) -> None:
+    ladder = ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    versions = [house_bot(house, "greedy"), player_bot(alice, "slowpoke", SLOW_BOT)]
+    with site_worker(tmp_path, media_root):
+        match = match_create(ladder_id=ladder.pk, game=MatchGame.of(ladder), versions=versions)
+
+        def running() -> bool:
+            return Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING
+
+        # Opened at once, queued or just dealt: either way the board comes by itself.
+        page.goto(f"/matches/{match.pk}/")
+        wait_for(running, timeout=60, what="the worker to start the match")
+        expect(page.locator("#live-badge")).to_have_text("live")
+        # The viewer follows the game: its step count grows with no reload.
+        counts = [steps_shown(page)]
+        page.wait_for_function(
+            "n => Number(document.querySelector('#replay').dataset.events) > n",
+            arg=int(page.locator("#replay").get_attribute("data-events") or 0),
+            timeout=30_000,
+        )
+        counts.append(steps_shown(page))
+        # The title follows too: the page opened on a queued match says it is running now.
+        expect(page.locator("#match-status")).to_have_text("running")
+        assert page.locator("#match-waits").count() == 0
+        screenshot("match-live")
+        page.set_viewport_size(PHONE)
+        assert not overflows_horizontally(page)
+        screenshot("match-live-phone")
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.wait_for_function(
+            "n => Number(document.querySelector('#replay-position').textContent.split('/')[1]) > n",
+            arg=counts[-1],
+            timeout=30_000,
+        )
+        counts.append(steps_shown(page))
+        assert counts == sorted(counts) and counts[-1] > counts[0]
+        # It finishes: the page shows the result and the stored log's replay by itself.
+        expect(page.locator("h2:has-text('Replay')")).to_be_visible(timeout=60_000)
+        assert Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED
+        assert page.locator("#live-badge").count() == 0
+        page.keyboard.press("End")
+        assert "Game over" in page.inner_text("#replay-caption")
+        assert steps_shown(page) >= counts[-1]
+        screenshot("match-finished-after-live")
+
+
+def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
+    page: Any,
+    screenshot: Any,
+    log_in: Any,
+    alice: Any,
+    house: Any,
+    monkeypatch: Any,
+    settings: Any,
+) -> None:
+    """A card game table being played, its worker stood in for: the board (the live feed)
+    and the decision asked are the worker's writes, made here; the page is the person's."""
+    settings.ARENA_TABLE_LEASE_SECONDS = 3600  # no worker beats: the page's polls must not fail it
+    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
+    random = house_bot(house, "random").bot
+    table = table_start(
+        table=table_create(
+            player=alice, rules="cardgame", seats=3, seat=0, opponents=[random, random]
+        )
+    )
+    description = vegas_engine.describe("cardgame", 3)
+    state = vegas_engine.new_game(description, table.seed)
+    rng = Random(1)
+    # Two turns played; in the third the other seats have chosen, the person not yet.
+    while True:
+        events = state.events() or []
+        movers = state.to_move()
+        if 0 in movers and sum(e["type"] == "play" for e in events) >= 6:
+            for seat in movers:
+                if seat != 0:
+                    state.apply_action(random_policy(state, seat, rng), seat)
+            break
+        seat = movers[0]
+        state.apply_action(random_policy(state, seat, rng), seat)
+    events = list(state.events() or [])
+    assert any(e["type"] == "decision" and e["seat"] != 0 for e in events[-3:])
+    LivePublisher(feed=table_feed(table.pk), attempt=1, interval_s=0).show(events)
+    observation = vegas_engine.observe(state, 0)
+    assert table_ask(table_id=table.pk, request_id=9, observation=observation, time_ms=80_000)
+
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    buttons = page.locator("#decision-actions .action-button")
+    expect(buttons.first).to_be_visible()
+    assert buttons.all_inner_texts() == observation["legal_actions"]
+    assert "your hand: " + " ".join(observation["hand"]) in page.inner_text("#decision-line")
+    # The other seats' hands are face down, the person's shown; their choices of this turn
+    # are nowhere on the page.
+    for seat in (1, 2):
+        hand = page.locator(f"#replay-seats tr[data-seat='{seat}'] td.hand .hand-card")
+        assert hand.count() > 0
+        assert (
+            hand.count()
+            == page.locator(f"#replay-seats tr[data-seat='{seat}'] td.hand .hidden-card").count()
+        )
+    mine = page.locator("#replay-seats tr[data-seat='0'] td.hand .hand-card")
+    assert sorted(mine.all_inner_texts()) == sorted(observation["hand"])
+    text = page.inner_text("#replay")
+    assert "undefined" not in text and "secret choices, revealed" not in text.split("Step")[-1]
+    screenshot("table-cardgame")
+    page.set_viewport_size(PHONE)
+    assert not overflows_horizontally(page)
+    screenshot("table-cardgame-phone")
+    # The person plays a card: the answer is stored for the worker to send on.
+    choice = observation["legal_actions"][-1]
+    buttons.last.click()
+    expect(page.locator("#decision-line")).to_contain_text(f"You chose “{choice}”")
+    wait_for(
+        lambda: Table.objects.get(pk=table.pk).answer == choice,
+        timeout=10,
+        what="the answer to be stored",
+    )
+
+
+def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
+    page: Any, screenshot: Any, log_in: Any, alice: Any, house: Any, monkeypatch: Any
+) -> None:
+    """The page asks a decision; the worker then falls silent past its lease: the page's
+    own poll fails the table and the page says why, with no move left to choose."""
+    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
+    greedy = house_bot(house, "greedy").bot
+    table = table_start(
+        table=table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    )
+    observation = {"decision": "place", "legal_actions": ["place 1", "place 4"], "seat": 0}
+    assert table_ask(table_id=table.pk, request_id=2, observation=observation, time_ms=80_000)
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    expect(page.locator("#decision-actions .action-button").first).to_be_visible()
+
+    Table.objects.filter(pk=table.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    failed = page.locator("#table-failed")
+    expect(failed).to_contain_text("This game stopped, through no fault of yours: its worker")
+    expect(page.locator("#table-status")).to_have_text("failed")
+    assert page.locator("#decision-actions .action-button").count() == 0
+    assert Table.objects.get(pk=table.pk).status == TableStatus.FAILED
+    screenshot("table-worker-gone")
