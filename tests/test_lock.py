@@ -120,7 +120,11 @@ def test_every_requirement_is_pinned_within_its_bounds(extra: str) -> None:
 def test_the_lock_asks_for_what_pyproject_asks_for(extra: str) -> None:
     # A dependency removed from pyproject.toml is still "via las-vegas-arena" in a stale lock.
     direct = {name for name, pin in load(extra).items() if any(map(VIA_PROJECT.match, pin.via))}
-    assert direct == set(project_requirements(extra)), f"run `make lock` ({LOCKS[extra]})"
+    wanted = set(project_requirements(extra))
+    assert direct == wanted, (
+        f"run `make lock`: {LOCKS[extra]} lacks {sorted(wanted - direct)},"
+        f" keeps {sorted(direct - wanted)}"
+    )
 
 
 def test_platform_pins_are_the_dev_pins() -> None:
