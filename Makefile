@@ -6,12 +6,21 @@ BASE_PYTHON ?= python3
 VENV ?= .venv
 PYTHON ?= $(VENV)/bin/python
 PYTEST_ARGS ?=
-# Touched after a successful install: pip runs again only when pyproject.toml changes.
+# Touched after a successful install: pip runs again only when the lock or pyproject.toml changes.
 INSTALLED := $(VENV)/.installed-$(subst /,_,$(PYTHON))
+# The lock: every package with its exact version and file hashes, for Python 3.11 on
+# Linux x86_64. platform.txt is what running needs (the `platform` extra: `make run`,
+# the images); dev.txt everything (the `dev` extra: tests, lint, types), the same pins.
+LOCK_DEV := requirements/dev.txt
+LOCK_PLATFORM := requirements/platform.txt
+# uv from the lock; the package index is uv's default (PyPI), never pip's configuration.
+UV ?= $(VENV)/bin/uv
+LOCK_FLAGS := --quiet --no-config --python-version 3.11 --python-platform x86_64-unknown-linux-gnu \
+	--generate-hashes --custom-compile-command 'make lock'
 
 
 .DEFAULT_GOAL := help
-.PHONY: help install system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
+.PHONY: help install lock lock-upgrade system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -19,11 +28,20 @@ help: ## List the targets
 
 install: $(INSTALLED) ## The venv (.venv) with the project in editable mode and the dev tools
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml $(LOCK_DEV)
 	@if [ "$(PYTHON)" = "$(VENV)/bin/python" ] && [ ! -x "$(PYTHON)" ]; then \
 		echo "$(BASE_PYTHON) -m venv $(VENV)"; $(BASE_PYTHON) -m venv $(VENV); fi
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK_DEV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	@mkdir -p $(VENV) && touch $@
+
+# dev.txt first; platform.txt then takes its pins from it (a constraint), so the two agree.
+lock: install ## Re-pin the lock (requirements/) after a change to pyproject.toml's dependencies
+	$(UV) pip compile pyproject.toml --extra dev $(LOCK_FLAGS) $(LOCK_UPGRADE) -o $(LOCK_DEV)
+	$(UV) pip compile pyproject.toml --extra platform $(LOCK_FLAGS) -c $(LOCK_DEV) -o $(LOCK_PLATFORM)
+
+lock-upgrade: ## Move every pin of the lock to the newest release pyproject.toml allows
+	@$(MAKE) --no-print-directory lock LOCK_UPGRADE=--upgrade
 
 system: ## Install the Debian packages and bot user the tests need (root; only what is missing)
 	bash scripts/install_system.sh test

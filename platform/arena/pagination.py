@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
@@ -139,7 +139,8 @@ class EndNearLimitOffset(LimitOffset):
         self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: APIView | None = None
     ) -> list[Any] | None:
         if not isinstance(queryset, QuerySet):
-            return super().paginate_queryset(queryset, request, view)
+            # DRF pages a list as well; its stubs for Django 5.2 name only a QuerySet.
+            return super().paginate_queryset(cast("QuerySet[Any]", queryset), request, view)
         self.request = request
         self.limit = self.get_limit(request)
         if self.limit is None:

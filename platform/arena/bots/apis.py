@@ -40,7 +40,7 @@ from .services import (
 from .uploads import check_upload_size
 
 
-def read_upload(upload: UploadedFile[bytes]) -> bytes:
+def read_upload(upload: UploadedFile) -> bytes:
     # Refuse a huge file before reading it into memory.
     check_upload_size(upload.name or "", upload.size or 0, upload_limits())
     content: bytes = upload.read()
