@@ -8,6 +8,8 @@ PYTHON ?= $(VENV)/bin/python
 PYTEST_ARGS ?=
 # Touched after a successful install: pip runs again only when the lock or pyproject.toml changes.
 INSTALLED := $(VENV)/.installed-$(subst /,_,$(PYTHON))
+# The same for `make run`'s smaller install (what running needs).
+INSTALLED_RUN := $(VENV)/.installed-run-$(subst /,_,$(PYTHON))
 # The lock: every package with its exact version and file hashes, for Python 3.11 on
 # Linux x86_64. platform.txt is what running needs (the `platform` extra: `make run`,
 # the images); dev.txt everything (the `dev` extra: tests, lint, types), the same pins.
@@ -20,7 +22,7 @@ LOCK_FLAGS := --quiet --no-config --python-version 3.11 --python-platform x86_64
 
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock lock-upgrade system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
+.PHONY: help install install-run lock lock-upgrade system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -33,6 +35,24 @@ $(INSTALLED): pyproject.toml $(LOCK_DEV)
 		echo "$(BASE_PYTHON) -m venv $(VENV)"; $(BASE_PYTHON) -m venv $(VENV); fi
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK_DEV)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@mkdir -p $(VENV) && touch $@
+
+install-run: $(INSTALLED_RUN) ## The venv with only what running the platform needs (make run)
+
+# A venv with the dev tools has every package running needs, at the same pins.
+$(INSTALLED_RUN): pyproject.toml $(LOCK_PLATFORM)
+	@if [ "$(PYTHON)" = "$(VENV)/bin/python" ] && [ ! -x "$(PYTHON)" ]; then \
+		echo "make run: creating the virtual environment $(VENV)"; $(BASE_PYTHON) -m venv $(VENV); fi
+	@if [ -f "$(INSTALLED)" ] && [ "$(INSTALLED)" -nt "$(LOCK_PLATFORM)" ]; then \
+		echo "make run: $(VENV) already has the development set, which includes the platform's"; \
+	else \
+		echo "make run: installing the platform's $$(grep -c '^[a-z]' $(LOCK_PLATFORM)) packages" \
+			"($(LOCK_PLATFORM), exact versions and hashes; only on the first run)"; \
+		$(PYTHON) -m pip install --quiet --disable-pip-version-check --require-hashes \
+			-r $(LOCK_PLATFORM); \
+	fi
+	@echo "make run: installing the project itself (editable)"
+	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	@mkdir -p $(VENV) && touch $@
 
 # dev.txt first; platform.txt then takes its pins from it (a constraint), so the two agree.
@@ -64,7 +84,7 @@ test: ## The whole suite: set-up, lint, types, then pytest (PYTEST_ARGS=...)
 
 run: ## Run the platform on embedded defaults: set-up, migrate, house bots, web + worker + beat
 	@BASE_PYTHON=$(BASE_PYTHON) bash scripts/install_system.sh run
-	@$(MAKE) --no-print-directory install
+	@$(MAKE) --no-print-directory install-run
 	PYTHON=$(PYTHON) scripts/services.sh
 
 test-sqlite: install ## Platform tests on SQLite (the embedded default)
