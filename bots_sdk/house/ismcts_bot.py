@@ -41,7 +41,9 @@ gives the same answers. A guard stops the search early only on a machine far
 slower than planned: past 60% of this decision's time or past twice its fair
 share of the time bank left for the game, counted in the CPU time the bot used
 (on a busy host the wall clock runs on while the bot waits for a CPU, and the
-referee charges none of that wait).
+referee charges none of that wait); past 80% of the decision's time by the
+wall clock it stops all the same, a safety net on a host so loaded that the
+referee could not leave all the wait out.
 """
 
 from __future__ import annotations
@@ -126,15 +128,23 @@ class IsmctsBot(Bot):
             for _ in range(max(1, budget // (halvings * len(survivors)))):
                 world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
                 for action in survivors:
-                    if self.cpu_seconds_spent() > allowed:
+                    if self.out_of_time(allowed):
                         break
                     self.iterate(world.clone(), action, arms[action])
             # Ties keep the earlier action (a stable sort): greedy's order, deterministic.
             survivors.sort(key=lambda action: -arms[action].total / max(1, arms[action].visits))
             survivors = survivors[: math.ceil(len(survivors) / 2)]
-            if self.cpu_seconds_spent() > allowed:
+            if self.out_of_time(allowed):
                 break
         return survivors[0]
+
+    def out_of_time(self, allowed: float) -> bool:
+        """Past the CPU time ``allowed``; or, a safety net, past 80% of this decision's
+        time by the wall clock (a host so loaded that not all its wait was left out)."""
+        return (
+            self.cpu_seconds_spent() > allowed
+            or self.seconds_left() < 0.2 * self.time_left_ms / 1000
+        )
 
     def playouts(self, world: State, work: int) -> int:
         """How many playouts ``work`` moves pay for from here: as many as one greedy
