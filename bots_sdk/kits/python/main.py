@@ -30,10 +30,8 @@ class Starter(Bot):
     name = "starter-python"
 
     # ===== act(observation) -> action: the one place to edit =====
-    # Answer within self.time_left_ms (self.seconds_left() counts down; the
-    # referee's clock includes the pipe: keep a margin), or the seat forfeits.
-    # A search budgets best by self.cpu_seconds_spent(): a busy host's wait
-    # for a CPU is not charged.
+    # Answer within self.time_left_ms (self.seconds_left() counts down; keep a
+    # margin; budget a search by self.cpu_seconds_spent()), or the seat forfeits.
     # self.rng is seeded with the referee's bot_seed at each game: the same
     # seed gives the same choices, so a game can be replayed exactly.
     def act(self, observation: "Observation") -> str:
