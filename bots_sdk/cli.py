@@ -288,8 +288,7 @@ def _check_sandbox() -> None:
         raise CliError(f"{unavailable}\nor {unsandboxed}")
     if unavailable is not None:  # one line: what is wrong, what to do
         raise CliError(
-            f"the sandbox cannot run as you: {'; '.join(unavailable.missing)}: "
-            f"{unsandboxed}, or run as root"
+            f"the sandbox cannot run as you: {'; '.join(unavailable.missing)}; {unsandboxed}"
         )
     note = sandbox_note()
     if note is not None:

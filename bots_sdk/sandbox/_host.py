@@ -222,8 +222,8 @@ def _probe_userns(bwrap: str) -> str | None:
     said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
     known: list[str] = []
     _check_userns(known)
-    why = f"; {'; '.join(known)}" if known else ""
-    return f"bubblewrap cannot make its namespaces as {_user_name()} ({said}){why}"
+    why = "; ".join(known) or "users may not make user namespaces here"
+    return f"bubblewrap cannot make its namespaces as {_user_name()} ({said}): {why}"
 
 
 @functools.lru_cache(maxsize=8)  # once per parent name: the caller moves into a leaf once
