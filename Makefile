@@ -22,7 +22,7 @@ LOCK_FLAGS := --quiet --no-config --python-version 3.11 --python-platform x86_64
 
 
 .DEFAULT_GOAL := help
-.PHONY: help install install-run lock lock-upgrade system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
+.PHONY: help install install-run lock test-fast lock-upgrade system lint test test-sqlite migrations run bench golden royale-check sandbox-install sandbox-check
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -81,6 +81,9 @@ test: ## The whole suite: set-up, lint, types, then pytest (PYTEST_ARGS=...)
 		--save "" --appendonly no --dir /tmp
 	$(MAKE) --no-print-directory lint
 	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+test-fast: install ## The quick subset while you work: every test not marked slow, no lint (PYTEST_ARGS=...)
+	$(PYTHON) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 run: ## Run the platform on embedded defaults: set-up, migrate, house bots, web + worker + beat
 	@BASE_PYTHON=$(BASE_PYTHON) bash scripts/install_system.sh run

@@ -43,6 +43,8 @@ from .botkit import processes_with
 from .test_cli import cli
 from .test_sandbox import MakeBot, bots_root, make_bot, sandbox  # noqa: F401 (fixtures)
 
+pytestmark = pytest.mark.slow
+
 TINY_BOTS = Path(__file__).parent / "runtimes"
 SIMPLIFY = "was stopped: simplify what makes"
 #: Smaller limits where a bomb needs only to pass them: the same stop, sooner.

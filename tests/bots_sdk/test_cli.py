@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.bots_sdk.botkit import raw_bot
 from vegas_engine.log import loads
 from vegas_engine.replay import replay
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 

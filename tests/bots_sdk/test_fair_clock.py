@@ -26,6 +26,8 @@ from bots_sdk.referee import STALL_FLOOR_S, GameRecord, HostStalledError, Match,
 from bots_sdk.sandbox import CpuTimes, SandboxUnavailableError, check_host
 from vegas_engine import describe
 
+pytestmark = pytest.mark.slow
+
 #: A raw bot that spins its own thread's CPU clock for a share of each decision's limit.
 SPINNER = """\
 import json, sys, time

@@ -17,6 +17,8 @@ from bots_sdk.referee import GameRecord, Match
 from tests.bots_sdk.botkit import gone, processes_with, raw_bot
 from vegas_engine import describe
 
+pytestmark = pytest.mark.slow
+
 FAST = Limits(startup_ms=3000, decision_ms=400, bank_ms=10_000)
 
 

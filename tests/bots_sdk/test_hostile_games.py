@@ -49,6 +49,8 @@ from vegas_engine import describe
 from vegas_engine.log import check
 from vegas_engine.replay import final_result, replay
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = Path(__file__).parent / "hostile"
 REPO = Path(__file__).resolve().parents[2]
 MiB = 2**20

@@ -16,6 +16,8 @@ from bots_sdk.referee import GameRecord, Match
 from vegas_engine import RULE_SYSTEMS, describe, new_game, observe
 from vegas_engine.policies import greedy_policy
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
 @pytest.mark.parametrize("rules", sorted(RULE_SYSTEMS))

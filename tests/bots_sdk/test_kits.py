@@ -27,6 +27,8 @@ from vegas_engine import describe
 from vegas_engine.log import loads
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 LANGS = list(KITS)
 COMPILED = ["c", "cpp", "java", "rust", "go"]
 #: The kits that pick uniformly with splitmix64: equal seeds, equal choices, in

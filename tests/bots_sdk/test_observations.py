@@ -21,6 +21,8 @@ from bots_sdk import observations as typed
 from bots_sdk.seats import by_seat, key, lists_by_seat, neutral, of_seat, others, owner, owners
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
 
+pytestmark = pytest.mark.slow
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "observation.md"
 
 

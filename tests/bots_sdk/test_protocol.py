@@ -25,6 +25,8 @@ from vegas_engine import describe
 from vegas_engine.log import loads
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "protocol"
 
 RECORDER = """

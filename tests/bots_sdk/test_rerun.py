@@ -26,9 +26,12 @@ from bots_sdk.referee import GameRecord, play_series
 from bots_sdk.rerun import RerunError, read_log, rerun
 from vegas_engine import describe
 
-pytestmark = pytest.mark.skipif(
-    sandbox_problem() is not None, reason=f"sandbox unavailable: {sandbox_problem()}"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        sandbox_problem() is not None, reason=f"sandbox unavailable: {sandbox_problem()}"
+    ),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = bytes(range(32))

@@ -37,7 +37,7 @@ from .worker import (
     wait_for,
 )
 
-pytestmark = [needs_shared_database, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, needs_shared_database, pytest.mark.django_db(transaction=True)]
 
 
 def _free_port() -> int:

@@ -50,7 +50,7 @@ from .worker import (
     wait_for,
 )
 
-pytestmark = [needs_shared_database, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, needs_shared_database, pytest.mark.django_db(transaction=True)]
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,12 @@ from tests.platform.ladders.test_match_pipeline import player_bot
 from .scenes import on_ladder
 from .worker import needs_redis, needs_shared_database, protocol_bot, redis_worker, wait_for
 
-pytestmark = [needs_shared_database, needs_redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.slow,
+    needs_shared_database,
+    needs_redis,
+    pytest.mark.django_db(transaction=True),
+]
 
 # About 0.2 s a decision: the game lasts a few seconds, time to cut the database under it.
 THINKER = protocol_bot(prelude="import time", before="time.sleep(0.2)")

@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REPO_DIR = Path(__file__).resolve().parents[2]
 
 # A real bot: validation plays a pre-flight game with it in the sandbox.

@@ -33,7 +33,7 @@ from .worker import (
     wait_for,
 )
 
-pytestmark = needs_redis
+pytestmark = [pytest.mark.slow, needs_redis]
 
 THINKER = protocol_bot(prelude="import time", before="time.sleep(0.2)")
 SETUP = f"""

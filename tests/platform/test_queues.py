@@ -48,6 +48,8 @@ from .worker import (
     worker_env,
 )
 
+pytestmark = pytest.mark.slow
+
 FULL = "all 2 tables are in use, try again in a few minutes."
 IN_FLIGHT = (
     r"^you have 2 builds in flight \(uploads or test games not built and pre-flighted "

@@ -13,6 +13,8 @@ import pytest
 
 from arena.celery import app
 
+pytestmark = pytest.mark.slow
+
 REPO_DIR = Path(__file__).resolve().parents[2]
 
 SHOW = """

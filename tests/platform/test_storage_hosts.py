@@ -55,7 +55,12 @@ from .worker import (
     test_database_url as shared_database_url,
 )
 
-pytestmark = [needs_shared_database, needs_redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.slow,
+    needs_shared_database,
+    needs_redis,
+    pytest.mark.django_db(transaction=True),
+]
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ from vegas_engine.chance import dice_outcomes, ordered_dice_outcomes
 from vegas_engine.log import game_log
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 #: One case per kind of chance node: every rule system, every option that deals or rolls.
 CASES: dict[str, tuple[str, int, Mapping[str, bool | int]]] = {
     "classic-4p": ("classic", 4, {}),

@@ -13,6 +13,8 @@ import pytest
 import vegas_engine
 from vegas_engine import log as game_logs
 
+pytestmark = pytest.mark.slow
+
 BOULEVARD_MODULES = ("big_notes", "neutral_dice", "biggies", "kickers", "rainbow", "slot_machine")
 
 

@@ -36,6 +36,8 @@ from vegas_engine.replay import replay
 
 from .test_log_schema import SCHEMA
 
+pytestmark = pytest.mark.slow
+
 VALIDATOR = Draft202012Validator(SCHEMA)
 
 

@@ -28,6 +28,8 @@ from vegas_engine.policies import play as play_game
 from vegas_engine.policies import random_policy
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 CHIP_COLOURS = ("blue", "gold", "green", "pink", "silver")
 SCHEMA = json.loads((DOCS / "game-log.schema.json").read_text())

@@ -28,6 +28,8 @@ from vegas_engine import (
 from vegas_engine.log import game_log
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 
 def decide(state: State, rng: random.Random) -> None:
     for seat in state.to_move():

@@ -53,6 +53,8 @@ from vegas_engine.description import MAX_SEED
 from vegas_engine.policies import POLICIES, expected_gain, play
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 # --------------------------------------------------------------------------
 # The components, written down from RULES.md (an oracle independent of the
 # engine's rule data).

@@ -32,6 +32,8 @@ from tests.royale_checks import (
 from tests.vegas_engine.regenerate_golden import CASES, path_of
 from vegas_engine import GameDescription, describe
 
+pytestmark = pytest.mark.slow
+
 GAMES = int(os.environ.get("ROYALE_MODEL_GAMES", "300"))
 
 

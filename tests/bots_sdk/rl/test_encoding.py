@@ -22,6 +22,8 @@ from bots_sdk.rl.encoding import (
 )
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_every_observation_fits_the_vector_and_every_legal_action_the_space(

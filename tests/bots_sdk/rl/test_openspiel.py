@@ -20,6 +20,8 @@ from bots_sdk.rl.encoding import ObservationEncoder
 from tests.bots_sdk.random_games import CONFIGS, config_id
 from vegas_engine import describe, new_game
 
+pytestmark = pytest.mark.slow
+
 
 def load(rules: str, seats: int, options: dict[str, Any]) -> Any:
     return pyspiel.load_game(vegas_spiel.short_name(rules), {"players": seats, **options})

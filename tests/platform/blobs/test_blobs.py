@@ -21,7 +21,7 @@ from arena.blobs.models import Blob
 from arena.blobs.storage import DatabaseStorage
 from tests.platform.conftest import needs_postgres
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # Every byte value, and a log-sized gzip member (incompressible: as large stored as sent).
 EVERY_BYTE = bytes(range(256)) * 4

@@ -29,6 +29,8 @@ from tests.platform.worker import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow
+
 # Writes a bot's code as a run does, says where, then waits to be killed.
 MAKER = """
 import time

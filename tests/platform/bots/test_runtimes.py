@@ -34,7 +34,7 @@ from tests.platform.worker import needs_redis, needs_shared_database, redis_work
 
 KITS_DIR = Path(__file__).resolve().parents[3] / "bots_sdk" / "kits"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def kit_file(lang: str) -> tuple[str, bytes]:

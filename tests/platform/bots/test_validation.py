@@ -28,7 +28,7 @@ from bots_sdk.games import GameSetup
 from tests.platform.factories import BotFactory, LadderFactory, RatingFactory
 from tests.platform.worker import GOOD_BOT, protocol_bot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # Answers its second request with an action no game allows, after a word on stderr.
 CHEAT_BOT = protocol_bot(

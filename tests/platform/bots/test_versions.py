@@ -15,7 +15,7 @@ from arena.bots.services import (
     bot_version_validate,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # A real SDK bot: validation plays a pre-flight game with it.
 GOOD = b"""\

@@ -47,7 +47,7 @@ from tests.platform.api_support import client_for
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
 from tests.platform.scenes import enter, never_run, play_match
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def duel_with_house_bots(house: Any) -> Ladder:

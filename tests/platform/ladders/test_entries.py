@@ -19,7 +19,7 @@ from arena.ladders.services import ladder_create
 from tests.platform.api_support import client_for
 from tests.platform.worker import protocol_bot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # A correct card game bot: it reads its hand, which only the card game deals.
 CARDS_ONLY = b"""\

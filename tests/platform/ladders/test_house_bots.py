@@ -20,7 +20,7 @@ from arena.ladders.models import Entry, Ladder, Qualification, QualificationStat
 from arena.players.models import User
 from tests.platform.factories import MatchFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 # Real SDK bots: validation plays a pre-flight game with each (house bots run bare).
 RANDOM_BOT = b"""\

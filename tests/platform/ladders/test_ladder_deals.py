@@ -54,7 +54,7 @@ from tests.platform.ladders.test_ratings import _in_threads
 from tests.platform.scenes import enter, never_run
 from tests.platform.worker import needs_redis, needs_shared_database, redis_worker, wait_for
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def shark_and_turtle(alice: Any, bob: Any, ladder: Ladder) -> tuple[Any, Any]:

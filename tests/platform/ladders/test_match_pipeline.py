@@ -64,6 +64,8 @@ from tests.platform.worker import (
     wait_for,
 )
 
+pytestmark = pytest.mark.slow
+
 CHEAT_BOT = protocol_bot(
     before='if count == 2: print("about to cheat", file=sys.stderr, flush=True)',
     decide='"place 9" if count == 2 else legal[0]',

@@ -37,7 +37,7 @@ from arena.matches.services import match_finish, match_start
 from tests.platform.factories import BotFactory, BotVersionFactory, RatingFactory
 from tests.platform.scenes import enter, never_run
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture(autouse=True)

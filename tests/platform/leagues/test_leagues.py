@@ -68,7 +68,7 @@ from vegas_engine.log import dumps, game_log
 from vegas_engine.policies import Policy, greedy_policy, play, random_policy
 from vegas_engine.state import State
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 T0 = datetime(2031, 3, 1, 18, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

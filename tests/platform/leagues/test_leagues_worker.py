@@ -59,7 +59,12 @@ from tests.platform.worker import (
     wait_for,
 )
 
-pytestmark = [needs_shared_database, needs_redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.slow,
+    needs_shared_database,
+    needs_redis,
+    pytest.mark.django_db(transaction=True),
+]
 
 HOUR = timedelta(hours=1)
 # Generous: the machine running the suite may be busy; a game takes well under a second.

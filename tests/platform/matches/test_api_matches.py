@@ -31,7 +31,7 @@ from tests.platform.factories import (
 )
 from vegas_engine import log as game_logs
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture

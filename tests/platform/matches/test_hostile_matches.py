@@ -27,7 +27,7 @@ HOSTILE = Path(__file__).resolve().parents[2] / "bots_sdk" / "hostile"
 #: The attacks that fault, under the limits a ladder can set (the others keep to the rules).
 ATTACKS = [case for case in CASES if case.kind is not None and case.limits == LIMITS]
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.mark.parametrize("case", ATTACKS, ids=[case.bot for case in ATTACKS])

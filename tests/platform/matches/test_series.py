@@ -59,7 +59,7 @@ from tests.platform.worker import (
     wait_for,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 #: Plays like SANDBOXED_BOT, but its process dies at the first decision of the
 #: series' game 2 (the referee numbers a table's games from 1).

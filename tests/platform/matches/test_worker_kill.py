@@ -30,7 +30,12 @@ from tests.platform.worker import (
     wait_for,
 )
 
-pytestmark = [needs_shared_database, needs_redis, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.slow,
+    needs_shared_database,
+    needs_redis,
+    pytest.mark.django_db(transaction=True),
+]
 
 # About 20 decisions of 0.3 s: a match of 6 s or so, within 1 s a decision.
 SLOW_BOT = protocol_bot(before="time.sleep(0.3)")

@@ -50,6 +50,8 @@ from vegas_engine.log import game_log
 from vegas_engine.policies import play, random_policy
 from vegas_engine.replay import replay
 
+pytestmark = pytest.mark.slow
+
 
 def qualify(version: BotVersion, rules: str, seats: int = 2) -> BotVersion:
     """The version passed a pre-flight of a ladder of ``rules``: it may sit at such tables."""

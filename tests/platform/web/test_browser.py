@@ -20,6 +20,8 @@ from arena.matches.models import Match
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
 from tests.platform.scenes import GOOD_BOT, play_match
 
+pytestmark = pytest.mark.slow
+
 # The fixtures page, screenshot and log_in.
 pytest_plugins = ("tests.platform.browser",)
 

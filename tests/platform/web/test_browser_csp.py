@@ -25,7 +25,7 @@ from tests.platform.web.test_browser import PASSWORD
 from tests.platform.web.test_browser_site import site  # noqa: F401  # the fixture: one page of each kind
 
 pytest_plugins = ("tests.platform.browser",)
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def visit(page: Any, path: str) -> Any:

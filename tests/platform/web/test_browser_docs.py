@@ -11,7 +11,7 @@ from tests.platform.browser import PHONE, SCREENSHOTS, overflows_horizontally
 
 pytest_plugins = ("tests.platform.browser",)
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_newcomer_finds_getting_started_then_the_rules(page: Any, screenshot: Any) -> None:

@@ -25,7 +25,7 @@ from tests.platform.web.test_browser import PASSWORD
 from tests.platform.worker import needs_redis, needs_shared_database, site_worker
 
 pytest_plugins = ("tests.platform.browser",)
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 #: A worker builds and plays; the machine may be busy.
 WORKER_WAIT_MS = 180_000

@@ -22,6 +22,8 @@ from tests.platform.ladders.test_match_pipeline import house_bot
 from tests.platform.scenes import enter
 from tests.platform.web.test_browser import PASSWORD
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 

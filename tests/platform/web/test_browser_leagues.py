@@ -11,6 +11,7 @@ import re
 from datetime import UTC, timedelta
 from typing import Any
 
+import pytest
 from django.db import transaction
 from django.utils import timezone
 from playwright.sync_api import expect
@@ -21,6 +22,8 @@ from arena.leagues.selectors import league_standings
 from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFactory
 from tests.platform.leagues.test_leagues import create, make_bots, play_out
 from tests.platform.web.test_browser import PASSWORD
+
+pytestmark = pytest.mark.slow
 
 # The fixtures page, screenshot and log_in.
 pytest_plugins = ("tests.platform.browser",)

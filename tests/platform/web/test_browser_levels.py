@@ -11,6 +11,8 @@ from arena.ladders.services import ladder_create
 from tests.platform.browser import PHONE, overflows_horizontally
 from tests.platform.factories import BotFactory, BotVersionFactory, RatingFactory, finished_match
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 

@@ -23,6 +23,8 @@ from tests.platform.factories import BotFactory, BotVersionFactory
 from tests.platform.scenes import play_match
 from tests.platform.web.test_web_replay import forfeited_match
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 PASSWORD = "correct horse battery staple"  # the personas' (factories.UserFactory)

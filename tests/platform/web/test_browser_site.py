@@ -26,6 +26,8 @@ from vegas_engine.log import dumps, game_log
 from vegas_engine.policies import greedy_policy
 from vegas_engine.policies import play as engine_play
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 

@@ -21,6 +21,8 @@ from tests.platform.factories import BotFactory, BotVersionFactory, UserFactory
 from tests.platform.scenes import moves_log, store_finished, traced_referee
 from vegas_engine.log import expand
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 PASSWORD = "correct horse battery staple"  # the personas' (factories.UserFactory)

@@ -43,7 +43,7 @@ from tests.platform.worker import (
 from vegas_engine.policies import random_policy
 
 pytest_plugins = ("tests.platform.browser",)
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 # A bot that takes its time (in the sandbox): the match lasts long enough to watch.
 SLOW_BOT = protocol_bot(before="time.sleep(0.25)")

@@ -23,6 +23,8 @@ from tests.platform.scenes import enter
 from tests.platform.web.test_browser import PASSWORD
 from tests.platform.worker import GOOD_BOT, protocol_bot
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ("tests.platform.browser",)
 
 

@@ -48,7 +48,7 @@ from tests.platform.scenes import (
     referee_section,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def client_for(user: Any = None) -> Client:

@@ -43,7 +43,7 @@ from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFac
 from tests.platform.leagues.test_leagues import T0, advance, create, make_bots, play_out, play_round
 from tests.platform.web.test_web import client_for, text_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture
