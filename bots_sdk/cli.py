@@ -24,6 +24,7 @@ from pathlib import Path
 
 from vegas_engine import OptionValue, VegasError, describe, rule_system
 
+from . import sandbox
 from .games import GameSetup
 from .kits import KITS, KitError, kit, write_kit
 from .launcher import (
@@ -32,8 +33,10 @@ from .launcher import (
     BotNotFoundError,
     BotSpec,
     build_bot,
+    readable_bot,
     resolve_bot,
-    sandbox_problem,
+    sandbox_note,
+    sandbox_unavailable,
 )
 from .preflight import preflight
 from .protocol import Limits
@@ -49,9 +52,12 @@ class CliError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # An author's own machine: as a user that is not root the sandbox runs with
+    # what it can enforce, and says what it cannot (a platform worker never allows it).
+    sandbox.allow_unprivileged()
     try:
         return int(args.run(args))
-    except (CliError, BotNotFoundError, VegasError) as error:
+    except (CliError, BotNotFoundError, VegasError, sandbox.SandboxError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except HostStalledError as error:
@@ -260,9 +266,8 @@ def _bots(names: Sequence[str], no_sandbox: bool, *, built: bool = True) -> list
         if shown.count(name) > 1:  # the same bot twice: tell the entries apart
             specs[index] = replace(specs[index], name=f"{name}#{shown[: index + 1].count(name)}")
     if any(not spec.trusted for spec in specs):
-        problem = sandbox_problem()
-        if problem is not None:
-            raise CliError(f"{problem}\nor pass --no-sandbox to run the bots unsandboxed")
+        _check_sandbox()
+        specs = [readable_bot(spec) for spec in specs]
     programs: dict[str, BotSpec] = {}  # a bot named twice is built once
     for index, spec in enumerate(specs if built else []):
         key = f"{spec.bot_dir}/{spec.main}"
@@ -273,6 +278,21 @@ def _bots(names: Sequence[str], no_sandbox: bool, *, built: bool = True) -> list
                 raise CliError(str(error)) from None
         specs[index] = replace(programs[key], name=spec.name)
     return specs
+
+
+def _check_sandbox() -> None:
+    """Refuse when the sandbox cannot run; note on stderr what it cannot enforce."""
+    unavailable = sandbox_unavailable()
+    unsandboxed = "pass --no-sandbox to run the bots unsandboxed"
+    if unavailable is not None and os.geteuid() == 0:
+        raise CliError(f"{unavailable}\nor {unsandboxed}")
+    if unavailable is not None:  # one line: what is wrong, what to do
+        raise CliError(
+            f"the sandbox cannot run as you: {'; '.join(unavailable.missing)}; {unsandboxed}"
+        )
+    note = sandbox_note()
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ commands

@@ -12,9 +12,11 @@ builds it (in the sandbox unless trusted), as the platform does.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
@@ -42,6 +44,10 @@ PACKAGES_ROOT = Path(__file__).resolve().parent.parent
 
 class BotNotFoundError(ValueError):
     """A bot argument that is no bot file, bot folder, executable or house bot."""
+
+
+class UnreadableBotError(BotNotFoundError):
+    """A bot whose files the sandbox cannot read, and that cannot be copied where it can."""
 
 
 class BotBuildError(RuntimeError):
@@ -182,6 +188,64 @@ def _single_file_bot(path: Path, runtime: Runtime, trusted: bool) -> BotSpec:
     )
 
 
+#: The most a bot folder the sandbox cannot read is copied for it (an upload is far smaller).
+COPY_FILES = 10_000
+COPY_BYTES = 256 * 2**20
+
+
+def readable_bot(spec: BotSpec) -> BotSpec:
+    """``spec`` as the sandbox can read it: as it is, or copied to a folder the
+    sandbox may read (removed when this process ends), as when it lies in a private
+    home or a ``mktemp -d`` folder: a bot folder whole, a single file (a ``.py``
+    other than ``main.py``, an executable) alone, as the platform stores an upload
+    of one file. Raises :class:`UnreadableBotError` naming the fix when it cannot be
+    copied, and SandboxUnavailableError when the sandbox cannot run."""
+    if spec.trusted:
+        return spec
+    config = sandbox_config(spec.runtime)
+    single = spec.executable  # a file alone (the folder it lies in is no part of the bot)
+    if spec.runtime == "python" and spec.main not in (None, "main.py"):
+        single = spec.main  # (other runtimes' single files are copied alone already)
+    names = None if single is None else [single]
+    blocked = sandbox.unreadable(spec.bot_dir, config, names)
+    if blocked is None:
+        return spec
+    if os.geteuid() == 0:
+        how = "make the folders on the way o+x and the bot's own o+rx (its files o+r)"
+    else:
+        how = "make it readable to you"
+    fix = f"{spec.bot_dir}: the sandbox cannot read {blocked}; {how}, or move it somewhere readable"
+    files = size = 0
+    for folder, _dirs, found in os.walk(spec.bot_dir) if single is None else ():
+        for name in found:
+            files += 1
+            with contextlib.suppress(OSError):
+                size += os.lstat(os.path.join(folder, name)).st_size
+        if files > COPY_FILES or size > COPY_BYTES:
+            raise UnreadableBotError(f"{fix} (too big to copy)")
+    copy = _scratch("vegas-bot-")
+    try:
+        if single is None:
+            shutil.copytree(spec.bot_dir, copy, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(spec.bot_dir / single, copy / single)
+            shutil.copymode(spec.bot_dir / single, copy / single)
+    except (OSError, shutil.Error) as error:
+        raise UnreadableBotError(f"{fix} (copying it failed: {error})") from None
+    copy.chmod(0o755)  # copytree gave it the mode of the folder it copies
+    for folder, dirs, names_in in os.walk(copy):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)
+        for name in names_in:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISREG(mode):
+                os.chmod(path, 0o755 if mode & stat.S_IXUSR else 0o644)
+    if sandbox.unreadable(copy, config) is not None:
+        raise UnreadableBotError(f"{fix} (the temporary folder {copy} is not readable either)")
+    return replace(spec, bot_dir=copy)
+
+
 def build_bot(spec: BotSpec) -> BotSpec:
     """``spec`` built by its runtime, in the sandbox unless trusted, exactly as the
     platform builds an upload: the program unpacked into a folder of its own.
@@ -249,10 +313,34 @@ def launch_bot(spec: BotSpec, limits: Limits) -> sandbox.BotProcess:
     )
 
 
-def sandbox_problem() -> str | None:
-    """Why the sandbox cannot run here, or None when it can."""
+def sandbox_unavailable() -> sandbox.SandboxUnavailableError | None:
+    """Why the sandbox cannot run here (each missing piece), or None when it can."""
     try:
         sandbox.check_host(sandbox_config())
     except sandbox.SandboxUnavailableError as error:
-        return str(error)
+        return error
     return None
+
+
+def sandbox_problem() -> str | None:
+    """Why the sandbox cannot run here, or None when it can."""
+    error = sandbox_unavailable()
+    return None if error is None else str(error)
+
+
+def sandbox_note() -> str | None:
+    """What the sandbox cannot enforce for a user that is not root, and how to get it
+    (one line); None as root, or when the sandbox cannot run at all."""
+    try:
+        host = sandbox.check_host(sandbox_config())
+    except sandbox.SandboxUnavailableError:
+        return None
+    if host.privileged:
+        return None
+    who = f"not root: the bots run sandboxed as {host.user} (namespaces of their own, no network)"
+    if host.unenforced:
+        return (
+            f"{who}, but their {' and '.join(host.unenforced)} limits are not enforced: "
+            f"to enforce them, {sandbox.ROOT_HINT}"
+        )
+    return f"{who}, with every limit in your delegated cgroup; as root they run as a bot user"

@@ -3,8 +3,10 @@
 Each bot runs as an unprivileged user under bubblewrap (no network, own pid,
 mount, ipc and uts namespaces, a read-only view of the runtime and of its own
 files at ``/bot``, a small private ``/tmp``, an empty environment), in its own
-cgroup (memory, pids, CPU), with rlimits and a seccomp filter. See
-``docs/sandbox.md``.
+cgroup (memory, pids, CPU), with rlimits and a seccomp filter. A process that
+is not root may run it after :func:`allow_unprivileged` (the bot then runs as
+that user, and without a delegated cgroup its memory and CPU are not limited).
+See ``docs/sandbox.md``.
 
 Typical use::
 
@@ -19,8 +21,8 @@ Typical use::
 from __future__ import annotations
 
 from ._cpu import CpuTimes, own_wait
-from ._host import DEFAULT_CONFIG, SandboxConfig, check_host
-from ._process import BotProcess, bwrap_arguments, launch, rewrite_for_host
+from ._host import DEFAULT_CONFIG, ROOT_HINT, SandboxConfig, allow_unprivileged, check_host
+from ._process import BotProcess, bwrap_arguments, launch, rewrite_for_host, unreadable
 from ._runtime import BOT_MOUNT, DEBIAN_PYTHON3, BotRuntime, runtime_python_command
 from ._seccomp import ALLOWED_SYSCALLS, BOT_FILTER, DENIED_SYSCALLS, build_filter
 from ._selftest import SelfTestReport, self_test
@@ -41,6 +43,7 @@ __all__ = [
     "DEBIAN_PYTHON3",
     "DEFAULT_CONFIG",
     "DENIED_SYSCALLS",
+    "ROOT_HINT",
     "BotProcess",
     "BotRuntime",
     "CpuTimes",
@@ -53,6 +56,7 @@ __all__ = [
     "SandboxLimits",
     "SandboxUnavailableError",
     "SelfTestReport",
+    "allow_unprivileged",
     "build_filter",
     "bwrap_arguments",
     "check_host",
@@ -61,4 +65,5 @@ __all__ = [
     "rewrite_for_host",
     "runtime_python_command",
     "self_test",
+    "unreadable",
 ]

@@ -517,6 +517,8 @@ class _Mount:
     mountpoint: str
     fstype: str
     super_options: tuple[str, ...]
+    #: the directory of the hierarchy mounted there ("/" unless a container's view)
+    root: str = "/"
 
 
 def _unescape(path: str) -> str:
@@ -536,7 +538,9 @@ def _cgroup_mounts(mountinfo: str) -> list[_Mount]:
         tail = right.split()
         if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
             continue
-        mounts.append(_Mount(_unescape(fields[4]), tail[0], tuple(tail[2].split(","))))
+        mounts.append(
+            _Mount(_unescape(fields[4]), tail[0], tuple(tail[2].split(",")), _unescape(fields[3]))
+        )
     return mounts
 
 
@@ -598,3 +602,59 @@ def detect(parent_name: str = "vegas-arena") -> CgroupV1Manager | CgroupV2Manage
     if any(m.fstype == "cgroup" for m in mounts):
         problems.append(f"cgroup v1 controller(s) missing: {', '.join(missing_v1)}")
     raise SandboxUnavailableError(problems)
+
+
+# ------------------------------------------------------- delegated (not root)
+
+
+class DelegatedV2Manager(CgroupV2Manager):
+    """Bot cgroups in the v2 cgroup delegated to a caller that is not root (its own
+    cgroup, which it holds alone, e.g. under ``systemd-run --user --scope -p Delegate=yes``).
+
+    A cgroup that hands controllers to its children may hold no process itself, so
+    :meth:`setup` first moves the caller into a leaf of its own (``sdk-<pid>``).
+    """
+
+    def setup(self) -> None:
+        for entry in os.scandir(self.mount):  # the leaves of earlier callers, if empty
+            if entry.name.startswith("sdk-") and entry.is_dir():
+                with contextlib.suppress(OSError):
+                    os.rmdir(entry.path)
+        leaf = f"{self.mount}/sdk-{os.getpid()}"
+        os.makedirs(leaf, exist_ok=True)
+        _write(f"{leaf}/cgroup.procs", "0")
+        super().setup()
+
+
+def delegation_problem(directory: str) -> str | None:
+    """Why the calling process (not root) cannot make bot cgroups under its own
+    v2 cgroup ``directory``, or None when it can."""
+    available = set((_read_or_none(f"{directory}/cgroup.controllers") or "").split())
+    missing = [c for c in REQUIRED_CONTROLLERS if c not in available]
+    if missing:
+        return f"its cgroup {directory} offers no {', '.join(missing)} controller"
+    for path in (directory, f"{directory}/cgroup.procs", f"{directory}/cgroup.subtree_control"):
+        if not os.access(path, os.W_OK):
+            return f"its cgroup {directory} is not delegated to it"
+    others = [pid for pid in _pids_in(f"{directory}/cgroup.procs") if pid != os.getpid()]
+    if others:
+        return f"its cgroup {directory} holds {len(others)} other process(es)"
+    return None
+
+
+def delegated(parent_name: str = "vegas-arena") -> DelegatedV2Manager | str:
+    """The bot cgroups a caller that is not root may make (in its own v2 cgroup,
+    if delegated to it), or why it may not."""
+    try:
+        mounts = _cgroup_mounts(_read("/proc/self/mountinfo"))
+        own = next(
+            (line[3:] for line in _read("/proc/self/cgroup").splitlines() if line[:3] == "0::"),
+            None,
+        )
+    except OSError as exc:
+        return f"cannot read its cgroup: {exc}"
+    v2 = next((m for m in mounts if m.fstype == "cgroup2" and m.root == "/"), None)
+    if v2 is None or own is None:
+        return "no cgroup v2 hierarchy"
+    directory = v2.mountpoint.rstrip("/") + own.rstrip("/")
+    return delegation_problem(directory) or DelegatedV2Manager(directory, parent_name)

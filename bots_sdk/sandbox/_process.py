@@ -20,6 +20,7 @@ from types import TracebackType
 from ._cgroups import BotCgroup
 from ._cpu import CpuTimes, thread_times
 from ._host import DEFAULT_CONFIG, Host, SandboxConfig, check_host
+from ._pidns import PidNamespace, enter
 from ._runtime import BOT_MOUNT, BotRuntime
 from ._seccomp import BOT_FILTER
 from ._types import ProcessOutcome, SandboxError, SandboxLimits
@@ -75,6 +76,70 @@ def _readable_by(path: Path, uid: int, gid: int) -> str | None:
             need <<= 3
         if st.st_mode & need != need:
             return f"{directory} (mode {stat.filemode(st.st_mode)})"
+    return None
+
+
+def _accessible(path: Path) -> str | None:
+    """Why this process cannot list ``path``, or None if it can (groups and ACLs counted)."""
+    chain = [*reversed(path.parents), path]
+    for index, directory in enumerate(chain):
+        if not os.access(directory, os.X_OK | (os.R_OK if index == len(chain) - 1 else 0)):
+            return f"{directory} (mode {stat.filemode(os.stat(directory).st_mode)})"
+    return None
+
+
+def _allows(st: os.stat_result, uid: int, gid: int, need: int) -> bool:
+    """Whether the "other" permission bits ``need`` are granted to ``uid``/``gid``."""
+    if st.st_uid == uid:
+        need <<= 6
+    elif st.st_gid == gid:
+        need <<= 3
+    return st.st_mode & need == need
+
+
+#: At most this many entries of a folder are checked by :func:`unreadable`.
+_CHECKED_ENTRIES = 10_000
+
+
+def unreadable(
+    path: Path | str, config: SandboxConfig | None = None, names: Sequence[str] | None = None
+) -> str | None:
+    """What keeps the sandbox from reading the folder ``path`` and what is in it
+    (``names`` only, when given), or None when nothing does: the first folder or
+    file in the way, with its mode. As root the bot user needs ``o+x`` on the
+    parents, ``o+rx`` on the folders and ``o+r`` on the files; otherwise the
+    caller needs its own rights. Raises SandboxUnavailableError when the sandbox
+    cannot run."""
+    host = check_host(config or DEFAULT_CONFIG)
+    resolved = Path(path).resolve()
+    if host.privileged:
+        blocked = _readable_by(resolved, host.uid, host.gid)
+    else:
+        blocked = _accessible(resolved)
+    if blocked is not None:
+        return blocked
+    entries: list[tuple[str, int]] = []
+    if names is not None:
+        entries = [(os.path.join(resolved, name), os.R_OK) for name in names]
+    for folder, dirs, files in os.walk(resolved) if names is None else ():
+        entries += [(os.path.join(folder, d), os.R_OK | os.X_OK) for d in dirs]
+        entries += [(os.path.join(folder, f), os.R_OK) for f in files]
+        if len(entries) >= _CHECKED_ENTRIES:
+            break
+    for entry, need in entries[:_CHECKED_ENTRIES]:
+        try:
+            st = os.lstat(entry)
+        except OSError:
+            continue  # gone meanwhile
+        if stat.S_ISLNK(st.st_mode):
+            continue  # resolved in the sandbox's own view, not the host's
+        if host.privileged:
+            other = (stat.S_IROTH | stat.S_IXOTH) if need & os.X_OK else stat.S_IROTH
+            allowed = _allows(st, host.uid, host.gid, other)
+        else:
+            allowed = os.access(entry, need)
+        if not allowed:
+            return f"{entry} (mode {stat.filemode(st.st_mode)})"
     return None
 
 
@@ -151,7 +216,7 @@ def spawn_prefix(host: Host, join_paths: Sequence[str], limits: SandboxLimits) -
     """The command that puts what follows in the bot cgroup, under the bot's
     rlimits and uid (the exec chain sh -> setpriv -> bwrap keeps one pid)."""
     fsize_blocks = -(-limits.file_size_bytes // 512)
-    return [
+    prefix = [
         "/bin/sh",
         "-c",
         _SPAWN_SH,
@@ -160,6 +225,11 @@ def spawn_prefix(host: Host, join_paths: Sequence[str], limits: SandboxLimits) -
         str(fsize_blocks),
         *join_paths,
         "--",
+    ]
+    if not host.privileged:  # the caller's own uid: bwrap makes the user namespace
+        return prefix
+    return [
+        *prefix,
         host.setpriv,
         f"--reuid={host.uid}",
         f"--regid={host.gid}",
@@ -186,15 +256,18 @@ class BotProcess:
         stderr_cap: int,
         cgroup: BotCgroup | None,
         started: float,
+        namespace: PidNamespace | None = None,
     ) -> None:
         self._popen = popen
         self.stdin = stdin
         self.stdout = stdout
         self.pid = popen.pid
-        self.trusted = cgroup is None
+        self.trusted = cgroup is None and namespace is None
         self._stderr_fd = stderr_fd
         self._stderr_cap = stderr_cap
         self._cgroup = cgroup
+        #: a sandbox without a cgroup (not root): its pid namespace
+        self._namespace = namespace
         self._started = started
         self._lock = threading.Lock()
         self._returncode: int | None = None
@@ -243,6 +316,8 @@ class BotProcess:
             return
         if self._cgroup is not None:
             self._cgroup.kill_all()
+        elif self._namespace is not None:
+            self._namespace.kill_all()
         else:  # its process group (a pgid is not reused while the group lives)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
@@ -257,11 +332,12 @@ class BotProcess:
         two). None when it cannot tell: trusted (the pipes themselves tell),
         ended, or no process of the bot running.
         """
-        if self._cgroup is None or self._outcome is not None:
+        group = self._cgroup or self._namespace
+        if group is None or self._outcome is not None:
             return None
         held: set[str] = set()
         found = False
-        for pid in self._cgroup.pids():
+        for pid in group.pids():
             if pid == self.pid or _parent_pid(pid) in (self.pid, None):
                 continue  # bwrap's monitor, its reaper, or a process already gone
             try:
@@ -290,11 +366,21 @@ class BotProcess:
             return CpuTimes(None, None)
         if self._cgroup is not None:
             return self._cgroup.cpu_times()
+        if self._namespace is not None:
+            return self._namespace.cpu_times()
         return thread_times((self.pid,))
 
     def usage(self) -> dict[str, int | float | None]:
         """The peaks so far of a running bot, as its outcome will give them at the end."""
-        if self._cgroup is None or self._outcome is not None:
+        if self._outcome is not None:
+            return {}
+        if self._namespace is not None:
+            return {
+                "memory_peak_bytes": self._namespace.memory_bytes(),
+                "cpu_seconds": self._namespace.cpu_times().cpu_seconds,
+                "pids_peak": None,
+            }
+        if self._cgroup is None:
             return {}
         stats = self._cgroup.stats()
         return {
@@ -335,6 +421,8 @@ class BotProcess:
         if timeout > 0:
             self.wait(timeout)
         killed = self.poll() is None
+        if self._namespace is not None:
+            self._namespace.sample()
         self.kill()
         returncode = self.wait()
         assert returncode is not None
@@ -346,6 +434,9 @@ class BotProcess:
             memory, cpu, pids = stats.memory_peak_bytes, stats.cpu_seconds, stats.pids_peak
             cpu_wait = stats.cpu_wait_seconds
             oom = stats.oom_kills > 0
+        elif self._namespace is not None:  # bwrap's monitor's rusage is its own only
+            memory, cpu = self._namespace.memory_seen, self._namespace.cpu_seen
+            self._namespace.release()
         elif self._rusage is not None:
             memory = self._rusage.ru_maxrss * 1024
             cpu = self._rusage.ru_utime + self._rusage.ru_stime
@@ -355,7 +446,7 @@ class BotProcess:
             exit_code = None
         elif returncode < 0:
             exit_code, sig = None, -returncode
-        elif self._cgroup is not None and returncode > 128 and returncode - 128 in _SIGNALS:
+        elif not self.trusted and returncode > 128 and returncode - 128 in _SIGNALS:
             exit_code, sig = None, returncode - 128  # bwrap reports death by signal N as 128+N
         written = self.stderr_written()
         self._outcome = ProcessOutcome(
@@ -459,6 +550,11 @@ def launch(
         return _launch_trusted(rewrite_for_host(command, mounts), bot_path, limits, bot_env)
     host = check_host(config)
     for label, path in [("bot_dir ", bot_path), *(("", Path(source)) for source, _ in binds)]:
+        if not host.privileged:
+            blocked = _accessible(path)
+            if blocked is not None:
+                raise SandboxError(f"{label}{path} cannot be read: {blocked} lacks permission")
+            continue
         blocked = _readable_by(path, host.uid, host.gid)
         if blocked is not None:
             raise SandboxError(
@@ -477,9 +573,10 @@ def _launch_sandboxed(
     host: Host,
     extra_binds: Sequence[tuple[str, str]],
 ) -> BotProcess:
-    cgroup = host.cgroups.create(limits)
+    cgroup = None if host.cgroups is None else host.cgroups.create(limits)
     spawn_only: list[int] = []  # the child's copies: closed once it is started
     kept: list[int] = []  # the parent's ends: closed only if the start fails
+    handshake: tuple[int, int] | None = None  # no cgroup: bwrap's info and block pipes
     try:
         seccomp_fd = _memfd_with("vegas-bot-seccomp", BOT_FILTER)
         spawn_only.append(seccomp_fd)
@@ -495,6 +592,16 @@ def _launch_sandboxed(
         )
         # Options through a file: the bot's /proc/1/cmdline shows no host path.
         options, tail = _split_options(args)
+        handshake_fds: tuple[int, ...] = ()
+        if cgroup is None:
+            info_r, info_w = os.pipe()
+            kept.append(info_r)
+            spawn_only.append(info_w)
+            block_r, block_w = os.pipe()
+            kept.append(block_w)
+            spawn_only.append(block_r)
+            options += ["--info-fd", str(info_w), "--block-fd", str(block_r)]
+            handshake, handshake_fds = (info_r, block_w), (info_w, block_r)
         args_fd = _memfd_with("vegas-bot-args", b"".join(a.encode() + b"\0" for a in options))
         spawn_only.append(args_fd)
         stderr_fd = _stderr_memfd(limits.stderr_bytes)
@@ -506,7 +613,8 @@ def _launch_sandboxed(
         spawn_only.append(stdout_w)
         kept.append(stdout_r)
         started = time.monotonic()
-        argv = [*spawn_prefix(host, cgroup.join_paths, limits), host.bwrap, "--args", str(args_fd)]
+        joins = () if cgroup is None else cgroup.join_paths
+        argv = [*spawn_prefix(host, joins, limits), host.bwrap, "--args", str(args_fd)]
         popen = subprocess.Popen(
             [*argv, *tail],
             stdin=stdin_r,
@@ -514,18 +622,32 @@ def _launch_sandboxed(
             stderr=stderr_fd,
             env={},  # bwrap's own environment is visible as /proc/1/environ
             cwd="/",
-            pass_fds=(args_fd, seccomp_fd),
+            pass_fds=(args_fd, seccomp_fd, *handshake_fds),
         )
     except BaseException as exc:
         for fd in kept:
             os.close(fd)
-        cgroup.remove()
+        if cgroup is not None:
+            cgroup.remove()
         if isinstance(exc, subprocess.SubprocessError):
             raise SandboxError(f"cannot start the sandbox: {exc}") from exc
         raise
     finally:
         for fd in spawn_only:
             os.close(fd)
+    namespace = None
+    if handshake is not None:
+        try:
+            namespace = enter(*handshake, limits)
+        except BaseException as exc:
+            popen.kill()
+            popen.wait()
+            said = os.pread(stderr_fd, 4096, 0).split(b"\0", 1)[0].decode(errors="replace")
+            for fd in (stdin_w, stdout_r, stderr_fd):
+                os.close(fd)
+            if isinstance(exc, SandboxError) and said.strip():
+                raise SandboxError(f"{exc}: {said.strip()}") from exc
+            raise
     return BotProcess(
         popen,
         stdin=open(stdin_w, "wb", buffering=0),
@@ -534,6 +656,7 @@ def _launch_sandboxed(
         stderr_cap=limits.stderr_bytes,
         cgroup=cgroup,
         started=started,
+        namespace=namespace,
     )
 
 

@@ -39,7 +39,8 @@ class SelfTestReport:
 
     bwrap: str
     bwrap_version: str
-    cgroup_version: int
+    #: None: no cgroup (not root, none delegated): ``unenforced`` names what is not limited
+    cgroup_version: int | None
     cgroup_parents: tuple[str, ...]
     user: str
     uid: int
@@ -50,14 +51,22 @@ class SelfTestReport:
     seccomp_mode: int
     startup_seconds: float
     bare_startup_seconds: float
+    #: False: run by a user that is not root (the bot runs as that user)
+    privileged: bool = True
+    unenforced: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         mods = ", ".join(f"{name} {version}" for name, version in self.modules) or "-"
+        if self.cgroup_version is None:
+            cgroups = f"none: {' and '.join(self.unenforced)} limits not enforced"
+        else:
+            cgroups = f"v{self.cgroup_version} under {', '.join(self.cgroup_parents)}"
+        who = "" if self.privileged else ", the caller: not root"
         return "\n".join(
             [
                 f"bubblewrap:  {self.bwrap_version} ({self.bwrap})",
-                f"cgroups:     v{self.cgroup_version} under {', '.join(self.cgroup_parents)}",
-                f"bot user:    {self.user} (uid {self.uid}, gid {self.gid})",
+                f"cgroups:     {cgroups}",
+                f"bot user:    {self.user} (uid {self.uid}, gid {self.gid}{who})",
                 f"runtime:     {self.runtime_python} (Python {self.python_version}; {mods})",
                 f"seccomp:     mode {self.seccomp_mode} (2 = filter)",
                 f"start-up:    {self.startup_seconds * 1000:.1f} ms sandboxed, "
@@ -113,9 +122,9 @@ def self_test(config: SandboxConfig | None = None) -> SelfTestReport:
     return SelfTestReport(
         bwrap=host.bwrap,
         bwrap_version=host.bwrap_version,
-        cgroup_version=host.cgroups.version,
-        cgroup_parents=host.cgroups.parent_paths(),
-        user=config.user,
+        cgroup_version=None if host.cgroups is None else host.cgroups.version,
+        cgroup_parents=() if host.cgroups is None else host.cgroups.parent_paths(),
+        user=host.user,
         uid=host.uid,
         gid=host.gid,
         runtime_python=runtime.python,
@@ -124,6 +133,8 @@ def self_test(config: SandboxConfig | None = None) -> SelfTestReport:
         seccomp_mode=int(probe["seccomp"]),
         startup_seconds=sandboxed,
         bare_startup_seconds=bare,
+        privileged=host.privileged,
+        unenforced=host.unenforced,
     )
 
 

@@ -10,6 +10,11 @@ MiB = 1024 * KiB
 GiB = 1024 * MiB
 
 
+INSTALL_HINT = (
+    "as root, scripts/install_bot_runtime.sh installs bubblewrap, the bot runtime and the bot user"
+)
+
+
 class SandboxError(RuntimeError):
     """The sandbox could not start or manage a bot."""
 
@@ -17,15 +22,10 @@ class SandboxError(RuntimeError):
 class SandboxUnavailableError(SandboxError):
     """A prerequisite of the sandbox is missing; ``missing`` names each one."""
 
-    def __init__(self, missing: Sequence[str]) -> None:
+    def __init__(self, missing: Sequence[str], hint: str = INSTALL_HINT) -> None:
         self.missing: tuple[str, ...] = tuple(missing)
         lines = "\n".join(f"  - {item}" for item in self.missing)
-        super().__init__(
-            "bot sandbox unavailable:\n"
-            f"{lines}\n"
-            "(as root, scripts/install_bot_runtime.sh installs bubblewrap, the bot "
-            "runtime and the bot user)"
-        )
+        super().__init__(f"bot sandbox unavailable:\n{lines}\n({hint})")
 
 
 @dataclass(frozen=True, slots=True)
