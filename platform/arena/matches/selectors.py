@@ -441,6 +441,16 @@ def ladder_logs(
         log = match_log_read(match=match, user=user)
         if log is not None:
             yield match, log
+        _release(match)
+
+
+def _release(match: Match) -> None:
+    """Break the reference cycles a loaded match sits in, so that it is freed as soon as
+    it is written rather than by the cyclic collector, long after its chunk (memory
+    would grow with the ladder): its prefetched participants and its log's FieldFile
+    point back at it. Both are read again from the database if wanted."""
+    match._prefetched_objects_cache = {}
+    vars(match).pop("log", None)
 
 
 # --------------------------------------------------------------------------- a bot's matches

@@ -397,15 +397,17 @@ def test_the_log_stream_holds_one_chunk_in_memory_whatever_the_ladder_size(
         finally:
             tracemalloc.stop()
 
-    for seed in range(10):
-        play_match(ladder, [shark, turtle], seed=seed)
+    # One deal replayed: every log the same size, so the peak cannot follow a longer
+    # game met only in the larger ladder.
+    for _ in range(10):
+        play_match(ladder, [shark, turtle], seed=7)
     stream()  # imports and caches of a first request
     small = stream()
-    for seed in range(10, 80):
-        play_match(ladder, [shark, turtle], seed=seed)
+    for _ in range(10, 80):
+        play_match(ladder, [shark, turtle], seed=7)
     large = stream()
 
     assert (small[0], large[0]) == (10, 80)
-    # The peak follows the largest single log; holding the stream would add at least
-    # the extra lines' bytes to it.
+    # Streamed one chunk at a time, the peak stays where it was; holding the stream
+    # would add at least the extra lines' bytes to it.
     assert large[2] - small[2] < (large[1] - small[1]) / 2, (small, large)
