@@ -39,7 +39,7 @@ from . import protocol, sandbox
 from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
 from .launcher import BotSpec, Launcher, launch_bot
 from .protocol import Limits, ProtocolError
-from .sandbox import CpuTimes, own_wait
+from .sandbox import CpuTimes, cpu_steal, most_stolen, own_wait
 
 #: Called with a game's id and its state, before each decision is asked and once the
 #: game is over. The state keeps its moves (``log="moves"``): read it, never change
@@ -76,15 +76,16 @@ class _Clock:
     """The time one decision (or start-up) is charged: what the bot could run.
 
     Wall time since the request, less the time the bot's processes were runnable
-    but waiting for a CPU (:meth:`~bots_sdk.sandbox.BotProcess.cpu_times`) and the
-    time the referee itself waited for one (it may read a reply late), but never
+    but waiting for a CPU (:meth:`~bots_sdk.sandbox.BotProcess.cpu_times`), the
+    time the referee itself waited for one (it may read a reply late) and the time
+    the hypervisor stole from the CPU that lost the most meanwhile, but never
     less than the CPU the bot used: a bot that spins threads beyond its CPU quota
     is charged what it burnt. A bot that is slow by itself (computing, sleeping,
     blocked) is charged all of it, as before. The deadline starts at the limit
     and moves on by whatever the limit has left each time it passes.
     """
 
-    __slots__ = ("base", "budget", "deadline", "process", "referee_wait", "started")
+    __slots__ = ("base", "budget", "deadline", "process", "referee_wait", "started", "steal")
 
     def __init__(
         self,
@@ -94,6 +95,7 @@ class _Clock:
         *,
         base: CpuTimes | None = None,
         referee_wait: float | None = None,
+        steal: tuple[float, ...] | None = None,
     ) -> None:
         self.process = process
         self.budget = budget_s
@@ -101,6 +103,7 @@ class _Clock:
         self.deadline = started + budget_s
         self.base = process.cpu_times() if base is None else base
         self.referee_wait = own_wait() if referee_wait is None else referee_wait
+        self.steal = cpu_steal() if steal is None else steal
 
     def charged(self, now: float) -> tuple[float, float, float | None]:
         """Seconds charged so far, seconds waited for a CPU, and CPU seconds used
@@ -114,6 +117,9 @@ class _Clock:
         if times.run_delay_seconds is not None and self.base.run_delay_seconds is not None:
             bot_waited = max(bot_waited, times.run_delay_seconds - self.base.run_delay_seconds)
         waited += max(0.0, bot_waited)
+        # A thread running when its virtual CPU is stolen neither runs nor waits for the
+        # kernel: only the host's steal counter sees it (the CPU floor below still holds).
+        waited += most_stolen(self.steal, cpu_steal())
         cpu = None
         if times.cpu_seconds is not None and self.base.cpu_seconds is not None:
             cpu = max(0.0, times.cpu_seconds - self.base.cpu_seconds)
@@ -152,7 +158,12 @@ class _Connection:
     """One running bot process and the referee's end of its pipes."""
 
     def __init__(
-        self, process: sandbox.BotProcess, limits: Limits, started: float, referee_wait: float
+        self,
+        process: sandbox.BotProcess,
+        limits: Limits,
+        started: float,
+        referee_wait: float,
+        steal: tuple[float, ...],
     ) -> None:
         self.process = process
         self.limits = limits
@@ -164,6 +175,7 @@ class _Connection:
             started,
             base=CpuTimes(0.0, 0.0, 0.0),
             referee_wait=referee_wait,
+            steal=steal,
         )
         #: The process's CPU seconds when the current game began (a process plays several).
         self.game_cpu_start = 0.0
@@ -637,12 +649,13 @@ class Match:
         spec = self.players[player]
         limits = self.limits_of(player)
         referee_wait = own_wait()
+        steal = cpu_steal()
         started = time.monotonic()
         try:
             process = self.launcher(spec, limits)
         except (sandbox.SandboxError, OSError, ValueError) as error:
             return None, Fault(FaultKind.LAUNCH_FAILED, f"cannot start {spec.name}: {error}")
-        connection = _Connection(process, limits, started, referee_wait)
+        connection = _Connection(process, limits, started, referee_wait, steal)
         self.connections[player] = connection
         return connection, None
 

@@ -20,7 +20,7 @@ Typical use::
 
 from __future__ import annotations
 
-from ._cpu import CpuTimes, own_wait
+from ._cpu import CpuTimes, cpu_steal, most_stolen, own_wait
 from ._host import DEFAULT_CONFIG, ROOT_HINT, SandboxConfig, allow_unprivileged, check_host
 from ._process import BotProcess, bwrap_arguments, launch, rewrite_for_host, unreadable
 from ._runtime import BOT_MOUNT, DEBIAN_PYTHON3, BotRuntime, runtime_python_command
@@ -60,7 +60,9 @@ __all__ = [
     "build_filter",
     "bwrap_arguments",
     "check_host",
+    "cpu_steal",
     "launch",
+    "most_stolen",
     "own_wait",
     "rewrite_for_host",
     "runtime_python_command",

@@ -12,7 +12,10 @@ A decision is charged the time the bot could run, not the time the host took
   the cgroup was throttled by its CPU quota (``cpu.stat``): CFS hands the quota
   out in per-CPU slices, so even a single thread under one core is throttled at
   times. The referee never charges less than the CPU used, so a bot whose
-  threads go over its quota gains nothing from this.
+  threads go over its quota gains nothing from this;
+- the time the hypervisor took a virtual CPU away (steal, ``/proc/stat``): a
+  thread that is running when its CPU is stolen neither runs nor waits in the
+  kernel's eyes, so neither counter sees it.
 """
 
 from __future__ import annotations
@@ -74,3 +77,31 @@ def own_wait() -> float:
             return int(handle.read().split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_steal() -> tuple[float, ...]:
+    """Seconds each CPU has been stolen by the hypervisor so far (``/proc/stat``, in clock
+    ticks); empty where unknown. On bare metal they stay at zero."""
+    try:
+        with open("/proc/stat", "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except OSError:
+        return ()
+    steal: list[float] = []
+    for line in lines[1:]:  # the first line sums the CPUs
+        if not line.startswith(b"cpu"):
+            break
+        fields = line.split()
+        steal.append(int(fields[8]) * _TICK_S if len(fields) > 8 else 0.0)
+    return tuple(steal)
+
+
+def most_stolen(before: tuple[float, ...], after: tuple[float, ...]) -> float:
+    """The most any one CPU was stolen between two :func:`cpu_steal` readings: at most
+    what a thread running on one CPU at a time can have lost (0 if the CPUs changed)."""
+    if len(before) != len(after):
+        return 0.0
+    return max((a - b for b, a in zip(before, after, strict=True)), default=0.0)

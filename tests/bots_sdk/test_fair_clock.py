@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from bots_sdk import sandbox
+from bots_sdk import referee, sandbox
 from bots_sdk.faults import FaultKind
 from bots_sdk.launcher import BotSpec, house_bot, sandbox_config
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import STALL_FLOOR_S, GameRecord, HostStalledError, Match, _Clock
-from bots_sdk.sandbox import CpuTimes, SandboxUnavailableError, check_host
+from bots_sdk.sandbox import CpuTimes, SandboxUnavailableError, check_host, cpu_steal, most_stolen
 from vegas_engine import describe
 
 pytestmark = pytest.mark.slow
@@ -149,6 +149,24 @@ def test_the_same_bot_at_120_percent_forfeits(bots_root: Path, saturated: int) -
     assert record.seats[0].resources["cpu_seconds"] >= LIMITS.decision_ms / 1000
 
 
+class _Host:
+    """The hypervisor as the clock reads it: seconds stolen from each of two CPUs."""
+
+    def __init__(self) -> None:
+        self.stolen = [0.0, 0.0]
+
+    def cpu_steal(self) -> tuple[float, ...]:
+        return tuple(self.stolen)
+
+
+@pytest.fixture
+def host(monkeypatch: pytest.MonkeyPatch) -> _Host:
+    """The clocks below read this host's steal, not the real one's (which moves on a VM)."""
+    fake = _Host()
+    monkeypatch.setattr(referee, "cpu_steal", fake.cpu_steal)
+    return fake
+
+
 class _Starved:
     """A process as the clock reads it: ``cpu`` seconds used, ``wait`` waited. (The
     clocks below leave the referee's own wait out: ``referee_wait`` infinite.)"""
@@ -161,7 +179,7 @@ class _Starved:
         return CpuTimes(self.cpu, self.wait)
 
 
-def test_the_deadline_moves_on_by_what_the_limit_has_left() -> None:
+def test_the_deadline_moves_on_by_what_the_limit_has_left(host: _Host) -> None:
     process = _Starved()
     clock = _Clock(process, 0.1, 1000.0, referee_wait=float("inf"))  # type: ignore[arg-type]
     # 0.1 s later it waited 0.06 s for a CPU: charged 0.04, 0.06 left.
@@ -173,7 +191,7 @@ def test_the_deadline_moves_on_by_what_the_limit_has_left() -> None:
     assert clock.expired(1000.16)
 
 
-def test_cpu_used_is_charged_even_when_the_cgroup_was_waiting() -> None:
+def test_cpu_used_is_charged_even_when_the_cgroup_was_waiting(host: _Host) -> None:
     # Threads beyond its quota keep a cgroup "waiting" while it burns CPU: charged the CPU.
     process = _Starved()
     clock = _Clock(process, 0.1, 1000.0, referee_wait=float("inf"))  # type: ignore[arg-type]
@@ -182,9 +200,33 @@ def test_cpu_used_is_charged_even_when_the_cgroup_was_waiting() -> None:
     assert clock.expired(1000.2)
 
 
-def test_a_host_that_stalls_for_long_ends_the_game_as_its_own_failure() -> None:
+def test_a_host_that_stalls_for_long_ends_the_game_as_its_own_failure(host: _Host) -> None:
     process = _Starved()
     clock = _Clock(process, 0.1, 1000.0, referee_wait=float("inf"))  # type: ignore[arg-type]
     process.wait = STALL_FLOOR_S + 1  # waited all along, ran nothing
     with pytest.raises(HostStalledError, match="too loaded to play fairly"):
         clock.expired(1000.0 + STALL_FLOOR_S + 1)
+
+
+def test_time_the_hypervisor_stole_is_not_charged(host: _Host) -> None:
+    # A spinning bot's CPU was stolen 0.03 s while it ran: seen by neither its CPU time
+    # nor its wait, only by the host's steal. The CPU that lost the most counts.
+    process = _Starved()
+    clock = _Clock(process, 0.1, 1000.0, referee_wait=float("inf"))  # type: ignore[arg-type]
+    process.cpu = 0.08
+    host.stolen = [0.01, 0.03]
+    charged, waited, _ = clock.charged(1000.11)
+    assert charged == pytest.approx(0.08) and waited == pytest.approx(0.03)
+    assert not clock.expired(1000.11)
+    # Steal never brings the charge below the CPU the bot used.
+    process.cpu = 0.1
+    assert clock.charged(1000.11)[0] == pytest.approx(0.1)
+    assert clock.expired(clock.deadline)
+
+
+def test_steal_is_read_per_cpu_and_compared_only_between_like_readings() -> None:
+    assert len(cpu_steal()) == os.cpu_count()
+    assert all(seconds >= 0 for seconds in cpu_steal())
+    assert most_stolen((1.0, 2.0), (1.5, 2.25)) == pytest.approx(0.5)
+    assert most_stolen((1.0,), (1.5, 2.0)) == 0.0  # a CPU came online: no reading
+    assert most_stolen((), ()) == 0.0
