@@ -1457,8 +1457,21 @@ def main(argv: list[str] | None = None) -> int:
         sections = {"pipeline"}
     database = args.database
     server = _server_params(args.pg)
-    broker = REDIS_URL if _reachable(*REDIS) else "filesystem://"
     data_dir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    embedded: subprocess.Popen[bytes] | None = None
+    if _reachable(*REDIS):
+        broker = REDIS_URL
+    else:  # the embedded broker, as `make run` starts it (scripts/broker.sh)
+        embedded = subprocess.Popen(
+            ["bash", str(REPO / "scripts" / "broker.sh")],
+            env={**os.environ, "ARENA_DATA_DIR": str(data_dir)},
+            stdout=subprocess.DEVNULL,
+        )
+        broker = f"redis+socket://{data_dir / 'run' / 'redis.sock'}"
+        while not (data_dir / "run" / "redis.sock").exists():
+            if embedded.poll() is not None:
+                raise SystemExit("platform benchmark: the embedded broker did not start")
+            time.sleep(0.1)
     env = {**os.environ, **_bench_env(server, database, data_dir, broker)}
     os.environ.update(env)
     began = time.perf_counter()
@@ -1512,6 +1525,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not (args.keep or args.reuse):
             _drop_database(server, database)
+        if embedded is not None:
+            embedded.terminate()
+            embedded.wait()
         shutil.rmtree(data_dir, ignore_errors=True)
     kept = f"kept (drop it: DROP DATABASE {database})" if args.keep or args.reuse else "dropped"
     _say(f"total {time.perf_counter() - began:.0f} s; database {database} {kept}")

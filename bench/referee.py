@@ -182,7 +182,11 @@ def referee_echo(folder: Path, trusted: bool, rounds: int) -> list[float]:
     else:
         process = sandbox.launch(command, bot_dir=folder, limits=limits, config=_config())
     connection = _Connection(
-        process, Limits(max_output_bytes=2**40), time.monotonic(), sandbox.own_wait()
+        process,
+        Limits(max_output_bytes=2**40),
+        time.monotonic(),
+        sandbox.own_wait(),
+        sandbox.cpu_steal(),
     )
     line = request_line()
     samples = []
@@ -285,7 +289,9 @@ def runtime_decisions(spec: BotSpec, rounds: int) -> list[float]:
 
     limits = Limits(max_output_bytes=2**40)
     process = launch_bot(spec, limits)
-    connection = _Connection(process, limits, time.monotonic(), sandbox.own_wait())
+    connection = _Connection(
+        process, limits, time.monotonic(), sandbox.own_wait(), sandbox.cpu_steal()
+    )
     connection.send_line(protocol.encode(protocol.hello(limits)), time.monotonic() + 10)
     assert isinstance(connection.await_line(connection.clock, FaultKind.STARTUP_TIMEOUT), tuple)
     line = request_line()

@@ -48,9 +48,10 @@ command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 [ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/javac ] || packages+=(openjdk-17-jdk-headless)
 [ -x /usr/bin/rustc ] && [ -x /usr/bin/cc ] || packages+=(rustc)
 [ -x /usr/lib/go-1.19/bin/go ] || packages+=(golang-go)
+# The embedded broker (scripts/broker.sh), and a Redis server for the tests.
+command -v redis-server >/dev/null 2>&1 || packages+=(redis-server)
 if [ "$PURPOSE" = test ]; then
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
-    command -v redis-server >/dev/null 2>&1 || packages+=(redis-server)
     # Browser tests drive Debian's Chromium through Playwright (never `playwright install`).
     [ -x /usr/bin/chromium ] || packages+=(chromium)
 fi

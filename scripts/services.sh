@@ -4,12 +4,13 @@
 # builds: a queue each) and Celery beat under supervisord, which restarts
 # whichever of them dies, until Ctrl-C (or SIGTERM).
 #
-# With no environment set this is the embedded mode: SQLite, files and the
-# Celery broker under ./var (ARENA_DATA_DIR). Set DATABASE_URL,
-# CELERY_BROKER_URL (redis:// or amqp://), ... to use servers instead
-# (docs/deploy.md); supervisord passes them on to every program. Each
-# process logs to $ARENA_DATA_DIR/log/<name>.log; supervisord's own log (starts,
-# exits, restarts) to supervisord.log there and to this script's output.
+# With no environment set this is the embedded mode: SQLite and files under
+# ./var (ARENA_DATA_DIR), and a Redis server of its own as the Celery broker
+# (scripts/broker.sh, a Unix socket there), started first under supervisord
+# too. Set DATABASE_URL, CELERY_BROKER_URL (redis:// or amqp://), ... to use
+# servers instead (docs/deploy.md); supervisord passes them on to every program.
+# Each process logs to $ARENA_DATA_DIR/log/<name>.log; supervisord's own log
+# (starts, exits, restarts) to supervisord.log there and to this script's output.
 #
 #   HOST=0.0.0.0 PORT=8000 WEB_WORKERS=2 WORKER_CONCURRENCY=2 scripts/services.sh
 #   TABLE_CONCURRENCY=4 BUILD_CONCURRENCY=1 scripts/services.sh
@@ -43,23 +44,18 @@ export PYTHONPATH="$PWD:$PWD/platform${PYTHONPATH:+:$PYTHONPATH}"
 export DJANGO_SETTINGS_MODULE=arena.settings
 export ARENA_DATA_DIR="$DATA_DIR"
 
-"$PYTHON" manage.py migrate --noinput
-# This host can use the platform's storage, and it is the one the other hosts
-# share (the worker checks again when it starts; docs/operations.md, *Storage*).
-"$PYTHON" manage.py check_storage --role web
-"$PYTHON" manage.py collectstatic --noinput -v0
-"$PYTHON" manage.py load_house_bots
-
 mkdir -p "$LOG_DIR" "$RUN_DIR"
 # Every program restarts whenever it exits (a crash, a kill), with no limit
 # on retries; stopping kills each one's whole process group (gunicorn's and
-# Celery's children included).
+# Celery's children included). Only the broker starts with supervisord: the
+# others once the database is migrated and the house bots loaded (below).
 program() {
     cat <<CONF
 
 [program:$1]
 command=$2
 directory=$PWD
+autostart=${3:-false}
 autorestart=true
 startsecs=5
 startretries=1000000
@@ -89,6 +85,9 @@ serverurl=unix://$RUN_DIR/supervisor.sock
 [rpcinterface:supervisor]
 supervisor.rpcinterface_factory=supervisor.rpcinterface:make_main_rpcinterface
 CONF
+    if [[ -z "${CELERY_BROKER_URL:-}" ]]; then
+        program broker "bash scripts/broker.sh" true
+    fi
     program web "$PYTHON -m gunicorn arena.wsgi --bind $HOST:$PORT --workers $WEB_WORKERS --access-logfile -"
     # Matches (and the sweeps), and the ratings when their worker is down; never tables
     # or builds, which hold a process for minutes: they have workers of their own.
@@ -105,10 +104,6 @@ CONF
 if [ "$(id -u)" -ne 0 ]; then
     echo "arena: not root: the worker cannot sandbox bots, uploaded bots will not validate" >&2
 fi
-echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), workers" \
-    "(worker, ratings, tables, builds) and beat"
-echo "arena: logs in $LOG_DIR/{web,worker,ratings,tables,builds,beat}.log (tail -F $LOG_DIR/*.log);" \
-    "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
 
 "$PYTHON" -m supervisor.supervisord -c "$RUN_DIR/supervisord.conf" &
 supervisor=$!
@@ -118,6 +113,46 @@ stop() {
     wait "$supervisor" || true
 }
 trap stop EXIT INT TERM
+
+if [[ -z "${CELERY_BROKER_URL:-}" ]]; then
+    # The set-up below queues work (the house bots' pre-flights): the broker answers first.
+    echo "arena: starting the embedded broker (Redis on $RUN_DIR/redis.sock)"
+    if ! "$PYTHON" - "$RUN_DIR/redis.sock" <<'PY'; then
+import sys, time
+import redis
+
+client = redis.Redis(unix_socket_path=sys.argv[1], socket_timeout=5)
+for _ in range(120):
+    try:
+        client.ping()
+        break
+    except redis.exceptions.ConnectionError:
+        time.sleep(0.5)
+else:
+    sys.exit(1)
+PY
+        echo "arena: the embedded broker did not answer within a minute: see $LOG_DIR/broker.log" >&2
+        exit 1
+    fi
+fi
+"$PYTHON" manage.py migrate --noinput
+# This host can use the platform's storage, and it is the one the other hosts
+# share (the worker checks again when it starts; docs/operations.md, *Storage*).
+"$PYTHON" manage.py check_storage --role web
+"$PYTHON" manage.py collectstatic --noinput -v0
+"$PYTHON" manage.py load_house_bots
+ctl() { "$PYTHON" -m supervisor.supervisorctl -c "$RUN_DIR/supervisord.conf" "$@"; }
+for _ in $(seq 120); do  # supervisord answers on its socket (at once, in practice)
+    ctl pid >/dev/null 2>&1 && break
+    kill -0 "$supervisor" 2>/dev/null || exit 1
+    sleep 0.5
+done
+ctl start all >/dev/null  # together, not one startsecs after another
+
+echo "arena: web on http://$HOST:$PORT/ (admin at /admin/, API at /api/), workers" \
+    "(worker, ratings, tables, builds) and beat"
+echo "arena: logs in $LOG_DIR/*.log (tail -F $LOG_DIR/*.log);" \
+    "status: $PYTHON -m supervisor.supervisorctl -c $RUN_DIR/supervisord.conf status"
 if [[ -n "${ARENA_RUN_SECONDS:-}" ]]; then
     sleep "$ARENA_RUN_SECONDS" &
     timer=$!

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from typing import Any
 
 from celery import Celery, bootsteps
-from celery.signals import beat_init, worker_init, worker_process_init, worker_process_shutdown
+from celery.signals import worker_init, worker_process_init, worker_process_shutdown
 from celery.worker import WorkController
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "arena.settings")
@@ -116,16 +115,3 @@ def _refuse_without_shared_storage(**kwargs: Any) -> None:
     finally:
         # The pool's processes must not share this process's connections.
         connections.close_all()
-
-
-@worker_init.connect
-@beat_init.connect
-def _repair_embedded_broker(**kwargs: Any) -> None:
-    """The embedded broker's exchange tables, made readable before this process binds to them."""
-    from django.conf import settings
-
-    from arena.broker_repair import repair_exchange_tables
-
-    control = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("control_folder")
-    if control:  # the filesystem transport only
-        repair_exchange_tables(Path(control))

@@ -1,8 +1,9 @@
 """Settings of the Las Vegas Arena platform, read from environment variables.
 
 With nothing set, the platform runs in *embedded* mode on one machine: SQLite
-and uploaded files under the data directory, and a Celery broker made of
-folders there (kombu's filesystem transport), so `make run` needs no server.
+and uploaded files under the data directory, and as the Celery broker a Redis
+server of its own on a Unix socket there, which `make run` installs and starts
+(scripts/broker.sh), so nothing is set up by hand.
 Bot code and match logs are kept in the database, so every host shares them.
 A deployment sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis or
 RabbitMQ), SECRET_KEY and ALLOWED_HOSTS; docs/deploy.md lists every variable.
@@ -222,8 +223,9 @@ STORAGES = {
 
 # --------------------------------------------------------------------------- celery
 
-_BROKER_DIR = DATA_DIR / "broker"
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+#: The embedded broker's socket: scripts/broker.sh starts Redis on it (make run).
+EMBEDDED_BROKER_SOCKET = DATA_DIR / "run" / "redis.sock"
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"redis+socket://{EMBEDDED_BROKER_SOCKET}")
 # Several URLs separated by ";" are fail-over brokers of one kind: the first names it.
 _BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().lower()
 # The longest a worker holds a message unacknowledged: the match (ARENA_MATCH_STALE_SECONDS,
@@ -232,18 +234,7 @@ _BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().low
 # message again: harmless (every task checks its rows), but a duplicate.
 _LONGEST_UNACKED_SECONDS = 7200
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
-if _BROKER_SCHEME == "filesystem":
-    for _folder in ("queue", "processed", "control"):
-        (_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
-    # One folder is both ends of the queue: producers write, workers read.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_BROKER_DIR / "queue"),
-        "data_folder_out": str(_BROKER_DIR / "queue"),
-        "processed_folder": str(_BROKER_DIR / "processed"),
-        "control_folder": str(_BROKER_DIR / "control"),
-        "store_processed": False,
-    }
-elif _BROKER_SCHEME in {"redis", "rediss", "sentinel"}:
+if _BROKER_SCHEME in {"redis", "rediss", "redis+socket", "sentinel"}:
     # Redis has no acknowledgements of its own: kombu delivers an unacknowledged
     # message again after this many seconds, so it must outlast the longest hold.
     _visibility = env_int("CELERY_VISIBILITY_TIMEOUT", _LONGEST_UNACKED_SECONDS)
@@ -264,10 +255,16 @@ elif _BROKER_SCHEME == "memory":
 else:
     # Never the whole URL: it may carry a password.
     _shown = f"{_BROKER_SCHEME}://" if "://" in CELERY_BROKER_URL else "a URL without a scheme"
+    _embedded = "leave it unset for the embedded Redis that `make run` starts"
+    if _BROKER_SCHEME == "filesystem":
+        raise ImproperlyConfigured(
+            f"CELERY_BROKER_URL: the filesystem broker is no longer supported; {_embedded}, "
+            "or use redis://HOST:6379/0 or amqp://USER:PASSWORD@HOST:5672/VHOST (RabbitMQ)"
+        )
     raise ImproperlyConfigured(
         f"CELERY_BROKER_URL: unsupported broker {_shown!r}; "
         "use redis://HOST:6379/0, amqp://USER:PASSWORD@HOST:5672/VHOST (RabbitMQ) "
-        "or filesystem:// (one machine, the default)"
+        f"or {_embedded} (one machine)"
     )
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
 if CELERY_RESULT_BACKEND.startswith("file://"):

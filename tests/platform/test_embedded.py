@@ -1,9 +1,10 @@
 """End to end on real processes: migrate, upload, and a Celery worker validating the bot.
 
-Once with nothing configured (SQLite, the filesystem broker), once with the
-Redis broker when a Redis server answers on 127.0.0.1:6379. Then `make run`'s
-scripts/services.sh: web, worker and beat under supervisord, and a worker
-killed with SIGKILL that comes back.
+Once with nothing configured (SQLite, the embedded Redis broker on a socket of the
+data dir), once with the Redis server on 127.0.0.1:6379 when it answers. Then
+`make run`'s scripts/services.sh: the broker, web, workers and beat under
+supervisord, the house bots validated through that broker, and a worker or the
+broker killed with SIGKILL that comes back.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.platform.worker import embedded_broker
 
 pytestmark = pytest.mark.slow
 
@@ -95,7 +98,13 @@ def _manage(env: dict[str, str], *args: str) -> str:
     ],
 )
 def test_a_worker_validates_an_uploaded_bot(tmp_path: Path, broker: dict[str, str]) -> None:
-    env = _env(tmp_path, **broker)
+    with ExitStack() as stack:
+        if not broker:
+            stack.enter_context(embedded_broker(tmp_path))
+        _validate_an_upload(_env(tmp_path, **broker), tmp_path)
+
+
+def _validate_an_upload(env: dict[str, str], tmp_path: Path) -> None:
     _manage(env, "migrate", "-v0")
     assert _manage(env, "shell", "-c", UPLOAD) == "pending"
 
@@ -245,6 +254,19 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
         assert ".> celery " in worker_log and ".> celery.ratings " in worker_log
         assert ".> celery.tables " not in worker_log and ".> celery.builds " not in worker_log
         assert f"logs in {logs}" in log_path.read_text()
+        # On the embedded broker (Redis on the data dir's socket), which carried the house
+        # bots' pre-flights from the set-up to the builds worker.
+        broker = f"redis+socket://{tmp_path / 'run' / 'redis.sock'}"
+        assert f"transport:   {broker}" in worker_log
+
+        def a_house_bot_validated() -> bool:
+            with sqlite3.connect(tmp_path / "arena.sqlite3") as db:
+                statuses = {
+                    status for (status,) in db.execute("SELECT status FROM bots_botversion")
+                }
+            return "active" in statuses
+
+        _wait_for("a house bot validated", a_house_bot_validated, script, log_path, seconds=180)
 
 
 def test_a_killed_worker_comes_back(tmp_path: Path) -> None:
@@ -276,3 +298,26 @@ def test_a_killed_worker_comes_back(tmp_path: Path) -> None:
         assert second != first
         os.kill(second, 0)  # alive
         assert _healthy(port)
+
+        # The broker too: killed mid-write, it reloads its queue as it is and needs no repair.
+        brokers = re.compile(r"spawned: 'broker' with pid (\d+)")
+        (broker,) = map(int, brokers.findall(log_path.read_text()))
+        os.kill(broker, signal.SIGKILL)
+        _wait_for(
+            "the broker back",
+            lambda: (
+                len(brokers.findall(log_path.read_text())) == 2
+                and "ready to accept connections at"
+                in _read(tmp_path / "log" / "broker.log").split("Redis is starting")[-1]
+            ),
+            script,
+            log_path,
+        )
+        # And the worker reconnects to it, with no restart of its own.
+        _wait_for(
+            "the worker reconnected",
+            lambda: _read(worker_log).count("Connected to redis+socket://") >= 2,
+            script,
+            log_path,
+        )
+        assert len(worker_pids()) == 2

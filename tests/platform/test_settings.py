@@ -69,11 +69,9 @@ def test_with_nothing_set_everything_lives_in_the_data_dir(tmp_path: Path) -> No
 
     assert shown["engine"] == "django.db.backends.sqlite3"
     assert shown["name"] == str(tmp_path / "arena.sqlite3")
-    assert shown["broker"] == "filesystem://"
-    transport = shown["transport"]
-    assert isinstance(transport, dict)
-    assert transport["data_folder_in"] == str(tmp_path / "broker" / "queue")
-    assert (tmp_path / "broker" / "queue").is_dir()
+    # The embedded Redis on a socket of the data dir (scripts/broker.sh starts it there).
+    assert shown["broker"] == f"redis+socket://{tmp_path / 'run' / 'redis.sock'}"
+    assert shown["transport"] == {"visibility_timeout": 7200}
     assert shown["backend"] == f"file://{tmp_path / 'celery-results'}"
     assert shown["media"] == str(tmp_path / "media")
     # Bot code and logs in the database: a second host shares them with no extra server.
@@ -159,6 +157,8 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
         # A typo in the scheme, and never the password in the message.
         ("CELERY_BROKER_URL", "rabitmq://u:secret@host", "unsupported broker 'rabitmq://'; use"),
         ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
+        # The embedded broker before Redis: the way to the one that replaced it.
+        ("CELERY_BROKER_URL", "filesystem://", "no longer supported; leave it unset for the"),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(

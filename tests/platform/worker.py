@@ -168,6 +168,40 @@ class CeleryWorker:
             self.process.wait()
 
 
+@contextmanager
+def embedded_broker(data_dir: Path) -> Iterator[Path]:
+    """The embedded mode's broker for ``data_dir``, as `make run` starts it
+    (scripts/broker.sh: Redis on ``run/redis.sock`` there); yields its socket once it
+    answers, and stops it on the way out, whatever happened."""
+    import redis
+
+    env = {**os.environ, "ARENA_DATA_DIR": str(data_dir)}
+    log = (data_dir / "broker.log").open("wb")
+    server = subprocess.Popen(
+        ["bash", str(REPO_DIR / "scripts" / "broker.sh")], env=env, stdout=log, stderr=log
+    )
+    socket_path = data_dir / "run" / "redis.sock"
+    try:
+
+        def answers() -> bool:
+            assert server.poll() is None, (data_dir / "broker.log").read_text()
+            try:
+                return bool(redis.Redis(unix_socket_path=str(socket_path)).ping())
+            except redis.exceptions.ConnectionError:
+                return False
+
+        wait_for(answers, timeout=60, what="the embedded broker to answer")
+        yield socket_path
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
 def unique_queue() -> str:
     return f"arena-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 

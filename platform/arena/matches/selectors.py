@@ -449,7 +449,7 @@ def _release(match: Match) -> None:
     it is written rather than by the cyclic collector, long after its chunk (memory
     would grow with the ladder): its prefetched participants and its log's FieldFile
     point back at it. Both are read again from the database if wanted."""
-    match._prefetched_objects_cache = {}
+    vars(match).pop("_prefetched_objects_cache", None)
     vars(match).pop("log", None)
 
 

@@ -4,7 +4,7 @@ In this process first (the services, bots for real in the sandbox), then end
 to end on real processes: an upload validated by a Celery worker, matches
 queued by the scheduler and played by the worker, ratings changed, the stored
 log replayed by the engine; on PostgreSQL + Redis, and on the embedded
-defaults (SQLite + the filesystem broker).
+defaults (SQLite + the embedded Redis broker).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from tests.platform.worker import (
     REPO_DIR,
     SANDBOXED_BOT,
     CeleryWorker,
+    embedded_broker,
     needs_redis,
     needs_shared_database,
     process_env,
@@ -409,54 +410,57 @@ def _manage(env: dict[str, str], *args: str) -> str:
 
 
 def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
-    """SQLite and the filesystem broker: nothing configured but the data folder."""
-    env = process_env(tmp_path, ARENA_LADDER_QUEUE_TARGET="2")
-    _manage(env, "migrate", "-v0")
-    house_dir = tmp_path / "house"
-    house_dir.mkdir()
-    for name in ("greedy_bot.py", "random_bot.py"):  # montecarlo's pre-flight takes seconds
-        (house_dir / name).write_bytes((HOUSE_DIR / name).read_bytes())
-    _manage(env, "load_house_bots", "--dir", str(house_dir))
-    db_path = tmp_path / "arena.sqlite3"
+    """SQLite and the embedded Redis broker: nothing configured but the data folder."""
+    with embedded_broker(tmp_path):
+        env = process_env(tmp_path, ARENA_LADDER_QUEUE_TARGET="2")
+        _manage(env, "migrate", "-v0")
+        house_dir = tmp_path / "house"
+        house_dir.mkdir()
+        for name in ("greedy_bot.py", "random_bot.py"):  # montecarlo's pre-flight takes seconds
+            (house_dir / name).write_bytes((HOUSE_DIR / name).read_bytes())
+        _manage(env, "load_house_bots", "--dir", str(house_dir))
+        db_path = tmp_path / "arena.sqlite3"
 
-    def query(sql: str) -> list[tuple[Any, ...]]:
-        with sqlite3.connect(db_path) as db:
-            return db.execute(sql).fetchall()
+        def query(sql: str) -> list[tuple[Any, ...]]:
+            with sqlite3.connect(db_path) as db:
+                return db.execute(sql).fetchall()
 
-    worker = CeleryWorker(env, tmp_path / "worker.log").start()
-    try:
-        worker.wait_ready()
-        _manage(env, "shell", "-c", EMBEDDED_UPLOAD)
-        shark = "SELECT v.status FROM bots_botversion v JOIN bots_bot b ON b.id = v.bot_id "
-        wait_for(
-            lambda: query(shark + "WHERE b.name = 'shark'") == [("active",)],
-            timeout=60,
-            what="the worker to validate shark",
-        )
-        # load_house_bots' classic-2 plays duplicate deals: one pick is a series of
-        # the ladder's 12 games, 6 deals of 2, played by one worker run.
-        assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "12"
-        matches = (
-            "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
-            "JOIN ladders_ladder l ON l.id = m.ladder_id WHERE l.slug = 'classic-2'"
-        )
-        rows = wait_for(
-            lambda: (
-                (rows := query(matches)) and all(r[:2] == ("finished", 1) for r in rows) and rows
-            ),
-            timeout=90,
-            what="the embedded worker to play and rate the series' 6 deals",
-        )
-    finally:
-        worker.stop()
-    assert len(rows) == 12
-    # Each deal is rated once: one change per bot, on the deal's first game.
-    assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(12,)]
-    deals = query("SELECT DISTINCT deal_id FROM matches_match ORDER BY 1")
-    assert len(deals) == 6
-    assert query("SELECT DISTINCT match_id FROM ladders_ratingchange ORDER BY 1") == deals
-    # Stored in the database (the default storage), not under the data dir.
-    assert not (tmp_path / "media").exists()
-    [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")
-    log = gzip.decompress(stored)
-    assert "replay ok" in replay(log, tmp_path)
+        worker = CeleryWorker(env, tmp_path / "worker.log").start()
+        try:
+            worker.wait_ready()
+            _manage(env, "shell", "-c", EMBEDDED_UPLOAD)
+            shark = "SELECT v.status FROM bots_botversion v JOIN bots_bot b ON b.id = v.bot_id "
+            wait_for(
+                lambda: query(shark + "WHERE b.name = 'shark'") == [("active",)],
+                timeout=60,
+                what="the worker to validate shark",
+            )
+            # load_house_bots' classic-2 plays duplicate deals: one pick is a series of
+            # the ladder's 12 games, 6 deals of 2, played by one worker run.
+            assert _manage(env, "shell", "-c", EMBEDDED_FILL).split()[-1] == "12"
+            matches = (
+                "SELECT m.status, m.rated_at IS NOT NULL, m.log FROM matches_match m "
+                "JOIN ladders_ladder l ON l.id = m.ladder_id WHERE l.slug = 'classic-2'"
+            )
+            rows = wait_for(
+                lambda: (
+                    (rows := query(matches))
+                    and all(r[:2] == ("finished", 1) for r in rows)
+                    and rows
+                ),
+                timeout=90,
+                what="the embedded worker to play and rate the series' 6 deals",
+            )
+        finally:
+            worker.stop()
+        assert len(rows) == 12
+        # Each deal is rated once: one change per bot, on the deal's first game.
+        assert query("SELECT COUNT(*) FROM ladders_ratingchange") == [(12,)]
+        deals = query("SELECT DISTINCT deal_id FROM matches_match ORDER BY 1")
+        assert len(deals) == 6
+        assert query("SELECT DISTINCT match_id FROM ladders_ratingchange ORDER BY 1") == deals
+        # Stored in the database (the default storage), not under the data dir.
+        assert not (tmp_path / "media").exists()
+        [(stored,)] = query(f"SELECT content FROM blobs_blob WHERE name = '{rows[0][2]}'")
+        log = gzip.decompress(stored)
+        assert "replay ok" in replay(log, tmp_path)
