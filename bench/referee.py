@@ -273,8 +273,10 @@ def runtime_startup(spec: BotSpec, runs: int) -> list[float]:
     for _ in range(runs):
         start = time.perf_counter()
         bot = launch_bot(spec, Limits())
-        bot.stdin.write(protocol.encode(protocol.hello(Limits())))
-        line = bot.stdout.readline()
+        os.write(bot.stdin.fileno(), protocol.encode(protocol.hello(Limits())))
+        line = b""
+        while not line.endswith(b"\n") and (chunk := os.read(bot.stdout.fileno(), 4096)):
+            line += chunk
         samples.append((time.perf_counter() - start) * 1000)
         assert b'"ready"' in line, (line, bot.close(timeout=1.0).stderr_tail)
         bot.close(timeout=1.0)

@@ -22,9 +22,11 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from . import sandbox
 from .build import BuildResult, build, unpack_program
+from .inprocess import InProcessSeat, ThreadSeatProcess
 from .protocol import Limits
 from .runtimes import BUILD_MOUNT, RUNTIMES, Runtime, Stage, runtime_for_file, runtime_for_folder
 
@@ -75,6 +77,8 @@ class BotSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     runtime: str = "python"
     program_dir: Path | None = None
+    #: Played by a thread of the referee's process, not a program (:func:`in_process`).
+    seat: InProcessSeat | None = None
 
     def command(self, memory_bytes: int = Limits().memory_bytes) -> list[str]:
         """The command line, with the bot's files under ``/bot`` and its program
@@ -86,6 +90,12 @@ class BotSpec:
             # The running interpreter, so a local run uses the same Python and packages.
             return [sys.executable, f"{sandbox.BOT_MOUNT}/{self.main}"]
         return RUNTIMES[self.runtime].command(Stage.RUN, memory_bytes=memory_bytes, main=self.main)
+
+
+def in_process(seat: InProcessSeat) -> BotSpec:
+    """The spec that seats ``seat`` at a match: a thread of the referee's process speaking
+    the protocol through pipes, as a bot does (a person at a table, a test double)."""
+    return BotSpec(name=seat.name, bot_dir=Path("."), main=None, trusted=True, seat=seat)
 
 
 def house_bot(name: str) -> BotSpec:
@@ -284,13 +294,48 @@ def sandbox_limits(limits: Limits, runtime_id: str = "python") -> sandbox.Sandbo
     )
 
 
-Launcher = Callable[[BotSpec, Limits], sandbox.BotProcess]
+class Pipe(Protocol):
+    """One end of a seat's pipe, as the referee uses it (non-blocking, by descriptor)."""
+
+    def fileno(self) -> int: ...
+    def close(self) -> None: ...
 
 
-def launch_bot(spec: BotSpec, limits: Limits) -> sandbox.BotProcess:
-    """Start ``spec``: bare if trusted (the SDK and engine found via PYTHONPATH),
-    else in the sandbox. Raises :class:`~bots_sdk.sandbox.SandboxError` or
-    :class:`OSError` when it cannot start."""
+class RunningSeat(Protocol):
+    """What the referee reads of a running seat: a bot's process
+    (:class:`~bots_sdk.sandbox.BotProcess`) or an in-process seat's thread
+    (:class:`~bots_sdk.inprocess.ThreadSeatProcess`)."""
+
+    @property
+    def stdin(self) -> Pipe: ...
+    @property
+    def stdout(self) -> Pipe: ...
+    @property
+    def pid(self) -> int: ...
+    @property
+    def trusted(self) -> bool: ...
+
+    def poll(self) -> int | None: ...
+    def exit_fd(self) -> int: ...
+    def kill(self) -> None: ...
+    def closed_pipes(self) -> tuple[bool, bool] | None: ...
+    def cpu_times(self) -> sandbox.CpuTimes: ...
+    def usage(self) -> dict[str, int | float | None]: ...
+    def stderr_written(self) -> int: ...
+    def stderr_full(self) -> bool: ...
+    def stderr_read(self, start: int, size: int) -> bytes: ...
+    def close(self, timeout: float = 0.0, stderr_bytes: int = 4096) -> sandbox.ProcessOutcome: ...
+
+
+Launcher = Callable[[BotSpec, Limits], RunningSeat]
+
+
+def launch_bot(spec: BotSpec, limits: Limits) -> RunningSeat:
+    """Start ``spec``: its thread if it is an in-process seat, bare if trusted (the SDK
+    and engine found via PYTHONPATH), else in the sandbox. Raises
+    :class:`~bots_sdk.sandbox.SandboxError` or :class:`OSError` when it cannot start."""
+    if spec.seat is not None:
+        return ThreadSeatProcess(spec.seat)
     runtime = RUNTIMES[spec.runtime]
     env = {**runtime.environment(Stage.RUN, memory_bytes=limits.memory_bytes), **spec.env}
     binds = [] if spec.program_dir is None else [(spec.program_dir, BUILD_MOUNT)]

@@ -37,7 +37,7 @@ from vegas_engine.state import JsonDict
 
 from . import protocol, sandbox
 from .faults import SENT_KEPT_BYTES, STDERR_KEPT_BYTES, Fault, FaultKind, clip
-from .launcher import BotSpec, Launcher, launch_bot
+from .launcher import BotSpec, Launcher, RunningSeat, launch_bot
 from .protocol import Limits, ProtocolError
 from .sandbox import CpuTimes, cpu_steal, most_stolen, own_wait
 
@@ -89,7 +89,7 @@ class _Clock:
 
     def __init__(
         self,
-        process: sandbox.BotProcess,
+        process: RunningSeat,
         budget_s: float,
         started: float,
         *,
@@ -159,7 +159,7 @@ class _Connection:
 
     def __init__(
         self,
-        process: sandbox.BotProcess,
+        process: RunningSeat,
         limits: Limits,
         started: float,
         referee_wait: float,

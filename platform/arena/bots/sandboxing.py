@@ -28,10 +28,9 @@ from django.core.files.storage import default_storage
 from arena.players.models import Profile
 from bots_sdk import sandbox
 from bots_sdk.build import ProgramError, unpack_program
-from bots_sdk.launcher import BotSpec, launch_bot, sandbox_config, sandbox_problem
+from bots_sdk.launcher import BotSpec, RunningSeat, launch_bot, sandbox_config, sandbox_problem
 from bots_sdk.protocol import Limits
 from bots_sdk.runtimes import RUNTIMES
-from bots_sdk.sandbox import BotProcess
 
 from . import scratch
 from .models import BotVersion, CodeFormat
@@ -237,7 +236,7 @@ class RecordingLauncher:
     def __init__(self) -> None:
         self.errors: list[str] = []
 
-    def __call__(self, spec: BotSpec, limits: Limits) -> BotProcess:
+    def __call__(self, spec: BotSpec, limits: Limits) -> RunningSeat:
         try:
             return launch_bot(spec, limits)
         except (sandbox.SandboxError, OSError, ValueError) as error:
