@@ -15,8 +15,8 @@ On the embedded defaults (SQLite and files in a temporary data folder, as
   ratio to no feed, and the chunks written per game.
 * **person's seat**: a table (classic, 2 seats, against greedy) whose person
   answers as soon as a decision is stored; the referee's time for the
-  person's decisions (relay process, the worker's thread, the database, the
-  thread's look for the answer every 0.25 s) beside the bot's.
+  person's decisions (the in-process seat's pipes and thread, the database,
+  the thread's look for the answer every 0.25 s) beside the bot's.
 
 It prints numbers and never fails on one.
 """

@@ -1,5 +1,5 @@
 """Playing one table with the bots SDK's referee: the bots as in any match (stored code,
-sandboxed unless house bots), the person through their seat's relay (arena.tables.seating).
+sandboxed unless house bots), the person at an in-process seat (arena.tables.seating).
 
 Pure of writes but the person's decisions: :func:`play_table` returns the seats'
 outcomes and the game log, and the services record them. A failure of ours
@@ -82,6 +82,6 @@ def play_table(table: Table) -> PlayedTable:
         for entry in record.result
     ]
     log = record.moves_log
-    # A person's seat has no trace: the relay's timings and empty notes tell nothing.
+    # A person's seat has no trace: its timings and empty notes tell nothing.
     log["referee"]["seats"][table.seat].pop("trace", None)
     return PlayedTable(seats=seats, game_log=game_logs.dumps(log).encode())

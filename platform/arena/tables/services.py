@@ -47,7 +47,7 @@ BOT_BANK_MS = 20_000
 BOT_MEMORY_MB = 256
 #: The advisory lock serialising the platform-wide count of open tables (PostgreSQL).
 TABLES_LOCK_KEY = 0x7461626C  # "tabl"
-#: The time a person's answer takes to reach the referee (database, relay, pipe): the
+#: The time a person's answer takes to reach the referee (database, seat, pipe): the
 #: page's deadline comes this much before the referee's.
 ANSWER_MARGIN = timedelta(seconds=1)
 
