@@ -1107,6 +1107,50 @@ def test_nice_dice_space_whose_die_would_be_bumped_into_a_closed_casino_is_unava
     assert state.legal_actions() == ("nice none", "nice 1", "nice 4")
 
 
+def test_nice_dice_space_of_a_closed_casinos_face_is_offered_while_empty() -> None:
+    # Nothing would be bumped into closed casino 6: the space takes the die.
+    state = position(
+        3,
+        tiles={1: "H1", 2: "E1"},
+        roll=(1, 6, 4),
+        tile_state={"no_entry": {"closed": 6, "track": 1}},
+    )
+    play(state, "place 1")
+    assert state.legal_actions() == ("nice none", "nice 1", "nice 4", "nice 6")
+
+
+def test_nice_dice_spaces_pay_nothing_while_its_casino_is_closed() -> None:
+    spaces = {"2": {"owner": 1, "die": "die"}, "5": {"owner": 2, "die": "biggie"}}
+    for closed, paid in ((1, []), (4, [(1, 2, 0), (2, 0, 50 * K)])):
+        state = position(
+            3,
+            tiles={1: "H1", 2: "E1"},
+            roll=(3,),
+            tile_state={"no_entry": {"closed": closed, "track": 1}, "nice_dice": spaces},
+        )
+        play(state, "place 3")
+        assert state.observe(0)["round"] == 2
+        assert rewards(state, "Nice Dice") == paid
+
+
+def test_my_choice_golden_space_pays_nothing_while_its_casino_is_closed() -> None:
+    # RULES.md E1: nothing on a closed casino's tile pays at round end, "not My
+    # Choice's golden $60k space"; closing another casino changes nothing.
+    for closed, paid in ((1, []), (4, [(0, 0, 60 * K)])):
+        state = position(
+            3,
+            tiles={1: "H2", 2: "E1"},
+            roll=(3,),
+            tile_state={
+                "no_entry": {"closed": closed, "track": 1},
+                "golden": {"owner": 0, "die": "biggie"},
+            },
+        )
+        play(state, "place 3")
+        assert state.observe(0)["round"] == 2
+        assert rewards(state, "My Choice") == paid
+
+
 def test_knockout_opponents_decide_in_order_from_the_activators_left() -> None:
     state = position(4, tiles={3: "E2"}, mover=2, roll=(3,), hands=[(2, 1), (2, 1), (1, 0), (2, 1)])
     play(state, "place 3")

@@ -847,8 +847,9 @@ class RoyaleGame(OneSeatState):
         setup = self._setup
         data = setup.rules.tiles
         n = self._n
-        # Round-end credits first, then debits: the golden space can pay Bad Luck.
-        if self._gold >= 0:
+        # Round-end credits first, then debits: the golden space can pay Bad Luck. It is
+        # My Choice's: inactive, like the rest of the tile, while its casino is closed.
+        if self._gold >= 0 and self._tile_at[Tile.MY_CHOICE] != self._closed:
             self._reward(self._gold >> 1, Reward(money=data.golden), "My Choice")
         for seat in self._bad_luck:
             self._pay_bank(seat, data.bad_luck, "Bad Luck")
