@@ -227,7 +227,7 @@ def test_impossible_positions_are_refused() -> None:
     assert "not legal" in refused("cardgame", illegal_choice, "chosen.1")
 
     def two_hands(p: Any) -> Any:
-        p["hands"][0] = p["hands"][0][:3] + ["6D", "6D"]
+        p["hands"][0] = [*p["hands"][0][:3], "6D", "6D"]
         return p
 
     assert "more" in refused("cardgame", two_hands, "seat 0")
