@@ -1047,8 +1047,14 @@ class RoyaleModel:
 
     def round_end(self) -> None:
         golden = self.tiles.golden
-        if golden is not None:
+        # RULES.md E1: a closed casino's tile pays nothing at round end, "not My
+        # Choice's golden $60k space".
+        my_choice = self.tiles.casino_of("H2")
+        if golden is not None and my_choice is not None and self.is_open(my_choice):
+            self.seen["golden space paid"] += 1
             self.reward(golden[0], (0, GOLDEN), "My Choice")
+        elif golden is not None:
+            self.seen["golden space closed"] += 1
         for seat in self.tiles.bad_luck:
             paid, chips = bank_payment(self.cash(seat), self.chips[seat], BAD_LUCK)
             self.credit[seat] -= paid

@@ -11,17 +11,20 @@ play goes on identically wherever chance does not act.
 
 A position is canonical: the one ``position()`` writes for the state it
 describes. Anything else is refused with :class:`InvalidPositionError`
-naming the field, as is a position that cannot happen (more notes than the
-game has, dice the seat does not hold, a decision with nothing to decide).
-``docs/engine.md`` documents each rule system's fields.
+naming the field, as is a position that cannot happen (a count out of
+range, more notes than the game has, dice the seat does not hold, a decision
+with nothing to decide). Each rule system checks its own fields with the
+small checkers below (``check_int``, ``check_seat``, ``check_list``, ...)
+before it builds the state; :func:`finish` then checks the state writes the
+position back. ``docs/engine.md`` documents each rule system's fields.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, NoReturn, TypeVar
 
 from .errors import InvalidPositionError
 from .state import Decision, JsonDict, State
@@ -80,6 +83,114 @@ def _check_types(value: Any, example: Any, path: str) -> None:
     elif isinstance(value, list) and example and isinstance(example[0], list | Mapping):
         for index, member in enumerate(value):
             _check_types(member, example[0], f"{path}[{index}]")
+
+
+# ------------------------------------------------------------------ checkers
+# Small checks each rule system's own position check is made of. Each returns the
+# value it checked (typed) or raises InvalidPositionError naming ``field`` and
+# saying what is allowed there.
+
+
+def refuse(field: str, message: str) -> NoReturn:
+    raise InvalidPositionError(field, message)
+
+
+def check_int(value: Any, field: str, low: int | None, high: int | None = None) -> int:
+    """An integer (never a boolean) in ``low..high`` (either bound None: no bound)."""
+    allowed = (
+        "an integer"
+        if low is None
+        else f"an integer {low}..{high}"
+        if high is not None
+        else f"an integer >= {low}"
+    )
+    if isinstance(value, bool) or not isinstance(value, int):
+        refuse(field, f"{value!r} is not {allowed}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        refuse(field, f"{value} is out of range; allowed: {allowed}")
+    return int(value)
+
+
+def check_seat(value: Any, field: str, seats: int) -> int:
+    """A seat number of a game of ``seats`` seats."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < seats:
+        refuse(field, f"{value!r} is no seat; allowed: 0..{seats - 1}")
+    return int(value)
+
+
+def check_bool(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        refuse(field, f"{value!r} is not true or false")
+    return value
+
+
+def check_choice(value: Any, field: str, choices: Collection[Any]) -> Any:
+    """One of ``choices``, of the same JSON type (``true`` is not 1)."""
+    if not any(type(value) is type(choice) and value == choice for choice in choices):
+        shown = ", ".join(json.dumps(choice) for choice in choices) or "none"
+        refuse(field, f"{value!r} is not allowed here; allowed: {shown}")
+    return value
+
+
+def check_equal(value: Any, field: str, expected: Any, why: str) -> None:
+    """Exactly ``expected`` (of its JSON type), for the reason ``why``."""
+    if type(value) is not type(expected) or value != expected:
+        refuse(field, f"{value!r} is not allowed; {why}: {expected!r}")
+
+
+def check_null(value: Any, field: str, why: str) -> None:
+    if value is not None:
+        refuse(field, f"{value!r} must be null: {why}")
+
+
+def check_list(
+    value: Any, field: str, length: int | None = None, *, most: int | None = None
+) -> list[Any]:
+    """A list, of exactly ``length`` items or of at most ``most``."""
+    if not isinstance(value, list):
+        refuse(field, f"a list expected, got {value!r}")
+    if length is not None and len(value) != length:
+        refuse(field, f"{length} entries expected, got {len(value)}")
+    if most is not None and len(value) > most:
+        refuse(field, f"at most {most} entries, got {len(value)}")
+    return value
+
+
+def check_object(value: Any, field: str, keys: Sequence[str]) -> Mapping[str, Any]:
+    """An object with exactly the fields ``keys``."""
+    if not isinstance(value, Mapping):
+        refuse(field, f"an object with {', '.join(keys)} expected, got {value!r}")
+    for key in keys:
+        if key not in value:
+            refuse(f"{field}.{key}", "missing")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        refuse(f"{field}.{unknown[0]}", f"unknown field; the fields: {', '.join(keys)}")
+    return value
+
+
+def check_keys(value: Any, field: str, allowed: Collection[str]) -> Mapping[str, Any]:
+    """An object whose keys are some of ``allowed``."""
+    if not isinstance(value, Mapping):
+        refuse(field, f"an object expected, got {value!r}")
+    for key in value:
+        if key not in allowed:
+            shown = ", ".join(allowed) or "none"
+            refuse(f"{field}.{key}", f"not allowed here; allowed keys: {shown}")
+    return value
+
+
+def check_sorted(values: Sequence[Any], field: str, *, descending: bool = False) -> None:
+    """In the order the engine writes them: ascending (or descending)."""
+    if list(values) != sorted(values, reverse=descending):
+        order = "high to low" if descending else "low to high"
+        refuse(field, f"{list(values)!r} must be sorted {order}")
+
+
+def check_total(field: str, what: str, count: int, limit: int) -> None:
+    """``count`` of something the game has only ``limit`` of."""
+    if count > limit:
+        refuse(field, f"{count} {what}, but there are only {limit}")
 
 
 def decision_of(kinds: type[D], value: Any) -> D:

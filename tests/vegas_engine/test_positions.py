@@ -186,7 +186,7 @@ def test_malformed_positions_are_refused_naming_the_field() -> None:
         "classic", lambda p: {**p, "decision": "dance"}, "decision"
     )
     assert "array expected" in refused("classic", lambda p: {**p, "casinos": 5}, "casinos")
-    refused("royale", lambda p: {**p, "pending": [{"step": "dance"}]}, "position")
+    refused("royale", lambda p: {**p, "pending": [{"step": "dance"}]}, "pending")
     with pytest.raises(InvalidPositionError, match="a JSON object"):
         from_position(describe("classic", 2), [1, 2], 1)  # type: ignore[arg-type]
     with pytest.raises(InvalidPositionError, match="not JSON"):
@@ -227,7 +227,7 @@ def test_impossible_positions_are_refused() -> None:
     assert "not legal" in refused("cardgame", illegal_choice, "chosen.1")
 
     def two_hands(p: Any) -> Any:
-        p["hands"][0] = p["hands"][0] + ["6D", "6D"]
+        p["hands"][0] = [*p["hands"][0][:3], "6D", "6D"]
         return p
 
     assert "more" in refused("cardgame", two_hands, "seat 0")

@@ -487,6 +487,7 @@ def test_nobody_at_casino_6_the_winner_at_5_starts() -> None:
         roll=(1,),
         chips=[0] * 4,
         dice={6: {2: 3, 1: 3}, 5: {3: 4}, 4: {2: 5}},
+        biggies={4: {2: 1}},
         cards={6: [90 * K, 80 * K], 5: [70 * K, 60 * K]},
     )
     assert round_two_start(state) == 3
@@ -695,7 +696,7 @@ def test_greedy_prefers_card_gains_and_counts_a_pass_as_a_lost_chip() -> None:
     state = position(
         3,
         roll=(4, 4, 5),
-        hands=[(3, 0), (7, 1), (7, 1)],
+        hands=[(3, 0), (4, 1), (7, 1)],
         dice={4: {1: 1}, 5: {1: 2}},
         cards={4: [70 * K, 30 * K], 5: [80 * K, 40 * K]},
     )

@@ -395,7 +395,7 @@ def test_pay_day_10k_per_casino_with_your_dice_small_amounts_as_chips(
 def test_power_play_sole_majority_takes_the_token_and_next_turn_turns_a_die() -> None:
     state = position(
         3,
-        tiles={2: "D2", 1: "D1"},
+        tiles={2: "D2", 1: "A2"},
         roll=(2, 2, 5),
         hands=[(3, 0), (0, 0), (0, 0)],
         dice={2: {1: 1}},
@@ -409,8 +409,9 @@ def test_power_play_sole_majority_takes_the_token_and_next_turn_turns_a_die() ->
     assert state.legal_actions()[0] == "roll"
     assert "turn die 1" in state.legal_actions() and "turn biggie 1" not in state.legal_actions()
     play(state, "turn die 1")
-    # Placed on casino 1: its tile (Pay Day) is activated.
-    assert rewards(state, "Pay Day") == [(0, 2, 0)]
+    # Placed on casino 1: its tile (Jackpot) is activated.
+    activated = events_of(state, "activate")[-1]
+    assert activated == {"type": "activate", "seat": 0, "casino": 1, "tile": "A2"}
     placed = events_of(state, "place")[-1]
     assert (placed["casino"], placed["dice"]) == (1, {"die": 1})
 
@@ -428,7 +429,7 @@ def test_power_play_token_is_taken_from_an_opponent() -> None:
         3,
         tiles={2: "D2"},
         roll=(2, 2, 2),
-        hands=[(3, 0), (7, 1), (7, 1)],
+        hands=[(3, 0), (5, 1), (7, 1)],
         dice={2: {1: 2}},
         tile_state={"power_play": {"holder": 1, "ready": False}},
     )
@@ -682,7 +683,7 @@ def test_knockout_at_most_two_dice_per_opponent_in_the_bar() -> None:
         tiles={2: "E2"},
         roll=(2,),
         hands=[(1, 0), (3, 1)],
-        tile_state={"bar": [{"die": 0, "biggie": 0}, {"die": 1, "biggie": 1}]},
+        tile_state={"bar": [{"die": 0, "biggie": 0}, {"die": 2, "biggie": 0}]},
     )
     play(state, "place 2")
     assert state.observe(0)["hands"][1] == {"die": 3, "biggie": 1}
@@ -1104,6 +1105,50 @@ def test_nice_dice_space_whose_die_would_be_bumped_into_a_closed_casino_is_unava
     )
     play(state, "place 1")
     assert state.legal_actions() == ("nice none", "nice 1", "nice 4")
+
+
+def test_nice_dice_space_of_a_closed_casinos_face_is_offered_while_empty() -> None:
+    # Nothing would be bumped into closed casino 6: the space takes the die.
+    state = position(
+        3,
+        tiles={1: "H1", 2: "E1"},
+        roll=(1, 6, 4),
+        tile_state={"no_entry": {"closed": 6, "track": 1}},
+    )
+    play(state, "place 1")
+    assert state.legal_actions() == ("nice none", "nice 1", "nice 4", "nice 6")
+
+
+def test_nice_dice_spaces_pay_nothing_while_its_casino_is_closed() -> None:
+    spaces = {"2": {"owner": 1, "die": "die"}, "5": {"owner": 2, "die": "biggie"}}
+    for closed, paid in ((1, []), (4, [(1, 2, 0), (2, 0, 50 * K)])):
+        state = position(
+            3,
+            tiles={1: "H1", 2: "E1"},
+            roll=(3,),
+            tile_state={"no_entry": {"closed": closed, "track": 1}, "nice_dice": spaces},
+        )
+        play(state, "place 3")
+        assert state.observe(0)["round"] == 2
+        assert rewards(state, "Nice Dice") == paid
+
+
+def test_my_choice_golden_space_pays_nothing_while_its_casino_is_closed() -> None:
+    # RULES.md E1: nothing on a closed casino's tile pays at round end, "not My
+    # Choice's golden $60k space"; closing another casino changes nothing.
+    for closed, paid in ((1, []), (4, [(0, 0, 60 * K)])):
+        state = position(
+            3,
+            tiles={1: "H2", 2: "E1"},
+            roll=(3,),
+            tile_state={
+                "no_entry": {"closed": closed, "track": 1},
+                "golden": {"owner": 0, "die": "biggie"},
+            },
+        )
+        play(state, "place 3")
+        assert state.observe(0)["round"] == 2
+        assert rewards(state, "My Choice") == paid
 
 
 def test_knockout_opponents_decide_in_order_from_the_activators_left() -> None:

@@ -25,10 +25,21 @@ from ..description import GameDescription
 from ..errors import InvalidPositionError
 from ..position import (
     CHANCE_POSITION,
+    check_bool,
     check_cards,
+    check_choice,
+    check_equal,
     check_fields,
+    check_int,
+    check_keys,
+    check_list,
+    check_null,
+    check_object,
+    check_seat,
+    check_sorted,
     decision_of,
     finish,
+    refuse,
     restore,
 )
 from ..state import Action, Decision, JsonDict, SeatResult, State, rank_seats
@@ -655,6 +666,7 @@ class CardGame(State):
     ) -> CardGame:
         """The state ``position`` describes; piles and decks shuffled with ``seed``."""
         check_fields(position, CardGame(description, 0, False).position())
+        check_card_position(description, RULES, position)
         return finish(restore(lambda: cls._restore(description, seed, position)), position, log)
 
     @classmethod
@@ -838,6 +850,214 @@ POSITION_KEYS = (
     "resolving",
     "chips",
 )
+
+
+def check_card_position(description: GameDescription, rules: CardRules, position: JsonDict) -> None:
+    """Refuse a position no card game can reach (InvalidPositionError naming the field).
+
+    Each field's type and range, then what they must agree on: cards at the casino
+    of their face, no card more often than a seat's deck has it (notes: the game),
+    a finished seat's whole deck out, the start player passing left each round,
+    and the turn's flow (who is still to choose, what they chose, the chip cards
+    still to offer) as a turn can leave it. The order the state writes (sorted
+    hands, notes high to low) is checked when it is built (position.finish).
+    """
+    n = description.seats
+    sequential = bool(description.options["sequential"])
+    round_number = check_int(position["round"], "round", 1, rules.rounds)
+    decision = decision_of(CardDecision, position["decision"])
+    over = decision is CardDecision.NONE
+    check_int(position["turn"], "turn", 1, rules.turns + 1 if over else rules.turns)
+    start = check_seat(position["start_player"], "start_player", n)
+    if start != (round_number - 1) % n:
+        refuse("start_player", f"seat 0 starts round 1 and the start passes left: not {start}")
+    texts = sorted({card_text(card) for card in rules.deck()})
+    notes = sorted({value for value, _ in rules.notes})
+
+    def cards_of(value: Any, field: str, most: int | None = None) -> list[str]:
+        for i, text in enumerate(check_list(value, field, most=most)):
+            check_choice(text, f"{field}[{i}]", texts)
+        return list(value)
+
+    def notes_of(value: Any, field: str, most: int | None = None) -> list[int]:
+        for i, note in enumerate(check_list(value, field, most=most)):
+            check_choice(note, f"{field}[{i}]", notes)
+        return list(value)
+
+    hands = [
+        cards_of(hand, f"hands[{seat}]", rules.hand_size)
+        for seat, hand in enumerate(check_list(position["hands"], "hands", n))
+    ]
+    discards = [
+        cards_of(cards, f"discards[{seat}]")
+        for seat, cards in enumerate(check_list(position["discards"], "discards", n))
+    ]
+    finished = [
+        check_bool(done, f"finished[{seat}]")
+        for seat, done in enumerate(check_list(position["finished"], "finished", n))
+    ]
+    placed: list[list[str]] = [[] for _ in range(n)]
+    dice_at = [[0] * n for _ in range(CASINOS)]
+    for index, entry in enumerate(check_list(position["casinos"], "casinos", CASINOS)):
+        where = f"casinos[{index}]"
+        entry = check_object(entry, where, ("casino", "notes", "cards"))
+        check_equal(entry["casino"], f"{where}.casino", index + 1, "the casinos in order")
+        if notes_of(entry["notes"], f"{where}.notes", rules.notes_per_casino) and over:
+            refuse(f"{where}.notes", "the game is over: every casino has paid out")
+        seats = check_keys(entry["cards"], f"{where}.cards", [str(seat) for seat in range(n)])
+        for owner, cards in seats.items():
+            field = f"{where}.cards.{owner}"
+            if not cards_of(cards, field):
+                refuse(field, "a seat without cards here is left out")
+            for i, text in enumerate(cards):
+                if card_face(card_of(text)) != index + 1:
+                    refuse(f"{field}[{i}]", f"card {text} goes to casino {text[0]}")
+            placed[int(owner)] += cards
+            dice_at[index][int(owner)] = sum(card_dice(card_of(text)) for text in cards)
+    deck = [card_text(card) for card in rules.deck()]
+    for seat in range(n):
+        check_cards(f"seat {seat}'s cards", hands[seat] + discards[seat] + placed[seat], deck)
+        if finished[seat] and len(placed[seat]) < rules.stop_cards:
+            refuse(f"finished[{seat}]", f"a seat finishes with {rules.stop_cards} cards placed")
+        if over and hands[seat]:
+            refuse(f"hands[{seat}]", "the game is over: nobody holds cards")
+    # The notes: two to each casino a round, from a pile that lasts the game exactly.
+    pile = rules.note_pile()
+    for seat, won in enumerate(check_list(position["won"], "won", n)):
+        most = CASINOS * (round_number if over else round_number - 1)
+        notes_of(won, f"won[{seat}]", most)
+    seen = [note for won in position["won"] for note in won]
+    seen += notes_of(position["box"], "box")
+    check_sorted(position["box"], "box")
+    check_cards("notes", seen, pile)
+    for index, entry in enumerate(position["casinos"]):
+        if not over and len(entry["notes"]) != rules.notes_per_casino:
+            refuse(f"casinos[{index}].notes", f"{rules.notes_per_casino} notes until the payout")
+    stocked = [note for entry in position["casinos"] for note in entry["notes"]]
+    dealt = min(round_number * CASINOS * rules.notes_per_casino, len(pile))
+    if len(seen) + len(stocked) != dealt:
+        refuse("box", f"{dealt} notes are dealt by round {round_number}, not {len(seen)}")
+    chips = CHIPS if description.options["chips"] else None
+    if chips is None:
+        check_null(position["chips"], "chips", "this game has no chip cards")
+    else:
+        seen_chips = check_object(position["chips"], "chips", ("at_casinos", "held"))
+        chips.check_position(seen_chips, n, round_number)
+    _check_card_turn(
+        rules, position, decision, sequential, n, hands, finished, placed, dice_at, chips
+    )
+
+
+def _check_card_turn(
+    rules: CardRules,
+    position: JsonDict,
+    decision: CardDecision,
+    sequential: bool,
+    n: int,
+    hands: list[list[str]],
+    finished: list[bool],
+    placed: list[list[str]],
+    dice_at: list[list[int]],
+    chips: ChipRules | None,
+) -> None:
+    """The turn's flow: seats still to choose, their secret choices, chip cards to offer."""
+    start = position["start_player"]
+    order = [(start + step) % n for step in range(n)]
+
+    def seats_of(field: str) -> list[int]:
+        seats = [
+            check_seat(s, f"{field}[{i}]", n)
+            for i, s in enumerate(check_list(position[field], field))
+        ]
+        if [seat for seat in order if seat in seats] != seats:
+            refuse(field, f"{seats} must be distinct seats in turn order from seat {start}")
+        return seats
+
+    queue = seats_of("queue")
+    resolving = seats_of("resolving")
+    offers: list[tuple[int, int]] = []
+    for i, offer in enumerate(check_list(position["chip_offers"], "chip_offers")):
+        field = f"chip_offers[{i}]"
+        offer = check_list(offer, field, 2)
+        seat = check_seat(offer[0], f"{field}[0]", n)
+        casino = check_int(offer[1], f"{field}[1]", 1, CASINOS)
+        if chips is None:
+            refuse(field, "this game has no chip cards")
+        if seat not in resolving:
+            refuse(field, f"seat {seat} is not finishing its turn (resolving: {resolving})")
+        if dice_at[casino - 1][seat] < chips.dice_to_take:
+            refuse(field, f"seat {seat} has too few dice at casino {casino} to take a chip card")
+        offers.append((resolving.index(seat), casino))
+    if offers != sorted(set(offers)):
+        refuse("chip_offers", "one offer per seat and casino, in turn order and casino order")
+    chosen = check_keys(position["chosen"], "chosen", [str(seat) for seat in queue])
+    for chooser, action in chosen.items():
+        if not isinstance(action, str):
+            refuse(f"chosen.{chooser}", f"an action (text) expected, got {action!r}")
+    playing = [s for s in order if not finished[s] and hands[s]]
+    # Each seat draws a hand a turn (its deck lasts the turns exactly) until it finishes.
+    turn = position["turn"]
+    deck = len(rules.deck())
+    for seat in range(n):
+        if finished[seat] or decision is CardDecision.NONE:
+            drawn = deck  # the rest of a finished seat's deck is discarded
+        elif sequential and seat not in queue and seat not in resolving:
+            drawn = min((turn + 1) * rules.hand_size, deck)  # played this turn, drew again
+        else:
+            drawn = min(turn * rules.hand_size, deck)
+        seen = len(hands[seat]) + len(position["discards"][seat]) + len(placed[seat])
+        if seen != drawn:
+            refuse(f"discards[{seat}]", f"seat {seat} has drawn {drawn} cards by now, not {seen}")
+        if seat in queue and len(hands[seat]) != min(rules.hand_size, deck):
+            refuse(f"hands[{seat}]", f"seat {seat} holds the {rules.hand_size} cards it drew")
+        if not finished[seat] and len(placed[seat]) >= rules.stop_cards and seat not in resolving:
+            refuse(f"finished[{seat}]", f"a seat with {rules.stop_cards} cards placed is finished")
+    current = position["current_player"]
+    if decision is CardDecision.NONE:
+        check_null(current, "current_player", "the game is over")
+        for field in ("queue", "resolving", "chip_offers", "chosen"):
+            if position[field]:
+                refuse(field, "the game is over: nothing is left of a turn")
+        return
+    if decision is CardDecision.CHIP:
+        if chips is None or not offers:
+            refuse("chip_offers", "a chip decision needs a chip offer")
+        if chosen:
+            refuse("chosen", "the choices were revealed before any chip card is offered")
+        offers_seat = position["chip_offers"][0][0]
+        check_equal(current, "current_player", offers_seat, "the seat of the first chip offer")
+        if not position["chips"]["at_casinos"][position["chip_offers"][0][1] - 1]:
+            refuse("chip_offers[0]", "no chip card is left at that casino")
+        if sequential and len(resolving) != 1:
+            refuse("resolving", "one seat plays at a time (option sequential)")
+        if not sequential and queue:
+            refuse("queue", "every seat has chosen before any chip card is offered")
+    else:
+        if resolving or offers:
+            refuse(
+                "resolving" if resolving else "chip_offers",
+                "a turn is finished before the next choice",
+            )
+        if not queue:
+            refuse("queue", "nobody left to choose cards")
+        if sequential:
+            check_equal(current, "current_player", queue[0], "the first seat to choose")
+            if chosen:
+                refuse("chosen", "with option sequential a choice is played at once")
+        else:
+            check_null(current, "current_player", "the seats choose at once")
+            if len(chosen) >= len(queue):
+                refuse("chosen", "once every seat has chosen the cards are played")
+    if not sequential and decision is CardDecision.SELECT and queue != playing:
+        refuse("queue", f"every seat still playing chooses: {playing}")
+    for seat in queue:
+        if seat not in playing:
+            refuse("queue", f"seat {seat} is finished or holds no card")
+    if sequential and queue:
+        later = order[order.index(queue[0]) :]
+        missing = [s for s in playing if s in later and s not in queue and s not in resolving]
+        if missing:
+            refuse("queue", f"seat {missing[0]} has not played this turn yet")
 
 
 def _by_seat(seen: JsonDict, field: str, seats: int) -> list[Any]:

@@ -13,6 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..position import (
+    check_cards,
+    check_choice,
+    check_int,
+    check_keys,
+    check_list,
+    refuse,
+)
 from ..state import Action
 
 
@@ -64,6 +72,27 @@ class ChipRules:
             deck.remove(chip)
         rng.shuffle(deck)
         return at_casinos, held, deck
+
+    def check_position(self, seen: Mapping[str, Any], seats: int, rounds_dealt: int) -> None:
+        """A position's ``chips``: ``at_casinos`` (six lists of colours, one card dealt
+        to each casino a round while the deck lasts, so all those dealt are there or
+        held) and ``held`` (each seat's {colour: count}); no card more often than the
+        deck has it."""
+        at_casinos = check_list(seen["at_casinos"], "chips.at_casinos", 6)
+        cards: list[str] = []
+        for casino, at in enumerate(at_casinos):
+            field = f"chips.at_casinos[{casino}]"
+            for index, name in enumerate(check_list(at, field, most=rounds_dealt)):
+                cards.append(check_choice(name, f"{field}[{index}]", self.colours))
+        for seat, held in enumerate(check_list(seen["held"], "chips.held", seats)):
+            field = f"chips.held[{seat}]"
+            for name, count in check_keys(held, field, self.colours).items():
+                cards += [name] * check_int(count, f"{field}.{name}", 1, self.cards_per_colour)
+        deck = self.deck()
+        check_cards("chips", cards, [self.colours[colour] for colour in deck])
+        dealt = min(6 * rounds_dealt, len(deck))
+        if len(cards) != dealt:
+            refuse("chips", f"{len(cards)} chip cards, but one a casino and round makes {dealt}")
 
     def named(self, held: Sequence[int]) -> dict[str, int]:
         return {self.colours[colour]: held.count(colour) for colour in sorted(set(held))}

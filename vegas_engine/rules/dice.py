@@ -29,10 +29,22 @@ from ..description import GameDescription
 from ..errors import InvalidPositionError
 from ..position import (
     CHANCE_POSITION,
+    check_bool,
     check_cards,
+    check_choice,
+    check_equal,
     check_fields,
+    check_int,
+    check_keys,
+    check_list,
+    check_null,
+    check_object,
+    check_seat,
+    check_sorted,
+    check_total,
     decision_of,
     finish,
+    refuse,
     restore,
 )
 from ..state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
@@ -960,6 +972,7 @@ class DiceGame(OneSeatState):
     ) -> DiceGame:
         """The state ``position`` describes; the unseen notes shuffled with ``seed``."""
         check_fields(position, DiceGame(description, 0, setup, False).position())
+        check_dice_position(setup, position)
         state = restore(
             lambda: cls._restore(
                 description,
@@ -1088,6 +1101,238 @@ POSITION_KEYS = (
     "discarded",
     "chips",
 )
+
+
+def check_dice_position(setup: DiceSetup, position: JsonDict) -> None:
+    """Refuse a position no game of ``setup`` can reach (InvalidPositionError naming the field).
+
+    Each field's type and range, then what the fields must agree on: no seat with
+    more dice of a kind than it has in all (hand, casinos, kickers used), no
+    neutral die more than the game has, dice and Biggies on the slot machine as
+    its faces list them, a roll of the dice the current seat holds, a kick or a
+    chip card offered where the roll put a kicker or enough dice. A position may
+    leave dice out (a seat holding fewer than it has), which tests use to set up
+    the end of a round. What the state writes otherwise (order, flags) is
+    checked when it is built (vegas_engine.position.finish).
+    """
+    n = setup.seats
+    regular, biggies, kickers, neutral_held = setup.hand
+    neutral_total = n * neutral_held + setup.neutral_preplaced
+    casino_count = CASINOS + 1 if setup.slot_machine else CASINOS
+    round_number = check_int(position["round"], "round", 1, setup.rounds)
+    start = check_seat(position["start_player"], "start_player", n)
+    if setup.next_start is NextStart.LEFT and start != (round_number - 1) % n:
+        refuse("start_player", f"seat 0 starts round 1 and the start passes left: not {start}")
+    decision = decision_of(DiceDecision, position["decision"])
+    over = decision is DiceDecision.NONE
+    last_roller = check_seat(position["last_roller"], "last_roller", n)
+    current = -1
+    if over:
+        check_null(position["current_player"], "current_player", "the game is over")
+    else:
+        current = check_seat(position["current_player"], "current_player", n)
+        if last_roller != current:
+            refuse("last_roller", f"{last_roller}, but seat {current} rolled last: it decides")
+    hands: list[list[int]] = []
+    for seat, hand in enumerate(check_list(position["hands"], "hands", n)):
+        hand = check_object(hand, f"hands[{seat}]", KIND_NAMES)
+        hands.append(
+            [
+                _check_dice(hand[name], f"hands[{seat}].{name}", name, setup.hand[kind])
+                for kind, name in enumerate(KIND_NAMES)
+            ]
+        )
+        if over and any(hands[seat]):
+            refuse(f"hands[{seat}]", "the game is over: nobody holds dice")
+    for seat, used in enumerate(check_list(position["kickers_used"], "kickers_used", n)):
+        used = _check_dice(used, f"kickers_used[{seat}]", "kicker", kickers)
+        used += hands[seat][2]
+        check_total(f"kickers_used[{seat}]", "kickers held and used", used, kickers)
+    neutral_out = _check_dice(position["neutral_out"], "neutral_out", "neutral", neutral_total)
+    # The casinos: notes, dice by owner and Biggies, and the slot machine's dice.
+    owners = [str(seat) for seat in range(n)] + (["neutral"] if neutral_total else [])
+    note_names = sorted({_note_json(note) for note in setup.notes}, key=str)
+    placed = [[0, 0] for _ in range(n)]  # each seat's regular dice and Biggies on casinos
+    neutral_placed = 0
+    slot_faces: list[tuple[int | str, int, bool, bool]] = []
+    casinos = check_list(position["casinos"], "casinos", casino_count)
+    for index, entry in enumerate(casinos):
+        where = f"casinos[{index}]"
+        keys = ["casino", "notes", "dice", "biggies"] + (["faces"] if index == SLOT else [])
+        entry = check_object(entry, where, keys)
+        check_equal(entry["casino"], f"{where}.casino", index + 1, "the casinos in order")
+        for i, note in enumerate(check_list(entry["notes"], f"{where}.notes")):
+            check_choice(note, f"{where}.notes[{i}]", note_names)
+        _check_stock(setup, entry["notes"], f"{where}.notes")
+        if over and entry["notes"]:
+            refuse(f"{where}.notes", "the game is over: every casino has paid out")
+        dice = check_keys(entry["dice"], f"{where}.dice", owners)
+        counts = {
+            owner: check_int(count, f"{where}.dice.{owner}", 1, regular + 2 * biggies)
+            if owner != "neutral"
+            else check_int(count, f"{where}.dice.neutral", 1, neutral_total)
+            for owner, count in dice.items()
+        }
+        big = check_keys(entry["biggies"], f"{where}.biggies", owners[:n] if biggies else ())
+        for owner, count in big.items():
+            check_int(count, f"{where}.biggies.{owner}", 1, biggies)
+            if counts.get(owner, 0) < 2 * count:
+                refuse(f"{where}.dice.{owner}", f"seat {owner}'s {count} Biggies count twice")
+        for owner, count in counts.items():
+            if owner == "neutral":
+                neutral_placed += count
+            else:
+                placed[int(owner)][0] += count - 2 * big.get(owner, 0)
+                placed[int(owner)][1] += big.get(owner, 0)
+        if index == SLOT:
+            slot_faces = _check_slot(entry, f"{where}.faces", n, biggies, neutral_total)
+            weights = Counter[str]()
+            big_faces = Counter[str]()
+            for die_owner, _, biggie, _ in slot_faces:
+                weights[str(die_owner)] += 2 if biggie else 1
+                big_faces[str(die_owner)] += biggie
+            if weights != Counter(counts) or big_faces != Counter(big):
+                refuse(f"{where}.faces", "the slot machine's dice are not those its faces list")
+    for seat in range(n):
+        for kind, name in ((0, "die"), (1, "biggie")):
+            total = hands[seat][kind] + placed[seat][kind]
+            field = f"hands[{seat}].{name}"
+            check_total(field, f"{name} dice held and placed", total, setup.hand[kind])
+    neutral = sum(hand[3] for hand in hands) + neutral_placed + neutral_out
+    check_total("neutral_out", "neutral dice held, placed and out", neutral, neutral_total)
+    # Notes won, discarded, put under the pile: each the game's, none more often than it has.
+    notes = [name for name in note_names if name != "rainbow"]
+    for seat, won in enumerate(check_list(position["won"], "won", n)):
+        for i, note in enumerate(check_list(won, f"won[{seat}]")):
+            check_choice(note, f"won[{seat}][{i}]", notes)
+    boxed = note_names if setup.unwon_to is UnwonNotes.BOX else ["rainbow"]
+    for i, note in enumerate(check_list(position["discarded"], "discarded")):
+        check_choice(note, f"discarded[{i}]", [name for name in boxed if name in note_names])
+    under = notes if setup.unwon_to is UnwonNotes.PILE else []
+    for i, note in enumerate(check_list(position["under_pile"], "under_pile")):
+        check_choice(note, f"under_pile[{i}]", under)
+    _check_turn(setup, position, decision, current, hands, slot_faces)
+    _check_chips(setup, position, decision, current)
+
+
+def _check_stock(setup: DiceSetup, notes: list[int | str], field: str) -> None:
+    """A casino holds what stocking gives it: notes drawn until it holds the minimum
+    (the last one drawn, at best the highest, took it there), or a fixed count."""
+    if setup.minimum is None:
+        assert setup.notes_per_casino is not None
+        if len(notes) > setup.notes_per_casino:
+            refuse(field, f"a casino is stocked with {setup.notes_per_casino} notes")
+        return
+    values = [setup.rainbow_stock_value if note == "rainbow" else int(note) for note in notes]
+    if values and sum(values) - max(values) >= setup.minimum:
+        refuse(field, f"stocking stops once a casino holds {setup.minimum}: {notes!r} is more")
+
+
+def _check_dice(value: Any, field: str, name: str, most: int) -> int:
+    """A count of dice of kind ``name``, of which a seat (or the game) has ``most``."""
+    if most == 0 and value != 0:
+        check_int(value, field, 0, None)
+        refuse(field, f"{value}: there are no {name} dice in this game; allowed: 0")
+    return check_int(value, field, 0, most)
+
+
+def _check_slot(
+    entry: Mapping[str, Any], field: str, n: int, biggies: int, neutral: int
+) -> list[tuple[int | str, int, bool, bool]]:
+    """The slot machine's dice in placing order: (owner, face, biggie, this_turn); each
+    face's dice placed together, by one seat (with the neutral dice it held)."""
+    owners: list[int | str] = [*range(n), *(["neutral"] if neutral else [])]
+    faces: list[tuple[int | str, int, bool, bool]] = []
+    for i, die in enumerate(check_list(entry["faces"], field)):
+        where = f"{field}[{i}]"
+        die = check_object(die, where, ("owner", "face", "biggie", "this_turn"))
+        owner = check_choice(die["owner"], f"{where}.owner", owners)
+        face = check_int(die["face"], f"{where}.face", 1, 6)
+        biggie = check_bool(die["biggie"], f"{where}.biggie")
+        if biggie and (owner == "neutral" or not biggies):
+            refuse(f"{where}.biggie", f"{owner}'s die here is no Biggie")
+        faces.append((owner, face, biggie, check_bool(die["this_turn"], f"{where}.this_turn")))
+    for i in range(1, len(faces)):
+        face = faces[i][1]
+        if face != faces[i - 1][1] and any(other[1] == face for other in faces[: i - 1]):
+            refuse(f"{field}[{i}].face", f"face {face} was placed on the slot machine earlier")
+        seats = {owner for owner, f, _, _ in faces if f == face and owner != "neutral"}
+        if len(seats) > 1:
+            refuse(f"{field}[{i}].owner", f"face {face} was placed by one seat, not {seats}")
+    return faces
+
+
+def _check_chips(
+    setup: DiceSetup, position: JsonDict, decision: DiceDecision, current: int
+) -> None:
+    chips = setup.chips
+    seen = position["chips"]
+    if chips is None:
+        check_null(seen, "chips", "this game has no chip cards")
+        return
+    seen = check_object(seen, "chips", ("at_casinos", "held", "casino"))
+    chips.check_position(seen, setup.seats, position["round"])
+    if decision is not DiceDecision.CHIP:
+        check_null(seen["casino"], "chips.casino", "nobody is taking a chip card")
+        return
+    casino = check_int(seen["casino"], "chips.casino", 1, CASINOS)
+    if not seen["at_casinos"][casino - 1]:
+        refuse("chips.casino", f"casino {casino} has no chip card to take")
+    rolled = position["roll"]["dice"]
+    shown = sum(
+        faces.count(casino) * (2 if kind == "biggie" else 1)
+        for kind, faces in rolled.items()
+        if kind != "kicker"
+    )
+    if shown < chips.dice_to_take:
+        refuse("chips.casino", f"seat {current} placed {shown} dice at casino {casino}: too few")
+
+
+def _check_turn(
+    setup: DiceSetup,
+    position: JsonDict,
+    decision: DiceDecision,
+    current: int,
+    hands: list[list[int]],
+    slot_faces: list[tuple[int | str, int, bool, bool]],
+) -> None:
+    """The roll and the kick: what the current seat rolled and decides about."""
+    kick = position["kick"]
+    if decision is not DiceDecision.KICK:
+        check_null(kick, "kick", "nobody is kicking")
+    if decision is DiceDecision.NONE:
+        check_null(position["roll"], "roll", "the game is over")
+        return
+    roll = check_object(position["roll"], "roll", ("seat", "dice"))
+    check_equal(roll["seat"], "roll.seat", current, "the current player rolled")
+    names = [KIND_NAMES[kind] for kind in range(4) if setup.hand[kind]]
+    rolled = [0] * 4
+    for name, faces in check_keys(roll["dice"], "roll.dice", names).items():
+        kind = KIND_NAMES.index(name)
+        field = f"roll.dice.{name}"
+        for i, face in enumerate(check_list(faces, field, most=setup.hand[kind])):
+            check_int(face, f"{field}[{i}]", 1, 6)
+        check_sorted(faces, field)
+        rolled[kind] = len(faces)
+    if not any(rolled):
+        refuse("roll.dice", "a seat deciding has rolled at least one die")
+    if decision is DiceDecision.PLACE and rolled != hands[current]:
+        refuse("roll", f"seat {current} holds {hands[current]} dice of each kind, not the roll")
+    if decision is not DiceDecision.KICK:
+        return
+    kick = check_object(kick, "kick", ("casino", "kicks_left"))
+    last = SLOT + 1 if setup.slot_machine else CASINOS
+    casino = check_int(kick["casino"], "kick.casino", 1, last)
+    left = check_int(kick["kicks_left"], "kick.kicks_left", 1, setup.hand[2])
+    check_total("kick.kicks_left", "kicks", left, position["kickers_used"][current])
+    face = casino
+    if casino == SLOT + 1:
+        this_turn = {f for _, f, _, now in slot_faces if now}
+        if len(this_turn) != 1:
+            refuse("casinos", "a kick on the slot machine needs the dice placed there this turn")
+        face = this_turn.pop()
+    kickers = roll["dice"].get("kicker", [])
+    check_total("kick.kicks_left", f"kicks by kickers showing {face}", left, kickers.count(face))
 
 
 class ExplicitDiceGame(ExplicitChance, DiceGame):

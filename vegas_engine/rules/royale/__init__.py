@@ -13,7 +13,8 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
   Power Play turn on a tile's casino, or My Choice's face 4; other placements
   (turned, bumped, grey, neutral, black dice) never activate.
 - A closed casino takes and gives no dice by any means; its tile is inactive,
-  payout effects included (a High Five token already taken still pays).
+  payout and round-end effects included (the golden space of a closed My Choice
+  pays nothing; a High Five token already taken still pays).
 - Before payout, Prime Time and Bad Luck act in casino order; the casinos then
   pay in order 1..6, each followed by its tile's payout; at round end the golden
   space pays, then Bad Luck is collected.
