@@ -172,7 +172,7 @@ def _services(tmp_path: Path, **extra: str) -> Iterator[tuple[subprocess.Popen[b
         # Each program runs in a process group of its own (supervisord's doing), out of
         # reach of the kill above: end any group the log says was spawned and is alive.
         for pid in map(int, SPAWNED.findall(log_path.read_text(errors="replace"))):
-            if _ours(pid):
+            if _ours(pid, tmp_path):
                 with suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
 
@@ -181,14 +181,18 @@ def _services(tmp_path: Path, **extra: str) -> Iterator[tuple[subprocess.Popen[b
 SPAWNED = re.compile(r"spawned: '\w+' with pid (\d+)")
 
 
-def _ours(pid: int) -> bool:
-    """Whether ``pid`` is still a program this test's services.sh started (not a
-    reused pid): it runs this test's Python."""
+def _ours(pid: int, data_dir: Path) -> bool:
+    """Whether ``pid`` is still a program this test's services.sh started (not a reused
+    pid): it runs with this test's data dir in its environment, or, for the broker
+    (Redis writes its title over its command line and environment), its command line."""
     try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
         command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return command.split(b"\0", 1)[0] == sys.executable.encode()
+    return f"ARENA_DATA_DIR={data_dir}".encode() in environ.split(b"\0") or (
+        f"{data_dir}/".encode() in command
+    )
 
 
 def _healthy(port: int) -> bool:
