@@ -92,7 +92,7 @@ app.steps["worker"].add(BotFilesSweep)
 @worker_init.connect
 def _refuse_without_shared_storage(**kwargs: Any) -> None:
     """A worker that cannot use the storage the other hosts share would void every match
-    it takes (the bots' code is not there): it does not start (arena.storage_check).
+    it takes (the bots' code is not there): it does not start (arena.blobs.storage_check).
 
     Celery logs and swallows a handler's exceptions; SystemExit is not one of them, so
     the worker process ends with status 1 and the message on stderr.
@@ -100,7 +100,7 @@ def _refuse_without_shared_storage(**kwargs: Any) -> None:
     # Imported here: Django is set up by Celery's Django fixup before this signal.
     from django.db import connections
 
-    from arena.storage_check import StorageCheckError, check_storage
+    from arena.blobs.storage_check import StorageCheckError, check_storage
 
     try:
         log.info("%s", check_storage(role="worker"))

@@ -212,7 +212,7 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media")))
 # (STORAGE_BACKEND=django.core.files.storage.FileSystemStorage); large ones use
 # S3 (STORAGE_BACKEND=storages.backends.s3.S3Storage, STORAGE_OPTIONS='{"bucket_name":
 # "arena"}', the project's `s3` extra). A worker refuses to start on a storage the
-# other hosts do not share (arena.storage_check).
+# other hosts do not share (arena.blobs.storage_check).
 STORAGES = {
     "default": {
         "BACKEND": env_str("STORAGE_BACKEND", "arena.blobs.storage.DatabaseStorage"),

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.files.storage import default_storage
 
-from arena.storage_check import CHECK_FOLDER
+from arena.blobs.storage_check import CHECK_FOLDER
 
 BACKENDS = {
     "database": "arena.blobs.storage.DatabaseStorage",

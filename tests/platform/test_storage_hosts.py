@@ -24,11 +24,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from arena.blobs.models import StorageIdentity
+from arena.blobs.storage_check import check_storage
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.scratch import OWNER_FILE
 from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.services import ladder_fill_queue
-from arena.storage_check import check_storage
 from tests.platform.ladders.test_match_pipeline import (
     classic_2,
     finished_and_rated,

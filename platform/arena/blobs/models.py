@@ -30,7 +30,7 @@ class Blob(models.Model):
 class StorageIdentity(models.Model):
     """The storage every host of the platform must share, recorded once (one row).
 
-    The first host that checks its storage (``arena.storage_check``) draws a
+    The first host that checks its storage (``arena.blobs.storage_check``) draws a
     random token, writes it to its storage as a marker object and here; a
     host whose storage lacks that marker is on another disk or bucket.
     """

@@ -35,7 +35,7 @@ from django.core.files.storage import Storage
 from django.db import models
 from django.utils import timezone
 
-from arena.storage_check import CHECK_FOLDER, default, marker_name
+from arena.blobs.storage_check import CHECK_FOLDER, default, marker_name
 
 from .models import Blob, StorageIdentity
 from .storage import DatabaseStorage

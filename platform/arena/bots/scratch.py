@@ -4,7 +4,7 @@ A run (a match, a validation) writes a version's files into fresh folders and
 removes them when it ends; a process killed meanwhile (SIGKILL, the OOM
 killer) cannot. So every such folder is made inside its process's own folder
 under ``$TMPDIR/arena-code-<uid>``, whose ``owner`` file names the process
-(``arena.matches.runners``: host, pid namespace, pid, start time).
+(``arena.runners``: host, pid namespace, pid, start time).
 :func:`sweep` removes the folders of processes that no longer run: a worker
 calls it when it starts, when each pool process starts, and periodically
 (``arena.celery``); a pool process that exits cleanly removes its own. A
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.matches.runners import current_runner, runner_is_dead
+from arena.runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import io
 import zipfile
 from pathlib import PurePosixPath
@@ -150,44 +149,6 @@ def user_versions_to_edit(*, user: User) -> QuerySet[BotVersion]:
         .select_related("bot")
         .order_by("bot__name", "-number")
     )
-
-
-class TestGameStage(enum.Enum):
-    """Where a test game is, as the editor shows it."""
-
-    __test__ = False  # not a pytest test class
-
-    BUILDING = "building"
-    """Its test build waits for a worker or is being built."""
-    BUILD_FAILED = "build failed"
-    """The build step refused the code: the build report says why. Final."""
-    QUEUED = "queued"
-    """Built; its match waits for a worker."""
-    PLAYING = "playing"
-    """A worker plays its match."""
-    FINISHED = "finished"
-    """Played to the end: its replay is there. Final."""
-    FAILED = "failed"
-    """The platform could not play it (or it was cancelled). Final."""
-
-    @property
-    def done(self) -> bool:
-        return self in (TestGameStage.BUILD_FAILED, TestGameStage.FINISHED, TestGameStage.FAILED)
-
-
-def stage_of_test_game(test_game: TestGame) -> TestGameStage:
-    from arena.matches.models import MatchStatus
-
-    if test_game.build.status == VersionStatus.FAILED:
-        return TestGameStage.BUILD_FAILED
-    match = test_game.match
-    if match is None:
-        return TestGameStage.BUILDING
-    return {
-        MatchStatus.QUEUED: TestGameStage.QUEUED,
-        MatchStatus.RUNNING: TestGameStage.PLAYING,
-        MatchStatus.FINISHED: TestGameStage.FINISHED,
-    }.get(MatchStatus(match.status), TestGameStage.FAILED)
 
 
 def opponent_bots_of(test_game: TestGame) -> list[int]:

@@ -68,7 +68,7 @@ def _database_answers() -> bool:
 
 
 def _storage_answers(storage: Storage | None = None) -> bool:
-    from arena.storage_check import StorageCheckError, probe_storage
+    from arena.blobs.storage_check import StorageCheckError, probe_storage
 
     try:
         probe_storage(storage=storage, role="retry sweep")

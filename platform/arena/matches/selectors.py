@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import gzip
 import json
 from collections import defaultdict
@@ -24,7 +25,7 @@ from django.db.models import (
     When,
 )
 
-from arena.bots.models import Bot, BotVersion, TestGame, Visibility
+from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
 from arena.bots.selectors import may_read_internals
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
@@ -619,3 +620,42 @@ def bot_opponent_records(
         | dict(zip(("games", "wins", "draws", "losses"), tally[bot_id], strict=True))
         for bot_id in ranked[:limit]
     ]
+
+
+# --------------------------------------------------------------------------- test games
+
+
+class TestGameStage(enum.Enum):
+    """Where a test game is, as the editor shows it."""
+
+    __test__ = False  # not a pytest test class
+
+    BUILDING = "building"
+    """Its test build waits for a worker or is being built."""
+    BUILD_FAILED = "build failed"
+    """The build step refused the code: the build report says why. Final."""
+    QUEUED = "queued"
+    """Built; its match waits for a worker."""
+    PLAYING = "playing"
+    """A worker plays its match."""
+    FINISHED = "finished"
+    """Played to the end: its replay is there. Final."""
+    FAILED = "failed"
+    """The platform could not play it (or it was cancelled). Final."""
+
+    @property
+    def done(self) -> bool:
+        return self in (TestGameStage.BUILD_FAILED, TestGameStage.FINISHED, TestGameStage.FAILED)
+
+
+def stage_of_test_game(test_game: TestGame) -> TestGameStage:
+    if test_game.build.status == VersionStatus.FAILED:
+        return TestGameStage.BUILD_FAILED
+    match = test_game.match
+    if match is None:
+        return TestGameStage.BUILDING
+    return {
+        MatchStatus.QUEUED: TestGameStage.QUEUED,
+        MatchStatus.RUNNING: TestGameStage.PLAYING,
+        MatchStatus.FINISHED: TestGameStage.FINISHED,
+    }.get(MatchStatus(match.status), TestGameStage.FAILED)

@@ -28,6 +28,7 @@ from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
 from arena.live.services import live_drop
 from arena.queueing import publish_on_commit
+from arena.runners import current_runner, runner_is_dead
 from arena.transitions import check_move
 from bots_sdk import referee
 
@@ -43,7 +44,6 @@ from .models import (
 )
 from .outcomes import SeatOutcome
 from .retries import fault_of, resource_answers
-from .runners import current_runner, runner_is_dead
 
 log = logging.getLogger(__name__)
 

@@ -23,12 +23,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from arena.bots.models import Draft
 from arena.bots.selectors import (
-    TestGameStage,
     bot_list_visible,
     draft_get,
     draft_test_games,
     opponent_bots_of,
-    stage_of_test_game,
     user_drafts,
     user_versions_to_edit,
 )
@@ -42,6 +40,7 @@ from arena.ladders.editor import (
     draft_start_from_version,
     draft_submit,
 )
+from arena.matches.selectors import TestGameStage, stage_of_test_game
 from arena.players.selectors import signed_in
 from arena.throttling import UploadThrottle
 from bots_sdk.runtimes import runtime_for_file

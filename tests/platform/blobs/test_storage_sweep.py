@@ -21,10 +21,10 @@ from django.utils import timezone
 from arena.blobs import sweep
 from arena.blobs.models import Blob, StorageIdentity
 from arena.blobs.storage import DatabaseStorage
+from arena.blobs.storage_check import check_storage, marker_name
 from arena.blobs.tasks import storage_sweep_task
 from arena.bots.services import bot_upload
 from arena.matches.services import log_storage_name
-from arena.storage_check import check_storage, marker_name
 from arena.tables.models import Table
 from arena.tables.services import log_storage_name as table_log_name
 from tests.platform.factories import BotVersionFactory, MatchFactory, UserFactory

@@ -21,10 +21,8 @@ from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus
 from arena.bots.selectors import (
-    TestGameStage,
     bot_list_visible,
     bot_versions,
-    stage_of_test_game,
 )
 from arena.bots.services import bot_upload, bot_version_validate, bot_versions_stuck
 from arena.ladders.editor import (
@@ -40,7 +38,12 @@ from arena.ladders.editor import (
 from arena.ladders.models import Ladder, QualificationStatus, RatingChange
 from arena.ladders.tasks import play_test_game
 from arena.matches.models import MatchStatus
-from arena.matches.selectors import ladder_matches_live, ladder_recent_matches
+from arena.matches.selectors import (
+    TestGameStage,
+    ladder_matches_live,
+    ladder_recent_matches,
+    stage_of_test_game,
+)
 from arena.matches.services import match_create
 from arena.matches.tasks import match_run as match_run_task
 from tests.platform.api_support import client_for

@@ -35,7 +35,6 @@ from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_create, ladder_fill_queue
 from arena.matches.models import ForfeitCause, Match, MatchStatus
-from arena.matches.runners import current_runner
 from arena.matches.services import (
     MatchTransitionError,
     SeatOutcome,
@@ -47,6 +46,7 @@ from arena.matches.services import (
     matches_requeue_stale,
     matches_retry_waiting,
 )
+from arena.runners import current_runner
 from bots_sdk.launcher import HOUSE_DIR
 from tests.platform.api_support import api_upload
 from tests.platform.factories import BotFactory, RatingFactory

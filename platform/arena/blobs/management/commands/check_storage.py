@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from arena.storage_check import StorageCheckError, check_storage, claim_storage
+from arena.blobs.storage_check import StorageCheckError, check_storage, claim_storage
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from django.core.files import File
 from django.core.files.storage import default_storage
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from arena.storage_check import CHECK_FOLDER
+from arena.blobs.storage_check import CHECK_FOLDER
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.matches.runners import _pid_namespace, _start_time, current_runner, runner_is_dead
+from arena.runners import _pid_namespace, _start_time, current_runner, runner_is_dead
 
 
 def runner_of(pid: int) -> str:

@@ -1,4 +1,4 @@
-"""The storage check (arena.storage_check): usable, and the one the platform's hosts share.
+"""The storage check (arena.blobs.storage_check): usable, and the one the platform's hosts share.
 
 In this process, on two folders standing for two hosts' disks; the same check
 in a real worker process is in test_storage_hosts.py.
@@ -19,9 +19,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from arena.blobs.models import StorageIdentity
-from arena.storage_check import StorageCheckError, check_storage, claim_storage
-
-from .stored import stored_files, use_storage
+from arena.blobs.storage_check import StorageCheckError, check_storage, claim_storage
+from tests.platform.stored import stored_files, use_storage
 
 pytestmark = pytest.mark.django_db
 HOST = f"on {socket.gethostname()} (pid {os.getpid()})"
