@@ -128,7 +128,6 @@ KNOWN_CIRCLES = [
         "arena.ladders.services",
         "arena.ladders.tasks",
     ],
-    ["arena.leagues.services", "arena.leagues.services.organiser", "arena.leagues.tasks"],
     ["arena.matches.services", "arena.matches.tasks"],
     ["arena.tables.play", "arena.tables.seating", "arena.tables.services", "arena.tables.tasks"],
 ]

@@ -8,8 +8,9 @@ from django.http import HttpRequest
 
 from arena.errors import ArenaError
 
+from .flows import league_resume
 from .models import League, LeagueEntry, LeagueRound, LeagueStanding
-from .services import league_advance, league_cancel, league_pause, league_resume
+from .services import league_advance, league_cancel, league_pause
 
 
 class EntryInline(admin.TabularInline[LeagueEntry, League]):

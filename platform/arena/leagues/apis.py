@@ -26,6 +26,7 @@ from arena.ladders.selectors import ladder_get
 from arena.pagination import LimitOffset, paginated_response
 from arena.players.selectors import signed_in
 
+from .flows import league_resume
 from .models import (
     League,
     LeagueEntry,
@@ -59,7 +60,6 @@ from .services import (
     league_entry_remove,
     league_entry_respond,
     league_pause,
-    league_resume,
 )
 
 

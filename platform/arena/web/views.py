@@ -68,6 +68,7 @@ from arena.ladders.selectors import (
     rating_trends,
     version_qualifications,
 )
+from arena.leagues.flows import league_resume
 from arena.leagues.models import EntryStatus, League, RoundStatus
 from arena.leagues.selectors import (
     league_can_manage,
@@ -93,7 +94,6 @@ from arena.leagues.services import (
     league_entry_remove,
     league_entry_respond,
     league_pause,
-    league_resume,
 )
 from arena.matches.models import UNPLAYED
 from arena.matches.selectors import (

@@ -13,7 +13,6 @@ from arena.matches.models import Match, MatchStatus
 from arena.matches.services import (
     match_cancel,
 )
-from arena.queueing import publish_on_commit
 from arena.transitions import check_move
 
 from ..models import (
@@ -82,7 +81,6 @@ def league_resume(*, league: League, now: datetime | None = None) -> League:
             LeagueRound.objects.bulk_update(pending, ["scheduled_at"])
         locked.paused_from, locked.paused_at = "", None
         locked.save(update_fields=["status", "start_at", "paused_from", "paused_at"])
-    _queue_tick(locked)
     return locked
 
 
@@ -109,9 +107,3 @@ def league_cancel(*, league: League, reason: str = "", now: datetime | None = No
         locked.save(update_fields=["status", "finished_at", "note", "paused_from"])
         league_standings_recompute(league=locked, now=now)
     return locked
-
-
-def _queue_tick(league: League) -> None:
-    from ..tasks import league_tick
-
-    publish_on_commit(league_tick, league.pk)
