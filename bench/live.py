@@ -98,13 +98,12 @@ def person_latency(decisions: int) -> None:
     from arena.bots.models import VersionStatus
     from arena.bots.services import bot_create, bot_version_transition, bot_version_upload
     from arena.players.services import player_create
-    from arena.tables import services
     from arena.tables.models import Table, TableStatus
+    from arena.tables.play import table_run
     from arena.tables.selectors import table_log_read, table_state
-    from arena.tables.services import table_act, table_create, table_run
+    from arena.tables.services import table_act, table_create  # not queued: played below
     from bots_sdk.launcher import HOUSE_DIR
 
-    services._queue_play = lambda table: None  # played below, in this process
     house = player_create(username="house", display_name="House", is_house=True)
     person = player_create(username="person", password="bench bench bench")
     bot = bot_create(owner=house, name="greedy")

@@ -129,7 +129,6 @@ KNOWN_CIRCLES = [
         "arena.ladders.tasks",
     ],
     ["arena.matches.services", "arena.matches.tasks"],
-    ["arena.tables.play", "arena.tables.seating", "arena.tables.services", "arena.tables.tasks"],
 ]
 
 

@@ -21,9 +21,10 @@ from rest_framework.views import APIView
 from arena.bots.selectors import bot_get_visible
 from arena.players.selectors import signed_in
 
+from .flows import table_create
 from .models import Table, TableSeat
 from .selectors import Decision, TableState, table_get, table_log_read, table_state, tables_of
-from .services import TableError, table_act, table_cancel, table_check_worker, table_create
+from .services import TableError, table_act, table_cancel, table_check_worker
 
 #: A person's tables listed, newest first.
 TABLES_LISTED = 50

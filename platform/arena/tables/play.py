@@ -1,13 +1,15 @@
 """Playing one table with the bots SDK's referee: the bots as in any match (stored code,
 sandboxed unless house bots), the person at an in-process seat (arena.tables.seating).
 
-Pure of writes but the person's decisions: :func:`play_table` returns the seats'
-outcomes and the game log, and the services record them. A failure of ours
+:func:`play_table` is pure of writes but the person's decisions: it returns the seats'
+outcomes and the game log; :func:`table_run`, the task's, starts the table, plays it and
+records the result through the services. A failure of ours
 raises :class:`~arena.bots.sandboxing.InfrastructureError`.
 """
 
 from __future__ import annotations
 
+import logging
 from contextlib import ExitStack
 from dataclasses import dataclass
 
@@ -25,8 +27,11 @@ from bots_sdk import referee, sandbox
 from bots_sdk.launcher import BotSpec
 from vegas_engine import log as game_logs
 
-from .models import Table, table_feed
+from .models import Table, TableStatus, table_feed
 from .seating import PersonSeat
+from .services import TableTransitionError, table_fail, table_finish, table_start
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -85,3 +90,25 @@ def play_table(table: Table) -> PlayedTable:
     # A person's seat has no trace: its timings and empty notes tell nothing.
     log["referee"]["seats"][table.seat].pop("trace", None)
     return PlayedTable(seats=seats, game_log=game_logs.dumps(log).encode())
+
+
+def table_run(*, table: Table) -> Table:
+    """Play a queued table to the end and record it (a task may deliver it twice: a
+    table already taken is left alone). A failure of ours fails the table."""
+    current = Table.objects.get(pk=table.pk)
+    if current.status != TableStatus.QUEUED:
+        return current
+    try:
+        started = table_start(table=current)
+    except TableTransitionError:
+        return current  # another worker took it
+    try:
+        played = play_table(started)
+        return table_finish(table=started, outcomes=played.seats, game_log=played.game_log)
+    except TableTransitionError:
+        log.warning("table %s was ended (its worker presumed lost) while it played", started.pk)
+        return Table.objects.get(pk=started.pk)
+    except Exception as error:
+        # Ours by construction: a bot's or the person's fault is a forfeit, not an exception.
+        log.exception("table %s failed", started.pk)
+        return table_fail(table=started, error=f"{type(error).__name__}: {error}")

@@ -25,7 +25,6 @@ from arena.matches.games import MatchGame
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import MAX_SEED
 from arena.players.models import User
-from arena.queueing import publish_on_commit
 from arena.transitions import check_move
 from vegas_engine import OptionValue
 
@@ -150,7 +149,8 @@ def table_create(
     options: Mapping[str, OptionValue] | None = None,
 ) -> Table:
     """Seat ``player`` at ``seat`` of a new unrated game, ``opponents`` in the other seats in
-    order (a bot may take several); its game is queued for a worker.
+    order (a bot may take several); :func:`arena.tables.flows.table_create` also queues
+    its game for a worker.
 
     Opponents are bots the player may see with an active version that plays
     ``rules`` (house bots play all). A player has at most
@@ -195,7 +195,6 @@ def table_create(
             TableSeat(table=table, seat=number, bot_version=None if number == seat else next(bots))
             for number in range(seats)
         )
-        _queue_play(table)
     return table
 
 
@@ -207,12 +206,6 @@ def _check_room() -> None:
     limit = settings.ARENA_TABLES_OPEN_MAX
     if Table.objects.filter(status__in=ACTIVE).count() >= limit:
         raise TablesFullError(f"all {limit} tables are in use, try again in a few minutes.")
-
-
-def _queue_play(table: Table) -> None:
-    from .tasks import table_play
-
-    publish_on_commit(table_play, table.pk)
 
 
 def table_cancel(*, table: Table) -> Table:
@@ -415,30 +408,6 @@ def table_fail(*, table: Table, error: str) -> Table:
         locked.save(update_fields=_end(locked, TableStatus.FAILED, error=error))
     log.warning("table %s failed: %s", locked.pk, error)
     return locked
-
-
-def table_run(*, table: Table) -> Table:
-    """Play a queued table to the end and record it (a task may deliver it twice: a
-    table already taken is left alone). A failure of ours fails the table."""
-    from .play import play_table
-
-    current = Table.objects.get(pk=table.pk)
-    if current.status != TableStatus.QUEUED:
-        return current
-    try:
-        started = table_start(table=current)
-    except TableTransitionError:
-        return current  # another worker took it
-    try:
-        played = play_table(started)
-        return table_finish(table=started, outcomes=played.seats, game_log=played.game_log)
-    except TableTransitionError:
-        log.warning("table %s was ended (its worker presumed lost) while it played", started.pk)
-        return Table.objects.get(pk=started.pk)
-    except Exception as error:
-        # Ours by construction: a bot's or the person's fault is a forfeit, not an exception.
-        log.exception("table %s failed", started.pk)
-        return table_fail(table=started, error=f"{type(error).__name__}: {error}")
 
 
 def tables_end_lost() -> int:

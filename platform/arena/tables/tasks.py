@@ -5,7 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 
 from .models import Table
-from .services import table_run, tables_end_lost
+from .play import table_run
+from .services import tables_end_lost
 
 
 # On the tables queue (settings.CELERY_TASK_ROUTES), read by sandboxing workers of its

@@ -23,6 +23,7 @@ from arena.errors import ArenaError
 from arena.ladders.levels import level_bots
 from arena.players.selectors import signed_in
 from arena.tables.apis import TableOutput
+from arena.tables.flows import table_create
 from arena.tables.models import ACTIVE, Table, TableSeat
 from arena.tables.selectors import (
     bot_rules_played,
@@ -32,7 +33,7 @@ from arena.tables.selectors import (
     table_state,
     tables_of,
 )
-from arena.tables.services import table_cancel, table_check_worker, table_create
+from arena.tables.services import table_cancel, table_check_worker
 
 from . import presenters
 from .table_forms import TableForm

@@ -194,9 +194,9 @@ def test_the_api_takes_a_level_as_a_chosen_opponent(
 def test_the_play_page_offers_the_levels_first_and_seats_one(
     alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.tables import services
+    from arena.tables import flows
 
-    monkeypatch.setattr(services, "_queue_play", lambda table: None)
+    monkeypatch.setattr(flows, "_queue_play", lambda table: None)
     versions = {name: house_bot(house, name) for name in ("random", "greedy")}
     html = client_for(alice).get("/play/").content.decode()
     field = html[html.index('name="bot_1"') :]

@@ -19,8 +19,9 @@ import pytest
 from django.db.models import F
 from rest_framework.test import APIClient
 
+from arena.tables.flows import table_create
 from arena.tables.models import Table, TableStatus
-from arena.tables.services import table_create, tables_end_lost
+from arena.tables.services import tables_end_lost
 from tests.platform.ladders.test_match_pipeline import house_bot
 from tests.platform.worker import needs_redis, needs_shared_database, redis_worker, wait_for
 

@@ -27,8 +27,9 @@ from arena.bots.models import Bot, BotVersion, Visibility
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.ladders.services import ladder_create
 from arena.matches.models import ForfeitCause
-from arena.tables import services
+from arena.tables import flows, services
 from arena.tables.models import Table, TableStatus
+from arena.tables.play import table_run
 from arena.tables.selectors import HIDDEN_CARD, events_seen_by, table_state
 from arena.tables.services import (
     TableActionError,
@@ -39,7 +40,6 @@ from arena.tables.services import (
     table_ask,
     table_cancel,
     table_create,
-    table_run,
     table_start,
     tables_end_lost,
 )
@@ -98,7 +98,7 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Tables whose game is queued for a worker, recorded rather than played here."""
     tables: list[int] = []
     monkeypatch.setattr(
-        services,
+        flows,
         "_queue_play",
         lambda table: transaction.on_commit(lambda: tables.append(table.pk)),
     )
@@ -123,7 +123,7 @@ def test_a_table_is_created_queued_with_the_person_and_the_bots_in_their_seats(
     greedy = house_bot(house, "greedy").bot
     random = house_bot(house, "random").bot
     with django_capture_on_commit_callbacks(execute=True):
-        table = table_create(
+        table = flows.table_create(
             player=alice, rules="classic", seats=3, seat=1, opponents=[greedy, random]
         )
     assert queued == [table.pk]  # table_play, once the table is committed

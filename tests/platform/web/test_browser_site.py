@@ -14,7 +14,6 @@ from arena.ladders.models import Challenge, Entry
 from arena.leagues.models import LeagueVisibility
 from arena.matches.models import Match, MatchStatus
 from arena.matches.outcomes import SeatOutcome
-from arena.tables import services as table_services
 from arena.tables.models import Table
 from arena.tables.services import table_create, table_finish, table_start
 from tests.platform.browser import PHONE, SCREENSHOTS, overflows_horizontally
@@ -183,7 +182,6 @@ def site(alice: Any, bob: Any, house: Any, monkeypatch: pytest.MonkeyPatch) -> d
 
 def finished_table(alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch) -> Table:
     """A four-seat table Alice played to the end (an engine game stands in for the worker)."""
-    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
     bots = [
         BotVersionFactory(bot=BotFactory(owner=house, name=name)).bot
         for name in ("greedy", "montecarlo", "gambler")

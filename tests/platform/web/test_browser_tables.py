@@ -27,7 +27,6 @@ from arena.live.services import LivePublisher
 from arena.matches.games import MatchGame
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
-from arena.tables import services as table_services
 from arena.tables.models import Table, TableStatus, table_feed
 from arena.tables.services import table_ask, table_create, table_start
 from tests.platform.browser import PHONE, overflows_horizontally
@@ -203,7 +202,6 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
     """A card game table being played, its worker stood in for: the board (the live feed)
     and the decision asked are the worker's writes, made here; the page is the person's."""
     settings.ARENA_TABLE_LEASE_SECONDS = 3600  # no worker beats: the page's polls must not fail it
-    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
     random = house_bot(house, "random").bot
     table = table_start(
         table=table_create(
@@ -269,7 +267,6 @@ def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
 ) -> None:
     """The page asks a decision; the worker then falls silent past its lease: the page's
     own poll fails the table and the page says why, with no move left to choose."""
-    monkeypatch.setattr(table_services, "_queue_play", lambda table: None)
     greedy = house_bot(house, "greedy").bot
     table = table_start(
         table=table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])

@@ -22,7 +22,7 @@ from arena.matches.games import MatchGame
 from arena.matches.models import match_feed
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_create, match_create_deal, match_start
-from arena.tables import services
+from arena.tables import flows
 from arena.tables.models import Table, TableStatus
 from arena.tables.services import table_create, table_finish, table_start
 from tests.platform.ladders.test_match_pipeline import house_bot, player_bot
@@ -38,7 +38,7 @@ pytestmark = pytest.mark.django_db
 def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     tables: list[int] = []
     monkeypatch.setattr(
-        services,
+        flows,
         "_queue_play",
         lambda table: transaction.on_commit(lambda: tables.append(table.pk)),
     )
