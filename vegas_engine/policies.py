@@ -35,7 +35,7 @@ from .rules.dice import (
     SLOT,
     DiceDecision,
     DiceGame,
-    rank_casino,
+    payout_order,
     rank_slot,
 )
 from .rules.royale.game import PASS, PLACE_FACE, RoyaleDecision, RoyaleGame
@@ -156,7 +156,7 @@ def _dice_gain(state: State, action: Action, seat: int) -> float:
 def _dice_award(
     state: DiceGame, seat: int, casino: int, counts: list[int], slot: list[tuple[int, int, int]]
 ) -> float:
-    ranked, _ = rank_slot(slot) if casino == SLOT else rank_casino(counts)
+    ranked = rank_slot(slot)[0] if casino == SLOT else payout_order(counts)
     if seat not in ranked:
         return 0.0
     place = ranked.index(seat)
@@ -202,10 +202,14 @@ def _card_gain(state: State, action: Action, seat: int) -> float:
 
 
 def _card_award(state: CardGame, seat: int, casino: int, counts: list[int]) -> float:
-    ranked, _ = rank_casino(counts)
-    notes = sorted(state._notes[casino], reverse=True)
-    place = ranked.index(seat) if seat in ranked else len(notes)
-    return float(notes[place]) if place < len(notes) else 0.0
+    # The payout order alone (not rank_casino's cancelled groups), and the notes sorted
+    # only for a seat that is paid: this runs for every action of every playout.
+    ranked = payout_order(counts)
+    if seat not in ranked:
+        return 0.0
+    place = ranked.index(seat)
+    notes = state._notes[casino]
+    return float(sorted(notes, reverse=True)[place]) if place < len(notes) else 0.0
 
 
 def _card_spent(state: State, action: Action, seat: int) -> int:
@@ -231,7 +235,7 @@ def _royale_gain(state: State, action: Action, seat: int) -> float:
 
 
 def _royale_award(state: RoyaleGame, seat: int, casino: int, counts: list[int]) -> float:
-    ranked, _ = rank_casino(counts)
+    ranked = payout_order(counts)
     if seat not in ranked:
         return 0.0
     place = ranked.index(seat)
