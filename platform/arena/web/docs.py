@@ -95,6 +95,13 @@ PAGES: tuple[DocPage, ...] = (
         REFERENCE,
     ),
     DocPage(
+        "sdk",
+        "sdk.md",
+        "The SDK's kits and commands",
+        "Starter kits in seven languages; play, tournament and validate locally.",
+        REFERENCE,
+    ),
+    DocPage(
         "observation",
         "observation.md",
         "The observation",
@@ -120,6 +127,20 @@ PAGES: tuple[DocPage, ...] = (
         "game-log.md",
         "The game log",
         "The format of a match's log, which replays it exactly.",
+        REFERENCE,
+    ),
+    DocPage(
+        "game-log-events",
+        "game-log-events.md",
+        "The game log's events",
+        "Each event of the log and its fields, in every rule system.",
+        REFERENCE,
+    ),
+    DocPage(
+        "game-log-royale",
+        "game-log-royale.md",
+        "The game log's royale events",
+        "The events of royale's tiles, chips and bank.",
         REFERENCE,
     ),
     DocPage(
@@ -154,7 +175,14 @@ PAGES: tuple[DocPage, ...] = (
         "deploy",
         "deploy.md",
         "Deployment",
-        "Hosts, brokers, storage and every setting.",
+        "Hosts, compose, proxies, queues, brokers and storage.",
+        PLATFORM,
+    ),
+    DocPage(
+        "settings",
+        "settings.md",
+        "Settings",
+        "Every environment variable the platform reads, with its default.",
         PLATFORM,
     ),
     DocPage(
