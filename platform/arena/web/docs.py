@@ -91,7 +91,7 @@ PAGES: tuple[DocPage, ...] = (
         "protocol",
         "protocol.md",
         "The protocol",
-        "What a bot reads and writes, limits, faults, runtimes and starter kits.",
+        "What a bot reads and writes, limits, faults and runtimes.",
         REFERENCE,
     ),
     DocPage(
