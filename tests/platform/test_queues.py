@@ -29,7 +29,8 @@ from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
 from arena.tables.models import Table, TableStatus
 from arena.tables.selectors import table_state
-from arena.tables.services import TablesFullError, table_cancel, table_create
+from arena.tables.flows import table_create
+from arena.tables.services import TablesFullError, table_cancel
 from tests.platform.ladders.test_editor import duel, house_bot_named  # noqa: F401 (fixture)
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
 from tests.platform.tables.test_tables import answer_as_person, queued  # noqa: F401 (fixture)

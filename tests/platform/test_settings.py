@@ -308,7 +308,7 @@ def test_compose_gives_privileges_to_the_worker_only() -> None:
     assert all("cgroup" not in service for service in services.values())
 
 
-def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
+def test_docs_settings_lists_every_variable_the_settings_read() -> None:
     import re
 
     settings_source = (REPO_DIR / "platform" / "arena" / "settings.py").read_text()
@@ -319,14 +319,14 @@ def test_docs_deploy_lists_every_variable_the_settings_read() -> None:
     read |= set(re.findall(r"\$\{([A-Z_]+):-", services)) - {"PYTHONPATH"}
     table_rows = [
         line
-        for line in (REPO_DIR / "docs" / "deploy.md").read_text().splitlines()
+        for line in (REPO_DIR / "docs" / "settings.md").read_text().splitlines()
         if line.startswith("| `")
     ]
     documented = {
         name for row in table_rows for name in re.findall(r"`([A-Z0-9_]+)`", row.split("|")[1])
     }
     assert len(read) > 40  # the pattern still finds the readers
-    assert read - documented == set(), "add these to the settings tables of docs/deploy.md"
+    assert read - documented == set(), "add these to the tables of docs/settings.md"
 
 
 def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: Any) -> None:

@@ -4,7 +4,7 @@ Real logs (every rule system, several option sets and seat counts, and the
 golden files) must validate against the JSON Schema; corrupted logs must be
 rejected both by the schema and by :func:`vegas_engine.log.loads`, whose
 :class:`CorruptLogError` names the broken field. The schema, the engine's
-own list of event fields and docs/game-log.md are kept in step.
+own list of event fields and docs/game-log*.md are kept in step.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ pytestmark = pytest.mark.slow
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 CHIP_COLOURS = ("blue", "gold", "green", "pink", "silver")
 SCHEMA = json.loads((DOCS / "game-log.schema.json").read_text())
+EVENT_PAGES = ("game-log-events.md", "game-log-royale.md")
 VALIDATOR = Draft202012Validator(SCHEMA)
 
 Log = dict[str, Any]
@@ -172,15 +173,22 @@ def test_schema_options_are_the_registrys(rules: str) -> None:
 
 
 def test_the_format_doc_names_every_field_and_event() -> None:
-    text = (DOCS / "game-log.md").read_text()
+    header = (DOCS / "game-log.md").read_text()
     for name in HEADER_FIELDS:
-        assert f"`{name}`" in text, f"docs/game-log.md does not document header field {name}"
+        assert f"`{name}`" in header, f"docs/game-log.md does not document header field {name}"
+    # One section per event, on the events' own pages (royale's on a page of its own).
+    pages = {page: (DOCS / page).read_text() for page in EVENT_PAGES}
     for event_type, fields in EVENT_FIELDS.items():
-        section = re.search(rf"^### `{event_type}`\n(.*?)(?=^##)", text, re.M | re.S)
-        assert section, f"docs/game-log.md has no section for the {event_type} event"
+        found = [
+            (page, match.group(1))
+            for page, text in pages.items()
+            if (match := re.search(rf"^## `{event_type}`\n(.*?)(?=^## |\Z)", text, re.M | re.S))
+        ]
+        assert len(found) == 1, f"{' and '.join(EVENT_PAGES)} need one section for {event_type}"
+        page, section = found[0]
         for field in fields:
-            assert f"`{field}`" in section.group(1), f"{event_type}.{field} is not documented"
-        assert '"type": "' + event_type + '"' in section.group(1), f"no {event_type} example"
+            assert f"`{field}`" in section, f"{event_type}.{field} is not documented in {page}"
+        assert '"type": "' + event_type + '"' in section, f"no {event_type} example in {page}"
 
 
 # ---------------------------------------------------------------- corrupted
