@@ -115,7 +115,7 @@ def organiser() -> Any:
 
 def ladder(seats: int) -> Any:
     from arena.ladders.models import Ladder
-    from arena.ladders.services import ladder_create
+    from arena.ladders.flows import ladder_create
 
     found = Ladder.objects.filter(slug=f"classic-{seats}").first()
     return found or ladder_create(

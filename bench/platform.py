@@ -27,7 +27,7 @@ full load takes minutes); without one it is loaded and kept. Then:
   machine);
 * **ratings**: the Elo service (``ratings_apply``) rating new results one
   match per call, as the tasks do, and a backlog in one call;
-* **pipeline**: when ``arena.matches.tasks.match_run`` exists, matches per
+* **pipeline**: when ``arena.ladders.tasks.match_run`` exists, matches per
   minute end to end (queued, played by the referee, recorded and rated) and
   the rating lag (finished -> rated, p50 and p95) with a Celery worker of 1
   process with the ratings queued behind the matches (as before they had a
@@ -690,7 +690,7 @@ def load_played_match() -> int:
         .order_by("pk")[: ladder.seats]
     )
     match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=house, rated=False)
-    match = match_run(match=match)
+    match = match_run(match=match).match
     if not match.log:
         raise RuntimeError(f"the showcase match was not played: {match.status} {match.error}")
     return match.pk
@@ -1103,12 +1103,12 @@ def _most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
 
 def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
     try:
-        from arena.matches import tasks
+        from arena.ladders import tasks
     except ImportError as error:
         _say(f"pipeline: not measured: pipeline missing ({error})")
         return
     if not hasattr(tasks, "match_run"):
-        _say("pipeline: not measured: pipeline missing (no arena.matches.tasks.match_run)")
+        _say("pipeline: not measured: pipeline missing (no arena.ladders.tasks.match_run)")
         return
     from arena.celery import app
     from arena.ladders.models import Ladder
@@ -1146,6 +1146,7 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
                 match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats, seed=seed).pk
                 for seed in range(sizes.pipeline_matches)
             ]
+            tasks.publish_runs(ids)  # as a ladder's fill publishes what it created
             deadline = time.monotonic() + 300
             mine = Match.objects.filter(pk__in=ids)
             while time.monotonic() < deadline:
@@ -1201,24 +1202,27 @@ def _series_round(
 ) -> tuple[list[int], float]:
     """Queue ``games`` games at once, ``per_run`` per worker run; wait until every one is
     recorded and rated. Returns their ids and the seconds it took."""
+    from arena.ladders.tasks import publish_runs
     from arena.matches.models import Match, MatchStatus
-    from arena.matches.services import match_create, match_create_series
+    from arena.matches.services import match_create, match_create_series, runs_to_publish
 
     final = [MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED]
     start = time.perf_counter()
     if per_run == 1:
-        batch = [
-            match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats).pk
+        created = [
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=seats)
             for _ in range(games)
         ]
     else:
-        batch = [
-            match.pk
+        created = [
+            match
             for _ in range(games // per_run)
             for match in match_create_series(
                 ladder_id=ladder.pk, game=ladder.game, versions=seats, units=per_run
             )
         ]
+    publish_runs(runs_to_publish(created))
+    batch = [match.pk for match in created]
     mine = Match.objects.filter(pk__in=batch)
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:

@@ -308,15 +308,15 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-matches": {
-        "task": "arena.matches.tasks.matches_requeue_stale",
+        "task": "arena.ladders.tasks.matches_requeue_stale",
         "schedule": 60.0,
     },
     "retry-failed-matches": {
-        "task": "arena.matches.tasks.matches_retry_waiting",
+        "task": "arena.ladders.tasks.matches_retry_waiting",
         "schedule": 10.0,
     },
     "republish-queued-matches": {
-        "task": "arena.matches.tasks.matches_republish_queued",
+        "task": "arena.ladders.tasks.matches_republish_queued",
         "schedule": 60.0,
     },
     "revalidate-stuck-versions": {
@@ -401,10 +401,6 @@ ARENA_MATCH_REPUBLISH_SECONDS = env_int("ARENA_MATCH_REPUBLISH_SECONDS", 300)
 # A worker playing a match writes a heartbeat every quarter of this; a running
 # match silent for longer lost its worker and is queued again.
 ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
-
-# Tasks queued (by name, with the match id) when a match's result is stored:
-# the matches app knows nothing of who keeps score.
-ARENA_MATCH_FINISHED_TASKS = ("arena.ladders.tasks.ratings_apply_match",)
 
 # Matchmaking (beat): matches kept queued per open ladder (whole series), and runs (a
 # series, a duplicate deal or a lone match) per bot at most. Two series of the default

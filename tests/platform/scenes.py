@@ -17,11 +17,12 @@ import vegas_engine
 from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
 from arena.bots.validation import fault_report
+from arena.ladders import tasks
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.services import ratings_apply
 from arena.matches.models import Match
 from arena.matches.outcomes import SeatOutcome
-from arena.matches.services import match_create, match_finish, match_start
+from arena.matches.services import match_create, match_finish, match_start, runs_to_publish
 from bots_sdk.faults import Fault, FaultKind
 from vegas_engine.log import dumps, game_log
 from vegas_engine.policies import greedy_policy, play, random_policy
@@ -152,6 +153,28 @@ def enter(version: BotVersion, ladder: Ladder) -> None:
         ladder=ladder,
         defaults={"status": QualificationStatus.PASSED, "report": {"passed": True}},
     )
+
+
+def run_match(match: Match) -> Match:
+    """Play ``match`` (and the rest of its series) as a worker's ``match_run`` task does:
+    each game's rating queued as it is recorded, retries due at once published (eager in
+    tests, once the test's transaction lets its commit callbacks run); returns it as it ended."""
+    tasks.match_run(match.pk)
+    return Match.objects.get(pk=match.pk)
+
+
+def publish_matches(matches: list[Match]) -> list[Match]:
+    """Publish the run messages of ``matches`` just created (once the caller's transaction
+    commits), as the flows and tasks that create matches do: the matches services publish
+    nothing. Returns them."""
+    tasks.publish_runs(runs_to_publish(matches))
+    return matches
+
+
+def publish_match(match: Match) -> Match:
+    """:func:`publish_matches` for one match."""
+    publish_matches([match])
+    return match
 
 
 def never_run(monkeypatch: Any, task: Any) -> None:

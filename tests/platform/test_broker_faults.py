@@ -20,11 +20,14 @@ from typing import Any
 import pytest
 
 from arena.bots.models import BotVersion
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.ladders.services import ladder_create, ratings_apply
+from arena.ladders.services import ratings_apply
+from arena.ladders.tasks import matches_republish_queued
 from arena.matches.models import Match, MatchStatus
-from arena.matches.services import match_create, matches_republish_queued
+from arena.matches.services import match_create
 from tests.platform.ladders.test_match_pipeline import house_bot
+from tests.platform.scenes import publish_match
 
 from . import worker as processes
 from .scenes import enter, on_ladder
@@ -136,7 +139,10 @@ def test_messages_lost_with_the_broker_are_played_once_after_the_sweep(
     env = _worker_env(tmp_path, media_root, redis.url, queue)
     with publishing_to(redis.url, queue):
         # Queued while no worker runs: their messages wait in Redis...
-        matches = [match_create(**on_ladder(ladder), versions=[greedy, rand]) for _ in range(3)]
+        matches = [
+            publish_match(match_create(**on_ladder(ladder), versions=[greedy, rand]))
+            for _ in range(3)
+        ]
         # ... which restarts empty: every message is gone, the matches stay queued.
         redis.kill()
         redis.start()
@@ -174,7 +180,10 @@ def test_redis_with_its_append_only_file_keeps_the_messages_through_a_crash(
     queue = unique_queue()
     env = _worker_env(tmp_path, media_root, persistent_redis.url, queue)
     with publishing_to(persistent_redis.url, queue):
-        matches = [match_create(**on_ladder(ladder), versions=[greedy, rand]) for _ in range(3)]
+        matches = [
+            publish_match(match_create(**on_ladder(ladder), versions=[greedy, rand]))
+            for _ in range(3)
+        ]
         # SIGKILL: no shutdown save; only what the append-only file holds comes back.
         persistent_redis.kill()
         persistent_redis.start()

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from kombu import Connection
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Rating, RatingChange
-from arena.ladders.services import ladder_create, ratings_apply
+from arena.ladders.services import ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
 from tests.platform.ladders.test_match_pipeline import (
@@ -32,6 +33,7 @@ from tests.platform.ladders.test_match_pipeline import (
     stored_log,
 )
 from tests.platform.matches.test_worker_kill import SLOW_BOT
+from tests.platform.scenes import publish_match
 
 from .scenes import on_ladder
 from .worker import (
@@ -101,7 +103,7 @@ def test_a_sandboxed_match_is_played_through_the_broker_and_rated(
         # The worker took this broker, not a default (its password masked in the log).
         assert f"Connected to {Connection(broker.url).as_uri()}" in worker.log()
         assert "bot sandbox self-test passed" in worker.log()
-        match = match_create(**on_ladder(ladder), versions=[shark, greedy])
+        match = publish_match(match_create(**on_ladder(ladder), versions=[shark, greedy]))
         done = wait_for(lambda: _rated(match), timeout=90, what="the match played and rated")
 
     assert (done.status, done.attempts, done.error) == (MatchStatus.FINISHED, 1, "")
@@ -128,7 +130,7 @@ def test_rabbitmq_returns_a_killed_worker_s_match_at_once_and_it_is_rated_once(
                 first,
                 restart,
             ):
-                match = match_create(**on_ladder(ladder), versions=[sloth, greedy])
+                match = publish_match(match_create(**on_ladder(ladder), versions=[sloth, greedy]))
 
                 def running() -> Match | None:
                     current = Match.objects.get(pk=match.pk)

@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import RatingChange
-from arena.ladders.services import ladder_create, ratings_apply
+from arena.ladders.services import ratings_apply
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
 from tests.platform.ladders.test_match_pipeline import player_bot
+from tests.platform.scenes import publish_match
 
 from .scenes import on_ladder
 from .worker import needs_redis, needs_shared_database, protocol_bot, redis_worker, wait_for
@@ -53,7 +55,7 @@ def test_a_match_whose_database_vanished_mid_game_is_played_again_and_rated_once
     )
     thinkers = [player_bot(owner, f"thinker-{owner}", THINKER) for owner in (alice, bob)]
     with redis_worker(tmp_path, media_root, ARENA_MATCH_RETRY_BASE_SECONDS="1"):
-        match = match_create(**on_ladder(ladder), versions=thinkers)
+        match = publish_match(match_create(**on_ladder(ladder), versions=thinkers))
 
         def running() -> bool:
             return Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING

@@ -46,7 +46,7 @@ run(First)
 """
 UPLOAD = f"""
 from arena.players.services import player_create
-from arena.ladders.entries import bot_submit
+from arena.ladders.flows import bot_submit
 alice = player_create(username="alice")
 version = bot_submit(owner=alice, name="shark", filename="shark.py", content={BOT!r})
 print(version.status)

@@ -1,5 +1,5 @@
-"""Imports inside the platform point one way: no circle among its apps, and among its
-files none but the known ones (KNOWN_CIRCLES, to be removed).
+"""Imports inside the platform point one way: no circle among its apps, nor among its
+files.
 
 Every module under platform/arena is read (not imported): module-level imports and
 those inside functions alike, relative ones resolved. A circle, even one hidden in a
@@ -119,23 +119,26 @@ def test_the_reader_finds_imports_inside_functions_and_relative_ones() -> None:
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-#: The circles left, each a service queueing its app's task by a function-level import
-#: (issue 32, point 3): none may be added, and each one removed comes off this list.
-KNOWN_CIRCLES = [
-    [
-        "arena.ladders.editor",
-        "arena.ladders.entries",
-        "arena.ladders.services",
-        "arena.ladders.tasks",
-    ],
-    ["arena.matches.services", "arena.matches.tasks"],
-]
-
-
-def test_no_circle_among_the_platforms_files_but_the_known_ones() -> None:
+def test_no_circle_among_the_platforms_files() -> None:
     edges = graph()
     found = sorted(circles(edges))
-    assert found == KNOWN_CIRCLES, "imports run in a circle:\n" + describe(found, edges)
+    assert not found, "imports run in a circle:\n" + describe(found, edges)
+
+
+def test_an_apps_tasks_are_queued_by_its_flows_never_by_its_services() -> None:
+    """Tasks call services, so a service that queued its own app's tasks would close a
+    circle: inside an app only flows.py (and the tasks module itself) imports tasks. An
+    app above may queue them from its services (leagues queue the ladders' match runs)."""
+    edges = graph()
+    offenders = sorted(
+        f"{module} -> {target}"
+        for module, targets in edges.items()
+        for target in targets
+        if target.endswith(".tasks")
+        and app_of(target) == app_of(module)
+        and module.rpartition(".")[2] not in ("flows", "tasks")
+    )
+    assert offenders == []
 
 
 def test_no_circle_among_the_platforms_apps() -> None:
@@ -148,14 +151,10 @@ def test_no_circle_among_the_platforms_apps() -> None:
     assert not found, "apps import each other in a circle:\n" + describe(found, apps)
 
 
-#: Where a task is still reached by name: a finished match queues the tasks named in
-#: settings.ARENA_MATCH_FINISHED_TASKS (its rating), to go with the circles above.
-KNOWN_BY_NAME = {"send_task": [], "import_string": ["matches/services.py"]}
-
-
-@pytest.mark.parametrize("call", ["send_task", "import_string"])
-def test_no_task_is_reached_by_name_but_the_known_ones(call: str) -> None:
-    # A task queued by its name is an import the reader cannot see.
+@pytest.mark.parametrize("call", ["send_task", "import_string", "import_module"])
+def test_no_task_or_module_is_reached_by_name(call: str) -> None:
+    # A task queued by its name, or a module loaded by its dotted path, is an import
+    # the reader (and this test) cannot see.
     users = [
         str(path.relative_to(ARENA))
         for path in platform_modules().values()
@@ -165,4 +164,4 @@ def test_no_task_is_reached_by_name_but_the_known_ones(call: str) -> None:
             for node in ast.walk(ast.parse(path.read_text()))
         )
     ]
-    assert users == KNOWN_BY_NAME[call], f"{call} used in {users}"
+    assert users == [], f"{call} used in {users}"

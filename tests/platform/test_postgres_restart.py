@@ -39,7 +39,8 @@ THINKER = protocol_bot(prelude="import time", before="time.sleep(0.2)")
 SETUP = f"""
 from arena.bots.models import VersionStatus
 from arena.bots.services import bot_create, bot_version_transition, bot_version_upload
-from arena.ladders.services import ladder_create
+from arena.ladders.flows import ladder_create
+from arena.ladders.tasks import publish_runs
 from arena.matches.services import match_create
 from arena.players.services import player_create
 
@@ -51,7 +52,9 @@ for name in ("alice", "bob"):
     version = bot_version_upload(bot=bot, filename="main.py", content={THINKER!r})
     version = bot_version_transition(version=version, to=VersionStatus.VALIDATING)
     versions.append(bot_version_transition(version=version, to=VersionStatus.ACTIVE))
-print("match", match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions).pk)
+match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+publish_runs([match.pk])
+print("match", match.pk)
 """
 
 

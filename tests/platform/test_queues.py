@@ -22,17 +22,19 @@ from django.test import Client
 
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition
-from arena.ladders.editor import draft_run_test_game, draft_start_from_kit
-from arena.ladders.entries import BuildsInFlightError, bot_submit, version_submit
+from arena.ladders.editor import draft_start_from_kit
+from arena.ladders.entries import BuildsInFlightError
+from arena.ladders.flows import bot_submit, draft_run_test_game, version_submit
 from arena.ladders.models import Ladder
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
+from arena.tables.flows import table_create
 from arena.tables.models import Table, TableStatus
 from arena.tables.selectors import table_state
-from arena.tables.flows import table_create
 from arena.tables.services import TablesFullError, table_cancel
 from tests.platform.ladders.test_editor import duel, house_bot_named  # noqa: F401 (fixture)
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
+from tests.platform.scenes import publish_match
 from tests.platform.tables.test_tables import answer_as_person, queued  # noqa: F401 (fixture)
 
 from .api_support import GOOD, client_for
@@ -70,7 +72,7 @@ def test_tables_and_builds_go_to_queues_of_their_own(settings: Any) -> None:
         "arena.tables.tasks.table_play": f"{default}.tables",
         "arena.ladders.tasks.version_qualify": f"{default}.builds",
         "arena.ladders.tasks.play_test_game": f"{default}.builds",
-        "arena.matches.tasks.match_run": default,
+        "arena.ladders.tasks.match_run": default,
         "arena.ladders.tasks.ratings_apply_match": f"{default}.ratings",
     }
     assert {name: app.amqp.router.route({}, name)["queue"].name for name in expected} == expected
@@ -234,8 +236,8 @@ def test_matches_keep_flowing_while_every_table_and_build_process_is_taken(
                 with pytest.raises(BuildsInFlightError, match=r"^you have 1 builds in flight"):
                     bot_submit(owner=bob, name="whale", filename="whale.py", content=GOOD)
 
-                match = match_create(
-                    ladder_id=ladder.pk, game=ladder.game, versions=[greedy, random]
+                match = publish_match(
+                    match_create(ladder_id=ladder.pk, game=ladder.game, versions=[greedy, random])
                 )
 
                 def played() -> Match | None:
@@ -247,8 +249,8 @@ def test_matches_keep_flowing_while_every_table_and_build_process_is_taken(
                 assert BotVersion.objects.get(pk=upload.pk).status == VersionStatus.PENDING
                 # ("match_run[<id>] received": the task list at start-up names it too).
                 taken = workers["tables"].log() + workers["builds"].log()
-                assert "arena.matches.tasks.match_run[" not in taken
-                assert "arena.matches.tasks.match_run[" in workers["matches"].log()
+                assert "arena.ladders.tasks.match_run[" not in taken
+                assert "arena.ladders.tasks.match_run[" in workers["matches"].log()
 
             # Released, the build goes on; alice plays her game to its end.
             def built() -> bool:

@@ -341,7 +341,7 @@ def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: A
         "arena.ladders.tasks.ratings_apply_pending",
     ):
         assert app.amqp.router.route({}, name)["queue"].name == ratings
-    assert app.amqp.router.route({}, "arena.matches.tasks.match_run")["queue"].name == (
+    assert app.amqp.router.route({}, "arena.ladders.tasks.match_run")["queue"].name == (
         settings.CELERY_TASK_DEFAULT_QUEUE
     )
     # A worker started without -Q consumes every queue of task_queues: these among them.

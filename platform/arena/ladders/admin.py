@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from arena.errors import ArenaError
 
 from .deals import duplicate_deals_by_default
-from .entries import house_bots_enter
+from .flows import house_bots_enter
 from .models import Ladder, Rating, RatingChange
 from .services import ladder_validate_game, ladder_validate_limits, ladder_validate_series_games
 

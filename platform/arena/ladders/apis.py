@@ -43,8 +43,16 @@ from arena.pagination import (
 from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
-from .challenges import ChallengeError, challenge_create, version_challenge_create
-from .entries import bot_submit, entries_set, ladders_from_slugs, version_submit
+from .challenges import ChallengeError
+from .entries import ladders_from_slugs
+from .flows import (
+    bot_submit,
+    challenge_create,
+    entries_set,
+    ladder_create,
+    version_challenge_create,
+    version_submit,
+)
 from .levels import levels_list
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
 from .selectors import (
@@ -60,7 +68,6 @@ from .selectors import (
     player_challenges,
     version_qualifications,
 )
-from .services import ladder_create
 from .verdicts import VerdictKind
 
 

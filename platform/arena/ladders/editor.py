@@ -10,6 +10,7 @@ challenges or the author's bot; each author may run
 ARENA_EDITOR_TEST_GAMES_PER_HOUR of them an hour. Submitting uploads the
 draft as a new version of its bot through the upload path
 (:func:`arena.ladders.entries.bot_submit`): built, pre-flighted, entered.
+Queueing the work that follows is :mod:`.flows`' and :mod:`.tasks`'.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ from arena.bots.models import (
 from arena.bots.services import upload_limits, workbench_build_make, workbench_build_store
 from arena.bots.uploads import check_upload, check_upload_size
 from arena.errors import ArenaError
-from arena.matches.services import AttemptNotRecorded, match_create, match_run
+from arena.matches.models import Match
+from arena.matches.services import match_create
 from arena.players.models import User
-from arena.queueing import publish_on_commit
 from bots_sdk.kits import KITS, kit_text
 from bots_sdk.runtimes import RUNTIMES, runtime_for_file
 
@@ -151,7 +152,7 @@ def draft_delete(*, draft: Draft) -> None:
 
 def draft_submit(*, draft: Draft) -> BotVersion:
     """Upload the draft as a new version of its bot (a new bot if it has none), exactly
-    as an upload of its file: checked, stored, entered, its pre-flights queued."""
+    as an upload of its file: checked, stored, entered (its pre-flights: :mod:`.flows`)."""
     return bot_submit(
         owner=draft.owner,
         name=draft.name,
@@ -196,12 +197,13 @@ def draft_run_test_game(
     opponents: Sequence[Bot],
     rng: random.Random | None = None,
 ) -> TestGame:
-    """Queue one unrated game of the draft's code on ``ladder``'s game against house bots.
+    """One unrated game of the draft's code on ``ladder``'s game against house bots.
 
     ``opponents`` (1 to seats - 1 house bots) take the other seats, in turn
     when there are fewer of them than seats; the draft's seat is drawn. The
     code is checked as an upload is (a refusal says what to fix and stores
-    nothing); its build and the game run on a worker once this commits.
+    nothing); its build and the game run on a worker (:func:`.flows.draft_run_test_game`
+    queues them).
     """
     rng = rng or random.Random()
     if not ladder.is_open:
@@ -236,32 +238,27 @@ def draft_run_test_game(
             opponents=[version.pk for version in others],
             seat=rng.randrange(ladder.seats),
         )
-        from .tasks import play_test_game
-
-        publish_on_commit(play_test_game, test_game.pk)
     return test_game
 
 
-def play_test_game(*, test_game: TestGame) -> TestGame:
-    """The worker's part: build the test build if it is not built, then queue its game.
+def test_game_build(*, test_game: TestGame) -> Match | None:
+    """The worker's part: build the test build if it is not built, then create its match.
 
-    A build that fails ends the test game (its report is the build's); a
-    failure of ours raises InfrastructureError with the build put back to
-    pending. Delivered twice, the second call finds the match and does nothing.
-
-    The match is queued as any match is (its message is the safety net: a
-    lost worker's match is played again), and this worker plays it at once
-    with the same service: the author waits for the queue once, not twice.
+    Returns the match, queued, for the worker to play at once; None when there
+    is none to play. A build that fails ends the test game (its report is the
+    build's); a failure of ours raises InfrastructureError with the build put
+    back to pending. Delivered twice, the second call finds the match and
+    returns None.
     """
     if test_game.match_id is not None:
-        return test_game
+        return None
     build = workbench_build_make(version=test_game.build)
     if build.status not in (VersionStatus.ACTIVE, VersionStatus.RETIRED):
-        return test_game  # failed (the report says why), or another worker builds it
+        return None  # failed (the report says why), or another worker builds it
     with transaction.atomic():
         locked = TestGame.objects.select_for_update().select_related("ladder").get(pk=test_game.pk)
         if locked.match_id is not None:
-            return locked
+            return None
         by_pk = BotVersion.objects.in_bulk(locked.opponents)
         versions = [by_pk[pk] for pk in locked.opponents]
         versions.insert(locked.seat, build)
@@ -274,9 +271,4 @@ def play_test_game(*, test_game: TestGame) -> TestGame:
             allow_retired=True,
         )
         locked.save(update_fields=["match"])
-    try:
-        match_run(match=locked.match)
-    except AttemptNotRecorded as error:
-        # Its queued message plays it again once the database answers.
-        log.error("test game %s: %s", locked.pk, error)
-    return locked
+    return locked.match

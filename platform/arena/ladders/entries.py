@@ -6,8 +6,8 @@ one full game of the ladder's setup, in the sandbox, on a fresh seed) to play
 there; a version passing at least one becomes the bot's active version. The
 game is one the ladder could play (:func:`preflight_game`), so a bot cannot
 tell the check from a ladder game. House bots enter every ladder.
-Pre-flights run on workers (``ladders.tasks.version_qualify``), queued when
-the rows commit.
+Pre-flights run on workers (``ladders.tasks.version_qualify``): :mod:`.flows`
+queues those these writes left pending (``selectors.versions_awaiting_preflight``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from arena.bots.services import (
 from arena.bots.validation import PreflightGame
 from arena.errors import ArenaError
 from arena.players.models import User
-from arena.queueing import publish_on_commit
 
 from .elo import INITIAL_RATING
 from .matchmaking import draw_opponents, rating_width
@@ -89,13 +88,11 @@ def ladders_from_slugs(slugs: Iterable[str]) -> list[Ladder]:
     return [found[slug] for slug in wanted]
 
 
-def _ensure_pending(versions: Iterable[BotVersion], ladders: Iterable[Ladder]) -> list[int]:
+def _ensure_pending(versions: Iterable[BotVersion], ladders: Iterable[Ladder]) -> None:
     """A pending pre-flight of each version on each ladder unless one passed or is pending.
 
-    A failed one is tried again: the owner entered the ladder anew. Returns the
-    ids of the versions that now wait for a pre-flight.
+    A failed one is tried again: the owner entered the ladder anew.
     """
-    waiting = set()
     ladders = list(ladders)
     for version in versions:
         for ladder in ladders:
@@ -106,16 +103,6 @@ def _ensure_pending(versions: Iterable[BotVersion], ladders: Iterable[Ladder]) -
                 qualification.status = QualificationStatus.PENDING
                 qualification.created_at = timezone.now()
                 qualification.save(update_fields=["status", "created_at"])
-            if qualification.status == QualificationStatus.PENDING:
-                waiting.add(version.pk)
-    return sorted(waiting)
-
-
-def _queue_qualify(version_ids: Sequence[int]) -> None:
-    from .tasks import version_qualify
-
-    for version_id in version_ids:
-        publish_on_commit(version_qualify, version_id)
 
 
 def _checkable_versions(bot: Bot) -> list[BotVersion]:
@@ -137,7 +124,7 @@ def entries_set(*, bot: Bot, ladders: Sequence[Ladder]) -> list[Entry]:
     with transaction.atomic():
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
         added = _replace_entries(locked, ladders)
-        _queue_qualify(_ensure_pending(_checkable_versions(locked), added))
+        _ensure_pending(_checkable_versions(locked), added)
         return list(locked.entries.select_related("ladder").order_by("ladder__slug"))
 
 
@@ -175,7 +162,7 @@ def bot_submit(
     ``ladders``: the ladders it enters from now on; None keeps the bot's
     entries, or enters a new bot on every open ladder. ``runtime``: the
     language, or None to take it from the file. The version's pre-flights on
-    its ladders are queued once it commits.
+    its ladders wait, pending (:func:`.flows.bot_submit` queues them).
     """
     with transaction.atomic():
         User.objects.select_for_update().get(pk=owner.pk)  # one count at a time
@@ -208,17 +195,16 @@ def version_submit(
 
 
 def _enter_version(version: BotVersion, ladders: Sequence[Ladder] | None) -> BotVersion:
-    """Enter the version's bot (as chosen) and queue each pre-flight that waits, once."""
+    """Enter the version's bot (as chosen), each pre-flight it needs left pending.
+
+    A version entered nowhere still waits (pending) for a verdict: the default game.
+    """
     bot = Bot.objects.select_for_update().get(pk=version.bot_id)
     if ladders is None and not bot.entries.exists():
         ladders = open_ladders() or None  # a new bot enters everywhere there is a ladder
     added = _replace_entries(bot, ladders) if ladders is not None else []
-    waiting = {
-        *_ensure_pending(_checkable_versions(bot), added),
-        *_ensure_pending([version], _entered_ladders(bot)),
-        version.pk,  # entered nowhere yet: it still gets a verdict (the default game)
-    }
-    _queue_qualify(sorted(waiting))
+    _ensure_pending(_checkable_versions(bot), added)
+    _ensure_pending([version], _entered_ladders(bot))
     return version
 
 
@@ -234,7 +220,7 @@ def house_bots_enter(*, ladder: Ladder) -> None:
         for bot in house_bots:
             _, created = Entry.objects.get_or_create(bot=bot, ladder=ladder)
             if created:
-                _queue_qualify(_ensure_pending(_checkable_versions(bot), [ladder]))
+                _ensure_pending(_checkable_versions(bot), [ladder])
 
 
 # --------------------------------------------------------------------------- pre-flights
@@ -322,8 +308,8 @@ def version_qualify(*, version: BotVersion) -> list[Qualification]:
     return pending
 
 
-def qualifications_requeue_stuck(*, older_than: timedelta = STUCK_QUALIFICATION) -> int:
-    """Queue again the pre-flights whose task was lost (beat sweep); returns how many.
+def qualifications_requeue_stuck(*, older_than: timedelta = STUCK_QUALIFICATION) -> list[int]:
+    """The versions whose pre-flight task was lost, to queue again (beat sweep).
 
     Versions whose validation was lost (bots_versions_stuck), and active
     versions with a pre-flight pending for longer than ``older_than``.
@@ -338,6 +324,4 @@ def qualifications_requeue_stuck(*, older_than: timedelta = STUCK_QUALIFICATION)
     version_ids.update(stale.values_list("bot_version_id", flat=True))
     # Restart their clocks, so a long queue is not flooded every sweep.
     stale.update(created_at=timezone.now())
-    with transaction.atomic():
-        _queue_qualify(sorted(version_ids))
-    return len(version_ids)
+    return sorted(version_ids)

@@ -74,6 +74,20 @@ def bot_entries(*, bot: Bot) -> QuerySet[Entry]:
     )
 
 
+def versions_awaiting_preflight(*, bot_ids: Iterable[int]) -> list[int]:
+    """The versions of these bots whose pre-flight waits for a worker: a version still to
+    validate (pending: entered nowhere, it still gets a verdict) and any version to check
+    that has a pre-flight pending on a ladder."""
+    awaiting = BotVersion.objects.filter(bot_id__in=list(bot_ids)).filter(
+        Q(status=VersionStatus.PENDING)
+        | Q(
+            status__in=[VersionStatus.ACTIVE, VersionStatus.VALIDATING],
+            qualifications__status=QualificationStatus.PENDING,
+        )
+    )
+    return sorted(set(awaiting.values_list("pk", flat=True)))
+
+
 def version_qualifications(*, version: BotVersion) -> dict[int, Qualification]:
     """A version's pre-flights by ladder id."""
     return {

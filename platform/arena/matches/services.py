@@ -1,4 +1,10 @@
-"""Writes on matches: creating them and moving them through their statuses."""
+"""Writes on matches: creating them and moving them through their statuses.
+
+Nothing here publishes a message: the tasks that play matches and rate them are
+above this app (arena.ladders.tasks). A write that makes a match due returns it
+(or its id) and its caller publishes it; :func:`runs_to_publish` names the match
+whose message plays a run (a series is played by its first game's message).
+"""
 
 from __future__ import annotations
 
@@ -21,13 +27,11 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import Case, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 import vegas_engine
 from arena.bots.models import BotVersion, VersionStatus
 from arena.errors import ArenaError
 from arena.live.services import live_drop
-from arena.queueing import publish_on_commit
 from arena.runners import current_runner, runner_is_dead
 from arena.transitions import check_move
 from bots_sdk import referee
@@ -114,10 +118,8 @@ def _insert(
     rated: bool,
     deal: Match | None = None,
     deal_game: int | None = None,
-    queue: bool = True,
 ) -> Match:
-    """The match row and its seats, queued to run once the caller's transaction commits
-    (``queue`` False: a later game of a series, run by its series' message)."""
+    """The match row and its seats, queued (its run's message is the caller's to publish)."""
     match = Match.objects.create(
         ladder_id=ladder_id,
         **game.fields(),
@@ -130,8 +132,6 @@ def _insert(
         Participant(match=match, seat=seat, bot_version=version)
         for seat, version in enumerate(versions)
     )
-    if queue:
-        _queue_run(match)
     return match
 
 
@@ -145,6 +145,8 @@ def match_create(
     allow_retired: bool = False,
 ) -> Match:
     """A queued match of ``game``, counted on ladder ``ladder_id``, ``versions`` at seats 0...
+
+    Its caller publishes its run (:func:`runs_to_publish`).
 
     ``allow_retired``: a league plays the versions it froze (active then, so
     validated) even after their authors upload newer ones, which retires them.
@@ -175,7 +177,7 @@ def match_create_deal(
     seed = _checked_seed(game, versions, seed, allow_retired)
     with transaction.atomic():
         return _insert_deal(
-            ladder_id=ladder_id, game=game, versions=versions, seed=seed, rated=rated, queue=True
+            ladder_id=ladder_id, game=game, versions=versions, seed=seed, rated=rated
         )
 
 
@@ -186,7 +188,6 @@ def _insert_deal(
     versions: Sequence[BotVersion],
     seed: int,
     rated: bool,
-    queue: bool,
 ) -> list[Match]:
     """The games of one deal (see :func:`match_create_deal`), in the caller's transaction."""
     seatings = list(referee.rotations(len(versions), len(versions)))
@@ -201,7 +202,6 @@ def _insert_deal(
                 rated=rated,
                 deal=games[0] if games else None,
                 deal_game=number if games else None,
-                queue=queue,
             )
         )
         if number == 1:
@@ -259,7 +259,6 @@ def match_create_plays(
                 versions=play.versions,
                 seed=seed,
                 rated=rated,
-                queue=len(plays) == 1,
             )
             for play, seed in zip(plays, seeds, strict=True)
         ]
@@ -306,7 +305,6 @@ def match_create_series(
                 versions=versions,
                 seed=seed,
                 rated=rated,
-                queue=False,
             )
             for seed in seeds
         ]
@@ -317,8 +315,8 @@ def match_create_series(
 
 
 def _number_series(games: Sequence[Match]) -> None:
-    """Make ``games`` (inserted unqueued, the first with the smallest id) one series in
-    this order, and queue its run message, in the caller's transaction."""
+    """Make ``games`` (inserted together, the first with the smallest id) one series in
+    this order, in the caller's transaction: the first game's message plays them all."""
     first = games[0]
     # One statement: game 1 refers to itself, which only its own id allows.
     numbers = {match.pk: number for number, match in enumerate(games, start=1)}
@@ -328,14 +326,24 @@ def _number_series(games: Sequence[Match]) -> None:
     )
     for match in games:
         match.series, match.series_game = first, numbers[match.pk]
-    _queue_run(first)
 
 
-def _queue_run(match: Match, *, countdown: float = 0) -> None:
-    """Publish ``match_run`` after the commit; the caller set ``queued_at`` to when it is due."""
-    from .tasks import match_run
+@dataclass(frozen=True)
+class Requeued:
+    """Matches a write made due again, and the ids of the run messages that play them
+    (one per run: a series' games go with one message), for the caller to publish."""
 
-    publish_on_commit(match_run, match.pk, countdown=countdown)
+    matches: list[int]
+    runs: list[int]
+
+
+NOTHING_DUE = Requeued(matches=[], runs=[])
+
+
+def runs_to_publish(matches: Sequence[Match]) -> list[int]:
+    """The ids whose run message plays ``matches`` (just created): a match outside a
+    series, or the first game of a series (its message takes the others)."""
+    return [m.pk for m in matches if m.series_id is None or m.series_id == m.pk]
 
 
 def _lock(match_id: int) -> Match:
@@ -470,7 +478,7 @@ def match_finish(
     attempt: int | None = None,
     drop_live_feed: bool = True,
 ) -> Match:
-    """Record a played match: results, compressed log; rating is queued after commit.
+    """Record a played match: results, compressed log (its caller queues the rating).
 
     ``attempt``: the attempt that played it; refused if the match moved on since.
     ``drop_live_feed``: its live feed holds events to drop once the log is stored;
@@ -514,7 +522,6 @@ def match_finish(
         if saving:
             _delete_quietly(stored_name or name)
         raise
-    _announce_finished(locked)
     if drop_live_feed:
         transaction.on_commit(lambda: _drop_live_feed(locked.pk))
     return locked
@@ -535,17 +542,6 @@ def _delete_quietly(name: str) -> None:
     except OSError as error:
         # The failure being raised matters more; the next attempt deletes it.
         log.warning("could not delete the orphan log %s: %s", name, error)
-
-
-def _announce_finished(match: Match) -> None:
-    """Queue the tasks named in ARENA_MATCH_FINISHED_TASKS (rating it) once the result commits.
-
-    Found by their dotted path, so this app imports nothing of who keeps score;
-    each task takes the match id and must be idempotent (a beat sweep catches
-    a lost one).
-    """
-    for name in settings.ARENA_MATCH_FINISHED_TASKS:
-        publish_on_commit(import_string(name), match.pk)
 
 
 def match_fail(
@@ -623,8 +619,9 @@ def match_recover(*, match: Match) -> Match | None:
         return None  # finished or recovered meanwhile
 
 
-def matches_republish_queued(*, limit: int = 500) -> int:
-    """Publish ``match_run`` again for matches queued long past their due time (beat sweep).
+def matches_republish_queued(*, limit: int = 500) -> list[int]:
+    """Matches queued long past their due time, whose ``match_run`` to publish again
+    (beat sweep); returns their ids.
 
     Their message was lost (a broker without persistence, a crash or an outage
     between commit and publish) and they would hold their ladder's queue and
@@ -643,25 +640,23 @@ def matches_republish_queued(*, limit: int = 500) -> int:
             .values_list("pk", flat=True)[:limit]
         )
         Match.objects.filter(pk__in=ids).update(queued_at=now)
-        for match_id in ids:
-            _queue_run(Match(pk=match_id))
     if ids:
-        log.warning("re-published %s queued matches whose message was lost: %s", len(ids), ids)
-    return len(ids)
+        log.warning("re-publishing %s queued matches whose message was lost: %s", len(ids), ids)
+    return ids
 
 
-def matches_requeue_stale() -> int:
+def matches_requeue_stale() -> Requeued:
     """Running matches whose worker died, fell silent or overran: fail the attempt (beat sweep).
 
-    Their retries are published at once (within the cap on retries in flight).
+    Returns them, with the runs of those whose retry is due at once (within the
+    cap on retries in flight: :func:`matches_retry_waiting`).
     """
     running = Match.objects.filter(status=MatchStatus.RUNNING).only(
         "pk", "status", "attempts", "runner", "started_at", "heartbeat_at"
     )
     recovered = [match.pk for match in running if match_recover(match=match) is not None]
-    if recovered:
-        matches_retry_waiting(match_ids=recovered)
-    return len(recovered)
+    due = matches_retry_waiting(match_ids=recovered) if recovered else NOTHING_DUE
+    return Requeued(matches=recovered, runs=due.runs)
 
 
 def _retries_in_flight() -> int:
@@ -689,8 +684,8 @@ def _serialise_retry_sweeps() -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RETRY_SWEEP_LOCK])
 
 
-def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
-    """Publish the retries of failed attempts whose resource answers again (beat sweep).
+def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> Requeued:
+    """The retries of failed attempts whose resource answers again, due now (beat sweep).
 
     A match waits for its retry (``retry_at`` set) after a failure of ours.
     Each resource the waiting matches failed on is probed once
@@ -701,8 +696,8 @@ def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
     played, or playing, at once: a flapping resource cannot fill the workers
     with retries. A series is one run (its first waiting game's message takes
     the others). ``match_ids``: only those (a worker's own failures, retried
-    at once if their resource already answers). Returns how many matches
-    were published.
+    at once if their resource already answers). Returns the matches made due
+    and the runs to publish.
     """
     now = timezone.now()
     waiting = Match.objects.filter(status=MatchStatus.QUEUED, retry_at__isnull=False)
@@ -715,7 +710,7 @@ def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
         .values_list("pk", "series_id", "retry_at", "fault")
     )
     if not rows:
-        return 0
+        return NOTHING_DUE
     answers: dict[str, bool] = {}
     due: dict[int, int] = {}  # run (series or match) -> the match whose message plays it
     for pk, series_id, retry_at, fault in rows:
@@ -730,7 +725,7 @@ def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
                 continue
         due[run] = pk
     if not due:
-        return 0
+        return NOTHING_DUE
     with transaction.atomic():
         _serialise_retry_sweeps()
         room = max(0, settings.ARENA_MATCH_RETRIES_IN_FLIGHT - _retries_in_flight())
@@ -746,15 +741,12 @@ def matches_retry_waiting(*, match_ids: Sequence[int] | None = None) -> int:
             .values_list("pk", flat=True)
         )
         Match.objects.filter(pk__in=published).update(retry_at=None, queued_at=now)
-        for run in runs:
-            if due[run] in published:
-                _queue_run(Match(pk=due[run]))
     if published:
         log.warning("retrying %s matches whose failing resource answers again", len(published))
     held = len(due) - len(runs)
     if held:
         log.info("%s retries wait: ARENA_MATCH_RETRIES_IN_FLIGHT are in flight", held)
-    return len(published)
+    return Requeued(matches=published, runs=[due[run] for run in runs if due[run] in published])
 
 
 def match_heartbeat(*, match_id: int, attempt: int) -> bool:
@@ -826,9 +818,26 @@ class AttemptNotRecorded(DatabaseError):
         super().__init__(f"match {match_id}: the failure of attempt {attempt} was not recorded")
 
 
+@dataclass(frozen=True)
+class MatchRun:
+    """How a run message ended: its match as it ended, and the runs whose retry is due
+    at once (the caller publishes them)."""
+
+    match: Match
+    retries: list[int]
+
+
+def _nothing(match: Match) -> None:
+    pass
+
+
 def match_run(
-    *, match: Match, abandoned_attempt: int | None = None, abandoned_error: str = ""
-) -> Match:
+    *,
+    match: Match,
+    on_finished: Callable[[Match], None] = _nothing,
+    abandoned_attempt: int | None = None,
+    abandoned_error: str = "",
+) -> MatchRun:
     """Play a queued match to the end and record it (a task may deliver it more than once).
 
     A match of a series takes every queued game of its series with it
@@ -844,9 +853,10 @@ def match_run(
     passes it back as ``abandoned_attempt`` (with ``abandoned_error``) so the
     retry fails it at once instead of waiting out ARENA_MATCH_LEASE_SECONDS.
     A failed game is retried at once if the resource it failed on answers
-    already, else by the retry sweep (:func:`matches_retry_waiting`); a
-    message for a match still waiting for its retry is a stale one and is
-    dropped. Returns ``match`` as it ended.
+    already (in ``retries``), else by the retry sweep
+    (:func:`matches_retry_waiting`); a message for a match still waiting for
+    its retry is a stale one and is dropped. ``on_finished`` is called with
+    each game once its result is committed (the caller queues its rating).
     """
     current = Match.objects.get(pk=match.pk)
     if current.status == MatchStatus.RUNNING:
@@ -862,25 +872,23 @@ def match_run(
                     fault=AttemptFault.DATABASE,
                 )
             except MatchTransitionError:
-                return Match.objects.get(pk=current.pk)
-            matches_retry_waiting(match_ids=[failed.pk])
-            return failed
+                return MatchRun(Match.objects.get(pk=current.pk), retries=[])
+            return MatchRun(failed, matches_retry_waiting(match_ids=[failed.pk]).runs)
         recovered = match_recover(match=current)
         if recovered is None:
-            return current
-        matches_retry_waiting(match_ids=[recovered.pk])
-        return recovered
+            return MatchRun(current, retries=[])
+        return MatchRun(recovered, matches_retry_waiting(match_ids=[recovered.pk]).runs)
     if current.status != MatchStatus.QUEUED or current.retry_at is not None:
-        return current
+        return MatchRun(current, retries=[])
     try:
         started = match_start_series(match=current)
     except MatchTransitionError:
-        return current  # another worker took it
-    _play(started)
-    return Match.objects.get(pk=current.pk)
+        return MatchRun(current, retries=[])  # another worker took it
+    retries = _play(started, on_finished)
+    return MatchRun(Match.objects.get(pk=current.pk), retries.runs)
 
 
-def _play(started: Sequence[Match]) -> None:
+def _play(started: Sequence[Match], on_finished: Callable[[Match], None]) -> Requeued:
     """Play the started games in order at one table and record each; see :func:`match_run`."""
     from .play import MatchTable
 
@@ -895,7 +903,7 @@ def _play(started: Sequence[Match]) -> None:
                 played = table.play(game)
                 began = time.perf_counter()
                 try:
-                    match_finish(
+                    recorded = match_finish(
                         match=game,
                         outcomes=played.seats,
                         game_log=played.game_log,
@@ -908,6 +916,8 @@ def _play(started: Sequence[Match]) -> None:
                         game.pk,
                         game.attempts,
                     )
+                else:
+                    on_finished(recorded)
                 waiting.pop(0)
                 # Where one game's time goes (bench/platform.py reads it): the table and
                 # the bots' start-up, the game, recording it.
@@ -925,14 +935,15 @@ def _play(started: Sequence[Match]) -> None:
             # Every game was recorded: only ending the table failed (its processes are
             # killed whatever happens), which changes no result.
             log.exception("matches %s: ending the table failed", [g.pk for g in started])
-            return
+            return NOTHING_DUE
         log.exception("matches %s: attempts failed", [game.pk for game in waiting])
-        _fail_all(waiting, f"{type(error).__name__}: {error}", fault_of(error))
+        return _fail_all(waiting, f"{type(error).__name__}: {error}", fault_of(error))
+    return NOTHING_DUE
 
 
-def _fail_all(games: Sequence[Match], error: str, fault: AttemptFault) -> None:
-    """Fail the attempt of each game (not recorded yet), then retry those whose
-    resource answers already (the others wait for the retry sweep)."""
+def _fail_all(games: Sequence[Match], error: str, fault: AttemptFault) -> Requeued:
+    """Fail the attempt of each game (not recorded yet); those whose resource answers
+    already are due again at once (the others wait for the retry sweep)."""
     failed = []
     for game in games:
         try:
@@ -943,5 +954,4 @@ def _fail_all(games: Sequence[Match], error: str, fault: AttemptFault) -> None:
             # The lease recovers the others once the heartbeat stops.
             raise AttemptNotRecorded(game.pk, game.attempts, error) from failure
         failed.append(game.pk)
-    if failed:
-        matches_retry_waiting(match_ids=failed)
+    return matches_retry_waiting(match_ids=failed) if failed else NOTHING_DUE

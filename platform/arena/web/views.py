@@ -49,9 +49,9 @@ from arena.bots.selectors import (
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
-from arena.ladders.challenges import ChallengeError, challenge_create, version_challenge_create
+from arena.ladders.challenges import ChallengeError
 from arena.ladders.elo import PROVISIONAL_MATCHES
-from arena.ladders.entries import bot_submit, entries_set
+from arena.ladders.flows import bot_submit, challenge_create, entries_set, version_challenge_create
 from arena.ladders.levels import BEATEN_MIN_GAMES, level_bots, levels_met
 from arena.ladders.models import Ladder
 from arena.ladders.selectors import (

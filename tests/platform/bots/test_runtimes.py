@@ -29,7 +29,7 @@ from bots_sdk.kits import KITS
 from bots_sdk.runtimes import RUNTIMES
 from tests.platform.api_support import api_upload, client_for
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot, replay
-from tests.platform.scenes import enter, on_ladder
+from tests.platform.scenes import enter, on_ladder, publish_match
 from tests.platform.worker import needs_redis, needs_shared_database, redis_worker, wait_for
 
 KITS_DIR = Path(__file__).resolve().parents[3] / "bots_sdk" / "kits"
@@ -136,7 +136,7 @@ def test_every_kit_builds_qualifies_and_plays_rated_matches_on_a_real_worker(
                 assert version.build == ""
 
         matches = [
-            match_create(**on_ladder(ladder), versions=[versions[lang], greedy])
+            publish_match(match_create(**on_ladder(ladder), versions=[versions[lang], greedy]))
             for lang in RUNTIMES
         ]
 

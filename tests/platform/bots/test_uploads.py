@@ -15,7 +15,7 @@ from arena.bots import services as bot_services
 from arena.bots import uploads
 from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.services import bot_upload, bot_version_upload
-from arena.ladders.entries import bot_submit
+from arena.ladders.flows import bot_submit
 from tests.platform.factories import BotFactory
 from tests.platform.stored import stored_files
 

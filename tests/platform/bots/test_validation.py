@@ -20,7 +20,7 @@ from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.sandboxing import IsolationUnavailableError, materialised
 from arena.bots.services import bot_upload, bot_version_upload, bot_version_validate
-from arena.ladders.entries import entries_set
+from arena.ladders.flows import entries_set
 from arena.ladders.models import Qualification, QualificationStatus, Rating
 from arena.ladders.tasks import version_qualify as qualify_task
 from bots_sdk import sandbox

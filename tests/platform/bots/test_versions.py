@@ -71,7 +71,7 @@ def test_a_failed_new_version_leaves_the_active_one_playing(alice: Any) -> None:
 
 
 def test_validating_twice_is_harmless(alice: Any) -> None:
-    from arena.ladders.entries import entries_set
+    from arena.ladders.flows import entries_set
     from arena.ladders.models import Qualification, QualificationStatus
     from arena.ladders.tasks import version_qualify
     from tests.platform.factories import LadderFactory
@@ -132,7 +132,8 @@ def test_stuck_validations_are_queued_again(
     from django.utils import timezone
 
     from arena.bots.models import BotVersion
-    from arena.ladders.entries import bot_submit, qualifications_requeue_stuck
+    from arena.ladders.flows import bot_submit
+    from arena.ladders.tasks import qualifications_requeue_stuck
     from tests.platform.factories import LadderFactory
 
     ladder = LadderFactory()

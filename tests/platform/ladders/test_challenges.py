@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from arena.bots.models import BotVersion, Visibility
-from arena.ladders.challenges import ChallengeError, ChallengeQuotaError, challenge_create
+from arena.ladders.challenges import ChallengeError, ChallengeQuotaError
+from arena.ladders.flows import challenge_create, ladder_create
 from arena.ladders.models import Challenge, Ladder, RatingChange
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchStatus
 from tests.platform.api_support import client_for
 from tests.platform.factories import BotFactory, BotVersionFactory
@@ -142,7 +142,7 @@ def test_a_challenge_that_cannot_be_played_says_why(
 def test_each_player_asks_for_a_limited_number_of_games_an_hour(
     alice: Any, bob: Any, duel: Ladder, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     settings.ARENA_CHALLENGE_GAMES_PER_HOUR = 3

@@ -29,13 +29,13 @@ from arena.ladders.editor import (
     DraftError,
     TestGameError,
     TestGameQuotaError,
-    draft_run_test_game,
     draft_save,
     draft_start_from_kit,
     draft_start_from_version,
-    draft_submit,
 )
+from arena.ladders.flows import draft_run_test_game, draft_submit
 from arena.ladders.models import Ladder, QualificationStatus, RatingChange
+from arena.ladders.tasks import match_run as match_run_task
 from arena.ladders.tasks import play_test_game
 from arena.matches.models import MatchStatus
 from arena.matches.selectors import (
@@ -45,10 +45,9 @@ from arena.matches.selectors import (
     stage_of_test_game,
 )
 from arena.matches.services import match_create
-from arena.matches.tasks import match_run as match_run_task
 from tests.platform.api_support import client_for
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
-from tests.platform.scenes import enter, never_run, play_match
+from tests.platform.scenes import enter, never_run, play_match, publish_match
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -158,8 +157,10 @@ def test_a_test_game_is_in_no_list_of_matches_and_opens_for_its_author(
     test_game = played(draft, duel, django_capture_on_commit_callbacks, "greedy")
     assert test_game.match is not None and test_game.match.status == MatchStatus.FINISHED
     # A second one waits in the queue, as the worker queues it before it plays it.
-    waiting = match_create(
-        ladder_id=duel.pk, game=duel.game, versions=[test_game.build, greedy], rated=False
+    waiting = publish_match(
+        match_create(
+            ladder_id=duel.pk, game=duel.game, versions=[test_game.build, greedy], rated=False
+        )
     )
     TestGame.objects.create(
         owner=alice, draft=draft, ladder=duel, build=test_game.build, seat=0, match=waiting

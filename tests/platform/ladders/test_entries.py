@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 
 from arena.bots.models import BotVersion, VersionStatus
-from arena.ladders.entries import bot_submit, entries_set
+from arena.ladders.flows import bot_submit, entries_set, ladder_create
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.selectors import matchmaking_candidates
-from arena.ladders.services import ladder_create
 from tests.platform.api_support import client_for
 from tests.platform.worker import protocol_bot
 

@@ -125,7 +125,7 @@ def test_running_again_changes_nothing_until_the_code_changes(house_dir: Path, r
 
 def test_an_existing_ladder_keeps_what_it_plays(house_dir: Path, run: Run) -> None:
     # A database from before the default changed: its classic-2 played single games.
-    from arena.ladders.services import ladder_create
+    from arena.ladders.flows import ladder_create
 
     old = ladder_create(
         slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2, duplicate_deals=False
@@ -162,7 +162,7 @@ def test_a_broken_house_bot_fails_its_preflights_and_plays_nowhere(
 def test_a_new_ladder_is_entered_by_every_house_bot(
     house_dir: Path, run: Run, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from arena.ladders.services import ladder_create
+    from arena.ladders.flows import ladder_create
 
     run(house_dir)
     with django_capture_on_commit_callbacks(execute=True):

@@ -27,13 +27,13 @@ from arena.bots.models import BotVersion
 from arena.ladders.admin import LadderAdmin
 from arena.ladders.deals import DealTotal, deal_ranks
 from arena.ladders.elo import SeatRating, k_factor, seat_changes
+from arena.ladders.flows import ladder_create
 from arena.ladders.matchmaking import pick_fits
 from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.selectors import ladder_rated_units, matchmaking_candidates
 from arena.ladders.services import (
     LadderInUseError,
     ladder_change_duplicate_deals,
-    ladder_create,
     ladder_fill_queue,
     ratings_apply,
 )
@@ -51,7 +51,7 @@ from tests.platform.conftest import needs_postgres
 from tests.platform.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
 from tests.platform.ladders.test_match_pipeline import house_bot
 from tests.platform.ladders.test_ratings import _in_threads
-from tests.platform.scenes import enter, never_run
+from tests.platform.scenes import enter, never_run, publish_match, publish_matches
 from tests.platform.worker import needs_redis, needs_shared_database, redis_worker, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
@@ -71,7 +71,7 @@ def shark_and_turtle(alice: Any, bob: Any, ladder: Ladder) -> tuple[Any, Any]:
 @pytest.fixture(autouse=True)
 def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Queued matches are not played in this process (tasks are eager in tests)."""
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
 
@@ -253,7 +253,9 @@ def test_a_deal_is_one_seed_played_once_per_rotation_every_bot_at_every_seat() -
     ladder = duplicate(3)
     a, b, c = bots(3)
 
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c], seed=77)
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c], seed=77)
+    )
 
     first = games[0]
     assert [(g.deal_id, g.deal_game, g.seed) for g in games] == [
@@ -414,7 +416,9 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
     c = BotVersionFactory(bot=BotFactory(owner=house, name="greedy"))
     RatingFactory(ladder=ladder, bot_version=a, rating=1600, rated_matches=40)
     RatingFactory(ladder=ladder, bot_version=c, rating=1450, rated_matches=10)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c])
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b, c])
+    )
     start = timezone.now()
     # By game ranks shark does best (1st, 3rd, 1st), but turtle won the most money.
     money = [
@@ -468,14 +472,18 @@ def test_a_deal_is_rated_once_on_money_totals_when_its_last_game_finishes(
 def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    tied = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    tied = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
     finish(tied[0], {a.pk: 30, b.pk: 10})
     finish(tied[1], {a.pk: 10, b.pk: 30})
     ratings_apply(match=tied[1])
     assert (rating_of(a, ladder).rating, rating_of(b, ladder).rating) == (1500.0, 1500.0)
 
     # Shark won more money, but crashed in one game: the deal goes to turtle.
-    crashed = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    crashed = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
     finish(crashed[0], {a.pk: 90, b.pk: 10}, forfeits=[a.pk])
     finish(crashed[1], {a.pk: 40, b.pk: 30})
     ratings_apply(match=crashed[1])
@@ -496,8 +504,12 @@ def test_equal_totals_share_the_rank_and_a_forfeit_ranks_last(alice: Any, bob: A
 def test_deals_are_rated_in_the_order_their_last_games_finished(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    early = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
-    late = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
+    early = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
+    late = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
+    )
     t = timezone.now()
     finish(early[0], {a.pk: 20, b.pk: 0}, at=t)  # shark wins the deal created first...
     finish(late[0], {a.pk: 0, b.pk: 20}, at=t + timedelta(seconds=1))
@@ -524,8 +536,12 @@ def test_a_deal_with_a_game_that_did_not_finish_is_not_rated_and_holds_nothing_u
     settings.ARENA_MATCH_MAX_ATTEMPTS = 1
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    void = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
-    later = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
+    void = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
+    later = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[b, a])
+    )
     t = timezone.now()
     finish(void[0], {a.pk: 50, b.pk: 0}, at=t)
     if ending == "failed_infra":
@@ -557,7 +573,8 @@ def test_a_single_match_on_a_duplicate_ladder_is_rated_as_a_match(alice: Any, bo
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
     match = finish(
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=[a, b]), {a.pk: 5, b.pk: 9}
+        publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])),
+        {a.pk: 5, b.pk: 9},
     )
 
     assert ratings_apply(match=match) == [match.pk]
@@ -575,7 +592,9 @@ def test_two_connections_rating_the_games_of_one_deal_rate_it_once(
     never_run(monkeypatch, tasks.ratings_apply_match)
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
     for game in games:
         finish(game, {a.pk: 10, b.pk: 0})
     assert not RatingChange.objects.exists()
@@ -600,8 +619,10 @@ def test_the_api_shows_the_option_and_each_game_s_deal(alice: Any, bob: Any) -> 
         slug="classic-2", name="Classic", rules="classic", seats=2, duplicate_deals=False
     )
     a, b = shark_and_turtle(alice, bob, ladder)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
-    single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
+    single = publish_match(match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b]))
     api = APIClient()
 
     assert api.get(f"/api/ladders/{ladder.slug}/").json()["duplicate_deals"] is True
@@ -624,7 +645,9 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
 ) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b])
+    )
     finish(games[0], {a.pk: 10, b.pk: 5})
     finish(games[1], {a.pk: 10, b.pk: 5})
     ratings_apply(match=games[1])
@@ -644,7 +667,7 @@ def test_the_pages_say_the_ladder_plays_duplicate_deals_and_which_game_a_match_i
     plain = ladder_create(
         slug="classic-2", name="Classic", rules="classic", seats=2, duplicate_deals=False
     )
-    single = match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b])
+    single = publish_match(match_create(ladder_id=plain.pk, game=plain.game, versions=[a, b]))
     assert "Duplicate deals" not in client.get("/ladders/classic-2/").content.decode()
     assert " of deal " not in client.get(f"/matches/{single.pk}/").content.decode()
 
@@ -661,7 +684,9 @@ def test_a_game_s_seed_and_log_stay_sealed_until_its_whole_deal_is_played(
     """Game 1's log shows the dice of game 2, which deals the same seed."""
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=4242)
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=4242)
+    )
     finish(games[0], {a.pk: 10, b.pk: 5})
     api, client = APIClient(), Client()
 
@@ -693,7 +718,9 @@ def test_a_game_s_seed_and_log_stay_sealed_until_its_whole_deal_is_played(
 def test_a_void_deal_unseals_its_finished_games(alice: Any, bob: Any) -> None:
     ladder = duplicate(2)
     a, b = shark_and_turtle(alice, bob, ladder)
-    games = match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=99)
+    games = publish_matches(
+        match_create_deal(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], seed=99)
+    )
     finish(games[0], {a.pk: 10, b.pk: 5})
     assert Match.objects.get(pk=games[0].pk).sealed
 

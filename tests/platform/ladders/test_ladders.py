@@ -7,12 +7,8 @@ from typing import Any
 import pytest
 
 from arena.ladders.admin import LadderForm
-from arena.ladders.services import (
-    LadderConfigError,
-    LadderInUseError,
-    ladder_change_game,
-    ladder_create,
-)
+from arena.ladders.flows import ladder_create
+from arena.ladders.services import LadderConfigError, LadderInUseError, ladder_change_game
 from tests.platform.factories import MatchFactory
 
 pytestmark = pytest.mark.django_db

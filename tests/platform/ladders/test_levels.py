@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.ladders.flows import ladder_create
 from arena.ladders.levels import BEATEN_MIN_GAMES, has_beaten, levels_met
 from arena.ladders.models import Challenge, Ladder
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchStatus
 from arena.tables.models import Table
 from bots_sdk.levels import LEVELS

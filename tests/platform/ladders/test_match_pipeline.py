@@ -30,10 +30,11 @@ from arena.bots.services import (
     bot_version_transition,
     bot_version_upload,
 )
-from arena.ladders.entries import bot_submit
+from arena.ladders.flows import bot_submit, ladder_create
 from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, Rating, RatingChange
-from arena.ladders.services import ladder_create, ladder_fill_queue
+from arena.ladders.services import ladder_fill_queue
+from arena.ladders.tasks import matches_requeue_stale, matches_retry_waiting
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 from arena.matches.services import (
     MatchTransitionError,
@@ -41,16 +42,13 @@ from arena.matches.services import (
     match_create,
     match_fail,
     match_finish,
-    match_run,
     match_start,
-    matches_requeue_stale,
-    matches_retry_waiting,
 )
 from arena.runners import current_runner
 from bots_sdk.launcher import HOUSE_DIR
 from tests.platform.api_support import api_upload
 from tests.platform.factories import BotFactory, RatingFactory
-from tests.platform.scenes import enter, on_ladder
+from tests.platform.scenes import enter, on_ladder, publish_match, run_match
 from tests.platform.worker import (
     GOOD_BOT,
     REPO_DIR,
@@ -130,10 +128,10 @@ def test_a_match_is_played_in_the_sandbox_stored_and_rated(
     alice: Any, house: Any, tmp_path: Path, django_capture_on_commit_callbacks: Any
 ) -> None:
     shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
-    match = match_create(**on_ladder(classic_2()), versions=[shark, greedy], seed=42)
+    match = publish_match(match_create(**on_ladder(classic_2()), versions=[shark, greedy], seed=42))
 
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = run_match(match)
 
     assert (match.status, match.attempts, match.error) == (MatchStatus.FINISHED, 1, "")
     seats = list(match.participants.order_by("seat"))
@@ -154,10 +152,10 @@ def test_a_faulty_bot_forfeits_its_seat_and_the_cause_is_recorded(
     alice: Any, house: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     cheat, greedy = player_bot(alice, "cheat", CHEAT_BOT), house_bot(house, "greedy")
-    match = match_create(**on_ladder(classic_2()), versions=[greedy, cheat])
+    match = publish_match(match_create(**on_ladder(classic_2()), versions=[greedy, cheat]))
 
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = run_match(match)
 
     assert match.status == MatchStatus.FINISHED
     seat = match.participants.get(seat=1)
@@ -175,10 +173,12 @@ def test_the_api_names_a_forfeit_by_the_log_s_exact_fault_kind(
         time_per_decision_ms=250, time_bank_ms=300,
     )  # fmt: skip
     slow = player_bot(alice, "slow", protocol_bot(prelude="import time", before="time.sleep(0.2)"))
-    match = match_create(**on_ladder(tight), versions=[house_bot(house, "greedy"), slow])
+    match = publish_match(
+        match_create(**on_ladder(tight), versions=[house_bot(house, "greedy"), slow])
+    )
 
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = run_match(match)
 
     seat = APIClient().get(f"/api/matches/{match.pk}/").json()["participants"][1]
     log = APIClient().get(f"/api/matches/{match.pk}/log/").json()
@@ -206,10 +206,10 @@ def test_an_infrastructure_failure_is_retried_and_never_counts_against_a_bot(
 ) -> None:
     settings.ARENA_MATCH_MAX_ATTEMPTS = 2
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
-    match = match_create(**on_ladder(classic_2()), versions=[shark, greedy])
+    match = publish_match(match_create(**on_ladder(classic_2()), versions=[shark, greedy]))
 
     with django_capture_on_commit_callbacks() as retries:
-        match = match_run(match=match)
+        match = run_match(match)
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
     assert "cannot isolate untrusted bots" in match.error and "vegasbot" in match.error
     assert retries == []  # the sandbox still fails its probe: the retry waits
@@ -233,25 +233,31 @@ def test_a_redelivered_task_changes_nothing(alice: Any, house: Any) -> None:
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
     ladder = classic_2()
     running = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+        match=publish_match(
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+        )
     )
     finished = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+        match=publish_match(
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+        )
     )
     finished = match_finish(
         match=finished, outcomes=[SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)], game_log=b"{}"
     )
 
     # Played by a live worker (this process), and already played.
-    assert match_run(match=running).status == MatchStatus.RUNNING
-    assert match_run(match=finished).finished_at == finished.finished_at
+    assert run_match(running).status == MatchStatus.RUNNING
+    assert run_match(finished).finished_at == finished.finished_at
     assert Match.objects.get(pk=running.pk).attempts == 1
 
 
 @pytest.mark.django_db
 def test_a_late_result_of_an_attempt_given_up_on_is_discarded(alice: Any, house: Any) -> None:
     shark, greedy = player_bot(alice, "shark", GOOD_BOT), house_bot(house, "greedy")
-    match = match_start(match=match_create(**on_ladder(classic_2()), versions=[shark, greedy]))
+    match = match_start(
+        match=publish_match(match_create(**on_ladder(classic_2()), versions=[shark, greedy]))
+    )
     match_fail(match=match, error="worker lost", attempt=1)
     match_start(match=match)
     outcomes = [SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)]
@@ -281,7 +287,9 @@ def test_running_matches_of_lost_workers_are_queued_again(
     matches = {}
     for name, (runner, heartbeat) in runners.items():
         match = match_start(
-            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+            match=publish_match(
+                match_create(ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy])
+            )
         )
         Match.objects.filter(pk=match.pk).update(runner=runner, heartbeat_at=heartbeat)
         matches[name] = match.pk
@@ -374,7 +382,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
 
 EMBEDDED_UPLOAD = f"""
 from arena.players.services import player_create
-from arena.ladders.entries import bot_submit
+from arena.ladders.flows import bot_submit
 alice = player_create(username="alice")
 bot_submit(owner=alice, name="shark", filename="shark.py", content={SANDBOXED_BOT!r})
 """

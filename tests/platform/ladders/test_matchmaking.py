@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from arena.bots.models import VersionStatus, Visibility
+from arena.ladders.flows import ladder_create
 from arena.ladders.matchmaking import (
     DEALS_RATING_WIDTH,
     RATING_WIDTH,
@@ -29,7 +30,7 @@ from arena.ladders.matchmaking import (
 )
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus, Rating
 from arena.ladders.selectors import MatchmakingCandidate
-from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
+from arena.ladders.services import ladder_fill_queue, ratings_apply
 from arena.ladders.tasks import ladders_fill_queues
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.outcomes import SeatOutcome
@@ -43,7 +44,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 @pytest.fixture(autouse=True)
 def _no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Queued matches are not played here (tasks are eager in tests)."""
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
 

@@ -19,9 +19,9 @@ import pytest
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
-from arena.ladders.entries import bot_submit, preflight_game
+from arena.ladders.entries import preflight_game
+from arena.ladders.flows import bot_submit, ladder_create
 from arena.ladders.models import Ladder, Qualification, QualificationStatus
-from arena.ladders.services import ladder_create
 from arena.matches.models import MatchStatus
 from arena.matches.services import match_create, match_run
 from bots_sdk import referee
@@ -29,7 +29,7 @@ from bots_sdk.launcher import HOUSE_DIR, BotSpec
 from bots_sdk.protocol import Limits
 from bots_sdk.sandbox import BotProcess
 from tests.platform.factories import BotFactory, BotVersionFactory
-from tests.platform.scenes import enter, on_ladder
+from tests.platform.scenes import enter, on_ladder, publish_match
 from tests.platform.worker import GOOD_BOT, protocol_bot
 
 pytestmark = pytest.mark.django_db
@@ -131,9 +131,11 @@ def test_a_bot_reads_in_its_preflight_what_it_reads_in_a_ladder_match(
     preflight = received.pop("shark v1")
     assert preflight[1]["seat"] == checked.report["seat"]
 
-    match = match_create(**on_ladder(ladder), versions=[pool[0], pool[1], shark, pool[2]])
+    match = publish_match(
+        match_create(**on_ladder(ladder), versions=[pool[0], pool[1], shark, pool[2]])
+    )
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = match_run(match=match).match
     assert match.status == MatchStatus.FINISHED
     played = received.pop("shark v1")
 

@@ -12,14 +12,10 @@ from django.test import Client
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.selectors import bot_versions
 from arena.bots.services import bot_version_upload
-from arena.ladders.challenges import (
-    ChallengeError,
-    ChallengeQuotaError,
-    version_challenge_create,
-)
+from arena.ladders.challenges import ChallengeError, ChallengeQuotaError
+from arena.ladders.flows import ladder_create, version_challenge_create
 from arena.ladders.models import Challenge, Ladder, RatingChange
 from arena.ladders.selectors import bot_ratings, bot_verdicts
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match, MatchStatus, Participant
 from tests.platform.api_support import client_for
 from tests.platform.factories import BotVersionFactory, RatingFactory
@@ -89,7 +85,7 @@ def test_v2_meets_its_retired_parent_in_duplicate_deals_and_the_verdict_counts_t
 def test_other_seats_go_to_the_ladder_s_players_drawn_anew_for_each_deal(
     alice: Any, bob: Any, carol: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     table = ladder_create(
@@ -123,7 +119,7 @@ def test_other_seats_go_to_the_ladder_s_players_drawn_anew_for_each_deal(
 def test_the_default_is_a_ladder_s_series_within_the_challenge_maximum(
     alice: Any, duel: Ladder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     _, v2 = shark(alice, duel)
@@ -176,7 +172,7 @@ def test_a_version_challenge_that_cannot_be_played_says_why(
 def test_version_challenges_share_the_hourly_quota(
     alice: Any, duel: Ladder, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     settings.ARENA_CHALLENGE_GAMES_PER_HOUR = 6
@@ -200,7 +196,7 @@ def test_a_parent_of_another_owner_is_refused(alice: Any, bob: Any, duel: Ladder
 def test_the_api_asks_for_a_version_challenge_and_reads_the_verdicts(
     alice: Any, bob: Any, duel: Ladder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     v1, v2 = shark(alice, duel)
@@ -248,7 +244,7 @@ def test_the_api_asks_for_a_version_challenge_and_reads_the_verdicts(
 def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
     alice: Any, bob: Any, duel: Ladder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     v1, v2 = shark(alice, duel)

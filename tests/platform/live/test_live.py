@@ -18,16 +18,16 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from arena.ladders.services import ladder_create
+from arena.ladders.flows import ladder_create
 from arena.live.models import LiveChunk
 from arena.live.selectors import live_read
 from arena.live.services import LivePublisher, live_drop, live_sweep
-from arena.matches import services as match_services
 from arena.matches.games import MatchGame
 from arena.matches.models import Match, MatchStatus, match_feed
 from arena.matches.selectors import match_live_read
-from arena.matches.services import match_create, match_create_deal, match_run, match_start
+from arena.matches.services import match_create, match_create_deal, match_start
 from tests.platform.ladders.test_match_pipeline import house_bot, player_bot, stored_log
+from tests.platform.scenes import run_match
 from tests.platform.worker import needs_concurrent_writes, protocol_bot
 from vegas_engine import log as game_logs
 
@@ -79,7 +79,6 @@ def test_a_new_attempt_starts_the_feed_again_and_a_drop_or_the_sweep_ends_it() -
 def test_a_running_deal_game_shows_nothing_while_another_game_of_its_deal_is_to_play(
     alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(match_services, "_queue_run", lambda match, countdown=0: None)
     ladder = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
     versions = [house_bot(house, "greedy"), house_bot(house, "random")]
     game = MatchGame.of(ladder)
@@ -104,14 +103,13 @@ def test_a_running_match_shows_its_events_as_they_are_played_then_its_log(
     alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     settings.ARENA_LIVE_PUBLISH_MS = 200
-    monkeypatch.setattr(match_services, "_queue_run", lambda match, countdown=0: None)
     ladder = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
     versions = [house_bot(house, "greedy"), player_bot(alice, "slow", SLOW_BOT)]
     match = match_create(ladder_id=ladder.pk, game=MatchGame.of(ladder), versions=versions)
 
     def play() -> None:
         try:
-            match_run(match=match)
+            run_match(match)
         finally:
             connection.close()
 

@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import RatingChange
-from arena.ladders.services import ladder_create, ratings_apply
+from arena.ladders.services import ratings_apply
 from arena.matches.models import Match, MatchStatus
-from arena.matches.services import match_create, match_run
+from arena.matches.services import match_create
 from tests.bots_sdk.test_hostile_games import CASES, LIMITS, Case
 from tests.platform.ladders.test_match_pipeline import house_bot, player_bot
-from tests.platform.scenes import on_ladder
+from tests.platform.scenes import on_ladder, publish_match, run_match
 from tests.platform.worker import needs_redis, needs_shared_database, redis_worker, wait_for
 
 HOSTILE = Path(__file__).resolve().parents[2] / "bots_sdk" / "hostile"
@@ -47,10 +48,10 @@ def test_a_hostile_bot_forfeits_its_seat_and_the_match_is_rated_once(
     seats = [house_bot(house, "greedy"), attacker]
     if case.seat == 0:
         seats.reverse()
-    match = match_create(**on_ladder(ladder), versions=seats)
+    match = publish_match(match_create(**on_ladder(ladder), versions=seats))
 
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = run_match(match)
 
     assert match.status == MatchStatus.FINISHED, match.error
     shown = {
@@ -69,7 +70,7 @@ def test_a_hostile_line_in_the_preflight_fails_the_version_never_sticks_it(
     bot: str, alice: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     from arena.bots.models import VersionStatus
-    from arena.ladders.entries import bot_submit
+    from arena.ladders.flows import bot_submit
 
     ladder = ladder_create(slug="classic-2", name="Classic 2", rules="classic", seats=2)
     with django_capture_on_commit_callbacks(execute=True):
@@ -97,12 +98,14 @@ def test_hostile_bots_in_matches_played_by_a_real_worker(
     greedy = house_bot(house, "greedy")
     with redis_worker(tmp_path, media_root):
         matches = {
-            bot: match_create(
-                **on_ladder(ladder),
-                versions=[
-                    greedy,
-                    player_bot(alice, bot, (HOSTILE / f"game_{bot}.py").read_bytes()),
-                ],
+            bot: publish_match(
+                match_create(
+                    **on_ladder(ladder),
+                    versions=[
+                        greedy,
+                        player_bot(alice, bot, (HOSTILE / f"game_{bot}.py").read_bytes()),
+                    ],
+                )
             )
             for bot in attacks
         }

@@ -24,6 +24,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from arena.bots.sandboxing import InfrastructureError, IsolationUnavailableError, LaunchError
+from arena.ladders.tasks import matches_retry_waiting
 from arena.matches.models import AttemptFault, Match, MatchStatus
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.retries import fault_of
@@ -33,16 +34,14 @@ from arena.matches.services import (
     match_create_plays,
     match_fail,
     match_finish,
-    match_run,
     match_start,
     match_start_series,
-    matches_retry_waiting,
 )
 from bots_sdk.sandbox import SandboxError
 from tests.platform.api_support import client_for, played_log
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
-from tests.platform.scenes import on_ladder
+from tests.platform.scenes import on_ladder, publish_match, publish_matches, run_match
 from tests.platform.stored import use_storage
 
 pytestmark = pytest.mark.django_db
@@ -118,13 +117,16 @@ def test_a_match_that_met_a_full_disk_is_retried_at_the_first_sweep_once_space_i
     use_storage(settings, "filesystem")
     settings.MEDIA_ROOT = small_disk / "media"
     settings.ARENA_MATCH_RETRY_BASE_SECONDS = 3600  # the backoff never decides here
-    match = match_create(
-        **on_ladder(classic_2()), versions=[house_bot(house, "greedy"), house_bot(house, "random")]
+    match = publish_match(
+        match_create(
+            **on_ladder(classic_2()),
+            versions=[house_bot(house, "greedy"), house_bot(house, "random")],
+        )
     )
     filler = fill(small_disk)
 
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)  # played, but its log cannot be stored
+        match = run_match(match)  # played, but its log cannot be stored
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
     for _ in range(3):  # the disk is still full: the probe fails, the retry waits
         with django_capture_on_commit_callbacks(execute=True):
@@ -148,7 +150,7 @@ def test_a_match_that_met_a_full_disk_is_retried_at_the_first_sweep_once_space_i
 
 def test_beat_runs_the_retry_sweep_every_few_seconds(settings: Any) -> None:
     entry = settings.CELERY_BEAT_SCHEDULE["retry-failed-matches"]
-    assert entry["task"] == "arena.matches.tasks.matches_retry_waiting"
+    assert entry["task"] == "arena.ladders.tasks.matches_retry_waiting"
     assert entry["schedule"] <= 15
 
 
@@ -162,13 +164,18 @@ def test_retries_in_flight_are_capped_and_a_series_counts_once(
     """A flapping resource (here: lost workers, which need no probe) cannot flood the
     workers: at most ARENA_MATCH_RETRIES_IN_FLIGHT runs of retries at once."""
     settings.ARENA_MATCH_RETRIES_IN_FLIGHT = 2
-    series = match_create_plays(
-        ladder_id=ladder.pk, game=ladder.game, plays=[Play(versions), Play(versions[::-1])]
+    series = publish_matches(
+        match_create_plays(
+            ladder_id=ladder.pk, game=ladder.game, plays=[Play(versions), Play(versions[::-1])]
+        )
     )
     for game in match_start_series(match=series[0]):
         failed(game, AttemptFault.WORKER_LOST)
     singles = [
-        failed(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions), fault)
+        failed(
+            publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)),
+            fault,
+        )
         for fault in (AttemptFault.WORKER_LOST, AttemptFault.DATABASE, AttemptFault.DATABASE)
     ]
     published.clear()
@@ -202,11 +209,11 @@ def test_a_retry_waits_while_its_resource_fails_and_comes_at_its_backoff_anyway(
     monkeypatch.setattr(sandboxing, "_self_tested", True)
     monkeypatch.setattr(sandboxing, "_self_test_problem", "bot sandbox unavailable: no bwrap")
     sandbox = failed(
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions),
+        publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)),
         AttemptFault.SANDBOX,
     )
     unknown = failed(
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions),
+        publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)),
         AttemptFault.OTHER,
     )
     published.clear()
@@ -230,9 +237,10 @@ def test_a_message_for_a_match_waiting_for_its_retry_is_dropped(
 ) -> None:
     """Only the retry sweep publishes a waiting match: any other message is an old one."""
     waiting = failed(
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions), AttemptFault.OTHER
+        publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)),
+        AttemptFault.OTHER,
     )
-    after = match_run(match=waiting)
+    after = run_match(waiting)
     assert (after.status, after.attempts) == (MatchStatus.QUEUED, 1)
 
 
@@ -243,10 +251,10 @@ def test_a_lost_worker_s_match_is_retried_by_the_stale_sweep_at_once(
     published: list[Any],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from arena.matches.services import matches_requeue_stale
+    from arena.ladders.tasks import matches_requeue_stale
 
     running = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     Match.objects.filter(pk=running.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     published.clear()
@@ -295,7 +303,9 @@ def test_an_attempt_s_cause_survives_a_later_success_and_only_staff_see_it(
     ladder: Any, versions: list[Any], alice: Any, carol: Any
 ) -> None:
     match = failed(
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1),
+        publish_match(
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1)
+        ),
         AttemptFault.STORAGE,
         "OSError: [Errno 28] No space left on device",
     )

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Ladder
-from arena.ladders.services import ladder_create
 from arena.matches.models import MatchStatus
 from arena.matches.study import NotYoursToStudyError, match_study
 from bots_sdk.launcher import BotSpec, house_bot

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from arena.bots.models import VersionStatus
 from arena.ladders.models import Rating
+from arena.ladders.tasks import matches_requeue_stale, ratings_apply_match
 from arena.matches.models import ForfeitCause, Match, MatchStatus
 from arena.matches.services import (
     MatchResultError,
@@ -23,9 +24,9 @@ from arena.matches.services import (
     match_fail,
     match_finish,
     match_start,
-    matches_requeue_stale,
 )
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
+from tests.platform.scenes import publish_match
 from tests.platform.stored import stored_files
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,9 @@ def versions(alice: Any, bob: Any) -> list[Any]:
 
 
 def test_create_seats_the_versions_in_order(ladder: Any, versions: list[Any]) -> None:
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=7)
+    match = publish_match(
+        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=7)
+    )
 
     assert (match.status, match.seed, match.attempts) == (MatchStatus.QUEUED, 7, 0)
     seats = list(match.participants.order_by("seat").values_list("seat", "bot_version"))
@@ -55,7 +58,7 @@ def test_create_seats_the_versions_in_order(ladder: Any, versions: list[Any]) ->
 
 
 def test_create_draws_a_seed_the_engine_accepts(ladder: Any, versions: list[Any]) -> None:
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     assert 0 <= match.seed < 2**63
 
 
@@ -74,28 +77,40 @@ def test_create_refuses_a_bad_setup(
     else:
         versions[1].status = VersionStatus.RETIRED
     with pytest.raises(MatchSetupError, match=words):
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
 
 
 def test_a_league_may_seat_a_retired_version_but_never_a_failed_one(
     ladder: Any, versions: list[Any]
 ) -> None:
     versions[1].status = VersionStatus.RETIRED
-    match = match_create(
-        ladder_id=ladder.pk, game=ladder.game, versions=versions, rated=False, allow_retired=True
+    match = publish_match(
+        match_create(
+            ladder_id=ladder.pk,
+            game=ladder.game,
+            versions=versions,
+            rated=False,
+            allow_retired=True,
+        )
     )
     assert (match.status, match.rated) == (MatchStatus.QUEUED, False)
 
     versions[1].status = VersionStatus.FAILED
     with pytest.raises(MatchSetupError, match=r"only active or retired versions play.*\(failed\)"):
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, allow_retired=True)
+        publish_match(
+            match_create(
+                ladder_id=ladder.pk, game=ladder.game, versions=versions, allow_retired=True
+            )
+        )
 
 
 def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     ladder: Any, versions: list[Any], django_capture_on_commit_callbacks: Any
 ) -> None:
     match = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1)
+        match=publish_match(
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=1)
+        )
     )
     assert (match.status, match.attempts) == (MatchStatus.RUNNING, 1)
 
@@ -115,7 +130,9 @@ def test_a_played_match_stores_results_and_its_compressed_log_then_is_rated(
     assert match.log_size == len(gzip.compress(LOG, mtime=0))
     loser = match.participants.get(seat=1)
     assert (loser.money, loser.rank, loser.forfeit) == (0, 2, ForfeitCause.TIMEOUT)
-    # The rating task ran after the commit (eager Celery in tests).
+    # Its rating is the task's to queue once the game is recorded (tasks.match_run).
+    assert match.rated_at is None
+    ratings_apply_match(match.pk)
     match.refresh_from_db()
     assert match.rated_at is not None
     assert Rating.objects.get(bot_version=versions[0]).rating == 1570.0
@@ -133,7 +150,7 @@ def test_finish_checks_the_results(
     ladder: Any, versions: list[Any], outcomes: list[SeatOutcome], words: str
 ) -> None:
     match = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     with pytest.raises(MatchResultError, match=words):
         match_finish(match=match, outcomes=outcomes, game_log=LOG)
@@ -142,7 +159,7 @@ def test_finish_checks_the_results(
 
 
 def test_a_queued_match_cannot_finish(ladder: Any, versions: list[Any]) -> None:
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     with pytest.raises(MatchTransitionError, match="queued: it cannot become finished"):
         match_finish(
             match=match, outcomes=[SeatOutcome(0, 0, 1), SeatOutcome(1, 0, 2)], game_log=LOG
@@ -155,7 +172,7 @@ def test_infrastructure_failures_retry_then_give_up(
     settings: Any, ladder: Any, versions: list[Any]
 ) -> None:
     settings.ARENA_MATCH_MAX_ATTEMPTS = 2
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
 
     match = match_fail(match=match_start(match=match), error="sandbox crashed")
     assert (match.status, match.attempts, match.error) == (MatchStatus.QUEUED, 1, "sandbox crashed")
@@ -169,10 +186,10 @@ def test_stale_running_matches_are_requeued(
     settings: Any, ladder: Any, versions: list[Any]
 ) -> None:
     stale = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     fresh = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     Match.objects.filter(pk=stale.pk).update(started_at=timezone.now() - timedelta(hours=2))
 
@@ -184,7 +201,7 @@ def test_stale_running_matches_are_requeued(
 
 def test_cancel(ladder: Any, versions: list[Any]) -> None:
     match = match_cancel(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     assert match.status == MatchStatus.CANCELLED
     with pytest.raises(MatchTransitionError, match="none \\(final\\)"):

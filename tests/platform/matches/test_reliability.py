@@ -23,8 +23,8 @@ from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from arena.bots.models import BotVersion
 from arena.celery import app
-from arena.ladders.entries import qualifications_requeue_stuck
 from arena.ladders.models import Qualification, QualificationStatus
+from arena.ladders.tasks import matches_republish_queued, qualifications_requeue_stuck, queue_rating
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import (
     SeatOutcome,
@@ -33,11 +33,11 @@ from arena.matches.services import (
     match_fail,
     match_finish,
     match_start,
-    matches_republish_queued,
 )
 from tests.platform.api_support import GOOD, client_for
 from tests.platform.conftest import _free_port
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
+from tests.platform.scenes import publish_match, publish_matches, run_match
 from tests.platform.stored import stored_files
 
 pytestmark = pytest.mark.django_db
@@ -130,16 +130,19 @@ def test_a_match_and_its_rating_survive_a_broker_outage(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        (match,) = publish_matches(
+            [publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))]
+        )
     with django_capture_on_commit_callbacks(execute=True):
-        match_finish(
+        finished = match_finish(
             match=match_start(match=match),
             outcomes=[SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)],
             game_log=b"{}",
         )
+        queue_rating(finished)  # as the worker's task does once a game is recorded
 
     assert Match.objects.get(pk=match.pk).status == MatchStatus.FINISHED
-    assert f"arena.matches.tasks.match_run({match.pk},)" in caplog.text
+    assert f"arena.ladders.tasks.match_run({match.pk},)" in caplog.text
     assert f"arena.ladders.tasks.ratings_apply_match({match.pk},)" in caplog.text
 
 
@@ -154,12 +157,14 @@ def test_a_task_that_fails_in_eager_mode_still_raises(
     def broken(**kwargs: Any) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("arena.matches.tasks.run_service", broken)
+    monkeypatch.setattr("arena.matches.services.match_run", broken)
     with (
         pytest.raises(RuntimeError, match="a bug"),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        publish_matches(
+            [publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))]
+        )
 
 
 # --------------------------------------------------------------------------- lost messages
@@ -169,10 +174,10 @@ def test_queued_matches_whose_message_was_lost_are_published_again(
     settings: Any, ladder: Any, versions: list[Any], published: list[Any]
 ) -> None:
     settings.ARENA_MATCH_REPUBLISH_SECONDS = 300
-    lost = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
-    fresh = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    lost = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
+    fresh = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     running = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     long_ago = timezone.now() - timedelta(minutes=6)
     Match.objects.filter(pk__in=[lost.pk, running.pk]).update(queued_at=long_ago)
@@ -193,20 +198,20 @@ def test_the_republish_sweep_publishes_after_the_commit(
     published: list[Any],
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    lost = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    lost = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     Match.objects.filter(pk=lost.pk).update(queued_at=timezone.now() - timedelta(hours=1))
 
     with django_capture_on_commit_callbacks(execute=True):
         assert matches_republish_queued() == 1
 
-    assert published == [("arena.matches.tasks.match_run", (lost.pk,))]
+    assert published == [("arena.ladders.tasks.match_run", (lost.pk,))]
 
 
 def test_a_retry_waiting_for_its_resource_is_not_republished(
     settings: Any, ladder: Any, versions: list[Any], published: list[Any]
 ) -> None:
     settings.ARENA_MATCH_REPUBLISH_SECONDS = 60
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     Match.objects.filter(pk=match.pk).update(queued_at=timezone.now() - timedelta(hours=1))
     match_fail(match=match_start(match=match), error="disk full")
     Match.objects.filter(pk=match.pk).update(queued_at=timezone.now() - timedelta(hours=1))
@@ -277,12 +282,10 @@ def test_a_failed_attempt_waits_for_its_resource_at_most_its_backoff(
     monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
     # The disk is still full when the worker records the failure.
     monkeypatch.setattr("arena.matches.services.resource_answers", lambda fault: False)
-    from arena.matches.services import match_run
-
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     published.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        match = match_run(match=match)
+        match = run_match(match)
 
     assert (match.status, match.attempts) == (MatchStatus.QUEUED, 1)
     assert "No space left on device" in match.error
@@ -312,17 +315,19 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
 
     monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
     monkeypatch.setattr(services, "match_fail", fail_once)
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
 
     with pytest.raises(services.AttemptNotRecorded) as raised:
         services.match_run(match=match)
     assert raised.value.attempt == 1
     # Still running, heartbeat fresh, runner alive (this process): a plain redelivery
     # would wait for the lease; the task's retry names the attempt and fails it now.
-    assert services.match_run(match=match).status == MatchStatus.RUNNING
+    assert services.match_run(match=match).match.status == MatchStatus.RUNNING
     assert raised.value.error == "OSError: [Errno 28] No space left on device"
-    monkeypatch.setattr(services, "matches_retry_waiting", lambda **kwargs: 0)  # not played here
-    again = services.match_run(match=match, abandoned_attempt=1, abandoned_error="OSError: ...")
+    monkeypatch.setattr("arena.matches.services.resource_answers", lambda fault: False)
+    run = services.match_run(match=match, abandoned_attempt=1, abandoned_error="OSError: ...")
+    assert run.retries == []  # its resource does not answer yet: the retry sweep's
+    again = run.match
     assert (again.status, again.attempts) == (MatchStatus.QUEUED, 1)
     attempt = again.attempt_log.get()
     assert (attempt.outcome, attempt.fault) == ("failed", "database")
@@ -332,17 +337,21 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
 def test_the_task_retries_with_the_abandoned_attempt(
     ladder: Any, versions: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import services, tasks
+    from arena.ladders import tasks
+    from arena.matches import services
 
     calls: list[Any] = []
 
-    def run(*, match: Any, abandoned_attempt: Any = None, abandoned_error: str = "") -> None:
+    def run(
+        *, match: Any, on_finished: Any, abandoned_attempt: Any = None, abandoned_error: str = ""
+    ) -> Any:
         calls.append((abandoned_attempt, abandoned_error))
         if abandoned_attempt is None:
             raise services.AttemptNotRecorded(match.pk, 1, "OSError: disk full")
+        return services.MatchRun(match, retries=[])
 
-    monkeypatch.setattr(tasks, "run_service", run)
-    match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+    monkeypatch.setattr(services, "match_run", run)
+    match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     # Eager: the retry runs at once, in this process.
     tasks.match_run.apply(args=(match.pk,), throw=False)
     assert calls == [(None, ""), (1, "OSError: disk full")]
@@ -360,7 +369,7 @@ def test_a_log_half_written_by_a_failed_save_is_deleted(
 
     monkeypatch.setattr(ContentFile, "chunks", disk_full)
     match = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
 
     with pytest.raises(OSError, match="No space left"):
@@ -376,7 +385,7 @@ def test_a_failed_finish_never_deletes_the_log_of_the_attempt_that_won(
     ladder: Any, versions: list[Any], each_storage: str
 ) -> None:
     match = match_start(
-        match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions)
+        match=publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     )
     outcomes = [SeatOutcome(0, 5, 1), SeatOutcome(1, 0, 2)]
     match_finish(match=match, outcomes=outcomes, game_log=b"{}", attempt=1)

@@ -26,10 +26,12 @@ from django.utils import timezone
 
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion
+from arena.ladders.flows import ladder_create
 from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, RatingChange
 from arena.ladders.selectors import matchmaking_candidates
-from arena.ladders.services import ladder_create, ladder_fill_queue, ratings_apply
+from arena.ladders.services import ladder_fill_queue, ratings_apply
+from arena.ladders.tasks import matches_requeue_stale
 from arena.leagues.models import GameStatus, League, LeagueFormat, LeagueGame, LeagueStatus
 from arena.leagues.selectors import league_standings, seats_with_results
 from arena.leagues.services import league_advance, league_create
@@ -40,16 +42,14 @@ from arena.matches.services import (
     Play,
     match_create_plays,
     match_create_series,
-    match_run,
     match_start_series,
     matches_heartbeat,
-    matches_requeue_stale,
 )
 from bots_sdk.protocol import Limits
 from bots_sdk.sandbox import BotProcess, SandboxError
 from tests.platform.api_support import client_for
 from tests.platform.ladders.test_match_pipeline import house_bot, player_bot, stored_log
-from tests.platform.scenes import enter
+from tests.platform.scenes import enter, publish_matches, run_match
 from tests.platform.worker import (
     SANDBOXED_BOT,
     needs_redis,
@@ -132,8 +132,8 @@ def test_a_series_is_its_games_with_rotating_seats_and_one_run_message(
     versions = [version_row(alice, "a"), version_row(bob, "b"), version_row(bob, "c")]
 
     with django_capture_on_commit_callbacks(execute=True):
-        games = match_create_series(
-            ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6
+        games = publish_matches(
+            match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6)
         )
 
     first = games[0]
@@ -156,16 +156,20 @@ def test_plays_make_a_series_of_their_own_seats_and_seeds_and_one_play_a_plain_m
     a, b = version_row(alice, "a"), version_row(bob, "b")
 
     with django_capture_on_commit_callbacks(execute=True):
-        games = match_create_plays(
-            ladder_id=ladder.pk,
-            game=ladder.game,
-            plays=[Play([b, a], 7), Play([a, b], 7), Play([a, b], None)],
-            rated=False,
+        games = publish_matches(
+            match_create_plays(
+                ladder_id=ladder.pk,
+                game=ladder.game,
+                plays=[Play([b, a], 7), Play([a, b], 7), Play([a, b], None)],
+                rated=False,
+            )
         )
-        (alone,) = match_create_plays(ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b])])
+        (alone,) = publish_matches(
+            match_create_plays(ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b])])
+        )
         # A ladder's series of one game is a plain match too.
-        (single,) = match_create_series(
-            ladder_id=ladder.pk, game=ladder.game, versions=[a, b], units=1
+        (single,) = publish_matches(
+            match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=[a, b], units=1)
         )
 
     first = games[0]
@@ -183,8 +187,10 @@ def test_plays_make_a_series_of_their_own_seats_and_seeds_and_one_play_a_plain_m
     # The games of a series are played by the same bots; nothing is created otherwise.
     c = version_row(bob, "c")
     with pytest.raises(MatchSetupError, match="played by the same bots"):
-        match_create_plays(
-            ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b]), Play([a, c])]
+        publish_matches(
+            match_create_plays(
+                ladder_id=ladder.pk, game=ladder.game, plays=[Play([a, b]), Play([a, c])]
+            )
         )
     assert Match.objects.count() == 5
 
@@ -192,8 +198,8 @@ def test_plays_make_a_series_of_their_own_seats_and_seeds_and_one_play_a_plain_m
 def test_the_database_refuses_a_game_number_without_its_series(alice: Any, bob: Any) -> None:
     ladder = classic(2, 2)
     versions = [version_row(alice, "a"), version_row(bob, "b")]
-    first, second = match_create_series(
-        ladder_id=ladder.pk, game=ladder.game, versions=versions, units=2
+    first, second = publish_matches(
+        match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=2)
     )
     with pytest.raises(IntegrityError), transaction.atomic():
         Match.objects.filter(pk=second.pk).update(series=None)
@@ -267,12 +273,14 @@ def test_a_series_plays_in_one_run_one_process_per_bot_each_game_rated_once(
 ) -> None:
     ladder = classic(2, 4)
     shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
-    games = match_create_series(
-        ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy], units=4
+    games = publish_matches(
+        match_create_series(
+            ladder_id=ladder.pk, game=ladder.game, versions=[shark, greedy], units=4
+        )
     )
 
     with django_capture_on_commit_callbacks(execute=True):
-        match_run(match=games[0])
+        run_match(games[0])
 
     played = in_play_order(games)
     assert [(g.status, g.attempts) for g in played] == [(MatchStatus.FINISHED, 1)] * 4
@@ -296,12 +304,14 @@ def test_a_crash_in_game_2_forfeits_game_2_only_and_the_bot_plays_game_3(
     ladder = classic(2, 3)
     crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
     greedy = house_bot(house, "greedy")
-    games = match_create_series(
-        ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=3
+    games = publish_matches(
+        match_create_series(
+            ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=3
+        )
     )
 
     with django_capture_on_commit_callbacks(execute=True):
-        match_run(match=games[0])
+        run_match(games[0])
 
     played = in_play_order(games)
     assert [g.status for g in played] == [MatchStatus.FINISHED] * 3
@@ -324,8 +334,10 @@ def test_an_infrastructure_failure_mid_series_retries_only_the_games_not_recorde
     ladder = classic(2, 4)
     crasher = player_bot(alice, "crasher", CRASHES_IN_GAME_2)
     greedy = house_bot(house, "greedy")
-    games = match_create_series(
-        ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=4
+    games = publish_matches(
+        match_create_series(
+            ladder_id=ladder.pk, game=ladder.game, versions=[crasher, greedy], units=4
+        )
     )
     # Starting the crasher's fresh process for game 3 fails: the platform's fault.
     real, calls = sandboxing.launch_bot, []
@@ -339,7 +351,7 @@ def test_an_infrastructure_failure_mid_series_retries_only_the_games_not_recorde
     monkeypatch.setattr(sandboxing, "launch_bot", third_launch_fails)
 
     with django_capture_on_commit_callbacks() as retries:
-        match_run(match=games[0])
+        run_match(games[0])
 
     played = in_play_order(games)
     assert [(g.status, g.attempts) for g in played] == [
@@ -357,7 +369,7 @@ def test_an_infrastructure_failure_mid_series_retries_only_the_games_not_recorde
     # The retry (any of the failed games' messages) plays both, in one run.
     monkeypatch.setattr(sandboxing, "launch_bot", real)
     with django_capture_on_commit_callbacks(execute=True):
-        match_run(match=played[3])
+        run_match(played[3])
     played = in_play_order(games)
     assert [(g.status, g.attempts) for g in played] == [
         (MatchStatus.FINISHED, 1),
@@ -373,12 +385,14 @@ def test_a_deal_series_never_shows_one_process_two_games_of_a_seed(
 ) -> None:
     ladder = classic(2, 6, duplicate_deals=True)
     shark, greedy = player_bot(alice, "shark", SANDBOXED_BOT), house_bot(house, "greedy")
-    games = match_create_series(
-        ladder_id=ladder.pk,
-        game=ladder.game,
-        versions=[shark, greedy],
-        units=3,
-        duplicate_deals=True,
+    games = publish_matches(
+        match_create_series(
+            ladder_id=ladder.pk,
+            game=ladder.game,
+            versions=[shark, greedy],
+            units=3,
+            duplicate_deals=True,
+        )
     )
     # Whether each game's log was sealed right after each game was recorded.
     sealed: list[dict[int, bool]] = []
@@ -392,7 +406,7 @@ def test_a_deal_series_never_shows_one_process_two_games_of_a_seed(
     ids = [g.pk for g in games]
     monkeypatch.setattr(services, "match_finish", finish)
 
-    match_run(match=games[0])
+    run_match(games[0])
 
     played = in_play_order(games)
     assert all(g.status == MatchStatus.FINISHED for g in played)
@@ -413,7 +427,9 @@ def test_a_redelivered_message_and_the_sweeps_leave_a_running_series_alone(
 ) -> None:
     ladder = classic(2, 3)
     versions = [version_row(alice, "a"), version_row(bob, "b")]
-    games = match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=3)
+    games = publish_matches(
+        match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=3)
+    )
     started = match_start_series(match=games[1])  # a message for game 2 took them all
     assert [(g.series_game, g.status, g.attempts) for g in started] == [
         (1, MatchStatus.RUNNING, 1),
@@ -422,7 +438,7 @@ def test_a_redelivered_message_and_the_sweeps_leave_a_running_series_alone(
     ]
 
     # Its worker (this process) is alive: a redelivery and the sweep change nothing.
-    assert match_run(match=games[2]).status == MatchStatus.RUNNING
+    assert run_match(games[2]).status == MatchStatus.RUNNING
     assert matches_requeue_stale() == 0
     # One heartbeat covers every game of the series.
     silent = timezone.now() - timedelta(seconds=settings.ARENA_MATCH_LEASE_SECONDS + 1)
@@ -559,7 +575,7 @@ def test_a_league_table_plays_in_one_run_a_crash_forfeiting_its_own_game_only(
     assert first is not None
 
     with django_capture_on_commit_callbacks(execute=True):
-        match_run(match=first)
+        run_match(first)
 
     played = in_play_order([g.match for g in games if g.match is not None])
     assert [(g.status, g.attempts) for g in played] == [(MatchStatus.FINISHED, 1)] * 3
@@ -598,7 +614,7 @@ def test_a_duplicate_league_table_starts_a_process_per_bot_per_lane(
     league = league_of(carol, ladder, [shark, greedy], games_per_table=3, duplicate=True)
     (games,) = tables_of(league).values()
 
-    match_run(match=in_play_order([g.match for g in games if g.match is not None])[0])
+    run_match(in_play_order([g.match for g in games if g.match is not None])[0])
 
     played = in_play_order([g.match for g in games if g.match is not None])
     assert [g.status for g in played] == [MatchStatus.FINISHED] * 6
@@ -632,7 +648,9 @@ def test_staff_set_the_games_per_series_and_the_api_and_pages_show_the_series(
     assert default["series_games"] == 12
 
     versions = [version_row(alice, "a"), version_row(bob, "b"), version_row(bob, "c")]
-    games = match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6)
+    games = publish_matches(
+        match_create_series(ladder_id=ladder.pk, game=ladder.game, versions=versions, units=6)
+    )
     shown = client_for().get(f"/api/matches/{games[2].pk}/").json()
     assert (shown["series"], shown["series_game"]) == (games[0].pk, 3)
     page = Client().get(f"/matches/{games[2].pk}/").content.decode()
@@ -704,7 +722,7 @@ def version_row(owner: Any, name: str) -> BotVersion:
 @pytest.fixture
 def published_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The match ids ``match_run`` is published for (the task does not run)."""
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     sent: list[int] = []
     real = tasks.match_run._get_current_object()

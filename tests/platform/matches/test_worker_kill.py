@@ -15,13 +15,15 @@ import pytest
 
 from arena.bots.models import VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Rating, RatingChange
-from arena.ladders.services import ladder_create, ratings_apply
+from arena.ladders.services import ratings_apply
+from arena.ladders.tasks import match_run
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
-from arena.matches.tasks import match_run
 from bots_sdk.launcher import HOUSE_DIR
 from tests.platform.factories import BotFactory
+from tests.platform.scenes import publish_match
 from tests.platform.worker import (
     needs_redis,
     needs_shared_database,
@@ -61,7 +63,9 @@ def test_a_match_survives_a_killed_worker_and_is_rated_once(
     greedy = active_version(house, "greedy", (HOUSE_DIR / "greedy_bot.py").read_bytes())
 
     with redis_worker(tmp_path, media_root) as (first, restart):
-        match = match_create(ladder_id=ladder.pk, game=ladder.game, versions=[sloth, greedy])
+        match = publish_match(
+            match_create(ladder_id=ladder.pk, game=ladder.game, versions=[sloth, greedy])
+        )
 
         def running() -> Match | None:
             current = Match.objects.get(pk=match.pk)

@@ -24,8 +24,8 @@ from rest_framework.test import APIClient
 
 import vegas_engine
 from arena.bots.models import Bot, BotVersion, Visibility
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Qualification, QualificationStatus
-from arena.ladders.services import ladder_create
 from arena.matches.models import ForfeitCause
 from arena.tables import flows, services
 from arena.tables.models import Table, TableStatus

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Rating
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
 from tests.platform.scenes import GOOD_BOT, play_match

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from arena.bots.models import BotVersion, VersionStatus
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Qualification, QualificationStatus
-from arena.ladders.services import ladder_create, ladder_fill_queue
+from arena.ladders.services import ladder_fill_queue
 from arena.matches.models import Match, MatchStatus
 from tests.platform.ladders.test_entries import CARDS_ONLY
 from tests.platform.ladders.test_match_pipeline import house_bot

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.levels import BEATEN_MIN_GAMES
-from arena.ladders.services import ladder_create
 from tests.platform.browser import PHONE, overflows_horizontally
 from tests.platform.factories import BotFactory, BotVersionFactory, RatingFactory, finished_match
 

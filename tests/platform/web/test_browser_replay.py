@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from arena.ladders.services import ladder_create
+from arena.ladders.flows import ladder_create
 from tests.platform.factories import BotFactory, BotVersionFactory
 from tests.platform.scenes import play_match
 from tests.platform.web.test_web_replay import forfeited_match

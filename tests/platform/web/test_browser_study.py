@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Ladder
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match
 from tests.platform.browser import PHONE, SCREENSHOTS, overflows_horizontally
 from tests.platform.factories import BotFactory, BotVersionFactory, UserFactory

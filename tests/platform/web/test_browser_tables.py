@@ -22,7 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 import vegas_engine
-from arena.ladders.services import ladder_create
+from arena.ladders.flows import ladder_create
 from arena.live.services import LivePublisher
 from arena.matches.games import MatchGame
 from arena.matches.models import Match, MatchStatus
@@ -31,6 +31,7 @@ from arena.tables.models import Table, TableStatus, table_feed
 from arena.tables.services import table_ask, table_create, table_start
 from tests.platform.browser import PHONE, overflows_horizontally
 from tests.platform.ladders.test_match_pipeline import house_bot, player_bot
+from tests.platform.scenes import publish_match
 from tests.platform.web.test_browser import PASSWORD
 from tests.platform.worker import (
     needs_redis,
@@ -148,7 +149,9 @@ def test_a_running_match_shows_its_replay_growing_then_its_result(
     ladder = ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
     versions = [house_bot(house, "greedy"), player_bot(alice, "slowpoke", SLOW_BOT)]
     with site_worker(tmp_path, media_root):
-        match = match_create(ladder_id=ladder.pk, game=MatchGame.of(ladder), versions=versions)
+        match = publish_match(
+            match_create(ladder_id=ladder.pk, game=MatchGame.of(ladder), versions=versions)
+        )
 
         def running() -> bool:
             return Match.objects.get(pk=match.pk).status == MatchStatus.RUNNING

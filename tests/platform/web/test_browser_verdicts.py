@@ -12,8 +12,9 @@ import pytest
 
 from arena.bots.models import BotVersion
 from arena.bots.services import bot_version_upload
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Challenge
-from arena.ladders.services import ladder_create, ladder_refit, ratings_apply
+from arena.ladders.services import ladder_refit, ratings_apply
 from arena.matches.models import MatchStatus
 from tests.platform.browser import PHONE, SCREENSHOTS, overflows_horizontally
 from tests.platform.factories import BotFactory, BotVersionFactory

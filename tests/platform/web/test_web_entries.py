@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from arena.ladders.flows import ladder_create
 from arena.ladders.models import Challenge, Entry, Ladder
-from arena.ladders.services import ladder_create
 from arena.matches.models import Match
 from tests.platform.factories import BotFactory, BotVersionFactory
 from tests.platform.scenes import enter, never_run
@@ -54,7 +54,7 @@ def test_the_owner_changes_the_ladders_others_cannot(
 def test_a_challenge_from_the_bot_page_lands_on_its_page_for_its_requester_only(
     alice: Any, bob: Any, ladders: tuple[Ladder, Ladder], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from arena.matches import tasks
+    from arena.ladders import tasks
 
     never_run(monkeypatch, tasks.match_run)
     classic, _ = ladders

@@ -19,7 +19,7 @@ from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_create, match_finish, match_start
 from bots_sdk.faults import Fault, FaultKind
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory, finished_match
-from tests.platform.scenes import engine_log, play_match
+from tests.platform.scenes import engine_log, play_match, publish_match
 from tests.platform.web.test_web import client_for, replay_data, text_of
 from vegas_engine.log import dumps
 from vegas_engine.rules.royale import ROYALE_RULES
@@ -69,7 +69,9 @@ def forfeited_match(ladder: Ladder, versions: list[Any], seed: int, *, seat: int
     ]
     with transaction.atomic():
         match = match_start(
-            match=match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed)
+            match=publish_match(
+                match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions, seed=seed)
+            )
         )
         return match_finish(match=match, outcomes=outcomes, game_log=dumps(stored).encode())
 

@@ -15,9 +15,8 @@ from django.db import transaction
 from django.test import Client
 
 import vegas_engine
-from arena.ladders.services import ladder_create
+from arena.ladders.flows import ladder_create
 from arena.live.services import LivePublisher
-from arena.matches import services as match_services
 from arena.matches.games import MatchGame
 from arena.matches.models import match_feed
 from arena.matches.outcomes import SeatOutcome
@@ -164,7 +163,6 @@ def test_a_finished_table_shows_its_result_replay_and_log(
 def test_a_running_match_page_follows_its_game_unless_its_deal_seals_it(
     alice: Any, house: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(match_services, "_queue_run", lambda match, countdown=0: None)
     ladder = ladder_create(slug="classic-2", name="Classic", rules="classic", seats=2)
     versions = [house_bot(house, "greedy"), house_bot(house, "random")]
     game = MatchGame.of(ladder)

@@ -20,6 +20,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, VersionStatus
+from arena.ladders.tasks import publish_runs
 from arena.matches.models import MatchStatus
 from arena.matches.services import (
     MAX_SEED,
@@ -27,6 +28,7 @@ from arena.matches.services import (
     MatchSetupError,
     Play,
     match_create_plays,
+    runs_to_publish,
 )
 
 from .. import formats, scoring
@@ -478,6 +480,8 @@ def _queue_table(
         return
     for game, match in zip(ordered, matches, strict=True):
         game.match, game.status = match, GameStatus.QUEUED
+    # Played and rated as the ladders play theirs, once the league's transaction commits.
+    publish_runs(runs_to_publish(matches))
 
 
 def _collect(locked: League) -> int:

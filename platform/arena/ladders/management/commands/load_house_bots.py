@@ -20,9 +20,8 @@ from django.db import transaction
 from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.bots.services import bot_create
 from arena.errors import ArenaError
-from arena.ladders.entries import house_bot_enter_everywhere, version_submit
+from arena.ladders.flows import house_bot_enter_everywhere, ladder_create, version_submit
 from arena.ladders.models import Ladder
-from arena.ladders.services import ladder_create
 from arena.players.models import User
 from arena.players.selectors import HOUSE_USERNAME, house_user_get
 from arena.players.services import player_create
