@@ -1193,7 +1193,7 @@ def measure_pipeline(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
         )
 
 
-#: A worker's line per game (arena.matches.services._play): where its time went.
+#: A worker's line per game (arena.matches.services.running._play): where its time went.
 TIMING = re.compile(r"match (\d+) timing: start ([\d.]+) s, play ([\d.]+) s, store ([\d.]+) s")
 
 
@@ -1350,7 +1350,7 @@ def measure_series(sizes: Sizes, env: dict[str, str], data_dir: Path) -> None:
 def _qualify_house_bots() -> None:
     """Play the house bots' pre-flights here: the bench runs no worker during the load."""
     from arena.bots.models import BotVersion
-    from arena.ladders.entries import version_qualify
+    from arena.ladders.services.entries import version_qualify
 
     for version in BotVersion.objects.filter(status="pending"):
         version_qualify(version=version)

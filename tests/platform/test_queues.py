@@ -22,10 +22,10 @@ from django.test import Client
 
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition
-from arena.ladders.editor import draft_start_from_kit
-from arena.ladders.entries import BuildsInFlightError
 from arena.ladders.flows import bot_submit, draft_run_test_game, version_submit
 from arena.ladders.models import Ladder
+from arena.ladders.services.editor import draft_start_from_kit
+from arena.ladders.services.entries import BuildsInFlightError
 from arena.matches.models import Match, MatchStatus
 from arena.matches.services import match_create
 from arena.tables.flows import table_create

@@ -127,7 +127,7 @@ def bot_version_upload(
     Either both the file and the row exist afterwards, or neither: a refused
     upload stores nothing, and a failure after the file was written removes
     the file again (unless another version already shares it). Validating it
-    for the games it enters is the caller's (``arena.ladders.entries``).
+    for the games it enters is the caller's (``arena.ladders.services.entries``).
     """
     checked = check_upload(filename, content, upload_limits(), runtime=runtime)
     return _store_version(bot=bot, checked=checked, filename=filename)

@@ -218,7 +218,7 @@ def _build_into(version: BotVersion, files: BotFiles, report: ValidationReport) 
 
 def build_version(version: BotVersion) -> ValidationReport:
     """The build step of :func:`validate_version` alone, sandboxed, with the same report:
-    a test build (arena.ladders.editor) plays its test game instead of a pre-flight."""
+    a test build (arena.ladders.services.editor) plays its test game instead of a pre-flight."""
     content = _read_code(version)
     require_isolation([version])
     report = ValidationReport(sandboxed=not is_trusted(version))

@@ -43,8 +43,6 @@ from arena.pagination import (
 from arena.players.selectors import signed_in
 from arena.throttling import UploadsThrottled
 
-from .challenges import ChallengeError
-from .entries import ladders_from_slugs
 from .flows import (
     bot_submit,
     challenge_create,
@@ -68,6 +66,8 @@ from .selectors import (
     player_challenges,
     version_qualifications,
 )
+from .services.challenges import ChallengeError
+from .services.entries import ladders_from_slugs
 from .verdicts import VerdictKind
 
 

@@ -19,9 +19,10 @@ from arena.matches.services import runs_to_publish
 from arena.players.models import User
 from arena.queueing import publish_on_commit
 
-from . import challenges, editor, entries, services
+from . import services
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder
 from .selectors import versions_awaiting_preflight
+from .services import challenges, editor, entries
 from .tasks import play_test_game, publish_preflights, publish_runs
 
 

@@ -25,11 +25,10 @@ from arena.matches import services as matches
 from arena.matches.models import Match
 from arena.queueing import publish_on_commit
 
-from . import editor, entries
 from .selectors import unrated_finished_matches
+from .services import editor, entries, ratings_apply
 from .services import ladders_fill_queues as fill_queues
 from .services import ladders_refit_due as refit_due
-from .services import ratings_apply
 
 log = logging.getLogger(__name__)
 

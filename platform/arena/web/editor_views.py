@@ -31,14 +31,14 @@ from arena.bots.selectors import (
     user_versions_to_edit,
 )
 from arena.errors import ArenaError
-from arena.ladders.editor import (
+from arena.ladders.flows import draft_run_test_game, draft_submit
+from arena.ladders.services.editor import (
     TestGameQuotaError,
     draft_delete,
     draft_save,
     draft_start_from_kit,
     draft_start_from_version,
 )
-from arena.ladders.flows import draft_run_test_game, draft_submit
 from arena.matches.selectors import TestGameStage, stage_of_test_game
 from arena.players.selectors import signed_in
 from arena.throttling import UploadThrottle

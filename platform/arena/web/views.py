@@ -49,7 +49,6 @@ from arena.bots.selectors import (
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.errors import ArenaError
-from arena.ladders.challenges import ChallengeError
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.flows import bot_submit, challenge_create, entries_set, version_challenge_create
 from arena.ladders.levels import BEATEN_MIN_GAMES, level_bots, levels_met
@@ -68,6 +67,7 @@ from arena.ladders.selectors import (
     rating_trends,
     version_qualifications,
 )
+from arena.ladders.services.challenges import ChallengeError
 from arena.leagues.flows import league_resume
 from arena.leagues.models import EntryStatus, League, RoundStatus
 from arena.leagues.selectors import (

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from arena.bots.models import BotVersion, Visibility
-from arena.ladders.challenges import ChallengeError, ChallengeQuotaError
 from arena.ladders.flows import challenge_create, ladder_create
 from arena.ladders.models import Challenge, Ladder, RatingChange
+from arena.ladders.services.challenges import ChallengeError, ChallengeQuotaError
 from arena.matches.models import Match, MatchStatus
 from tests.platform.api_support import client_for
 from tests.platform.factories import BotFactory, BotVersionFactory

@@ -25,7 +25,9 @@ from arena.bots.selectors import (
     bot_versions,
 )
 from arena.bots.services import bot_upload, bot_version_validate, bot_versions_stuck
-from arena.ladders.editor import (
+from arena.ladders.flows import draft_run_test_game, draft_submit
+from arena.ladders.models import Ladder, QualificationStatus, RatingChange
+from arena.ladders.services.editor import (
     DraftError,
     TestGameError,
     TestGameQuotaError,
@@ -33,8 +35,6 @@ from arena.ladders.editor import (
     draft_start_from_kit,
     draft_start_from_version,
 )
-from arena.ladders.flows import draft_run_test_game, draft_submit
-from arena.ladders.models import Ladder, QualificationStatus, RatingChange
 from arena.ladders.tasks import match_run as match_run_task
 from arena.ladders.tasks import play_test_game
 from arena.matches.models import MatchStatus

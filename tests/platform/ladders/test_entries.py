@@ -208,7 +208,7 @@ def test_staff_create_ladders_over_the_api_others_are_told_they_cannot(
 
 
 def test_entries_need_at_least_one_ladder(alice: Any) -> None:
-    from arena.ladders.entries import EntryError
+    from arena.ladders.services.entries import EntryError
     from tests.platform.factories import BotFactory
 
     with pytest.raises(EntryError, match="choose at least one ladder"):

@@ -38,8 +38,8 @@ from arena.ladders.services import (
     ratings_apply,
 )
 from arena.matches.models import ForfeitCause, Match, MatchStatus, Participant
+from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import (
-    SeatOutcome,
     match_cancel,
     match_create,
     match_create_deal,

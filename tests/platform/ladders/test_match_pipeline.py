@@ -36,9 +36,9 @@ from arena.ladders.models import Ladder, Rating, RatingChange
 from arena.ladders.services import ladder_fill_queue
 from arena.ladders.tasks import matches_requeue_stale, matches_retry_waiting
 from arena.matches.models import ForfeitCause, Match, MatchStatus
+from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import (
     MatchTransitionError,
-    SeatOutcome,
     match_create,
     match_fail,
     match_finish,

@@ -19,9 +19,9 @@ import pytest
 from arena.bots import sandboxing
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
-from arena.ladders.entries import preflight_game
 from arena.ladders.flows import bot_submit, ladder_create
 from arena.ladders.models import Ladder, Qualification, QualificationStatus
+from arena.ladders.services.entries import preflight_game
 from arena.matches.models import MatchStatus
 from arena.matches.services import match_create, match_run
 from bots_sdk import referee

@@ -14,7 +14,6 @@ from django.db import connection
 from django.utils import timezone
 
 from arena.bots.models import VersionStatus
-from arena.ladders import services as ladder_services
 from arena.ladders.elo import (
     STRETCH_PAIRS,
     Calibration,
@@ -26,6 +25,7 @@ from arena.ladders.elo import (
     unit_calibration,
 )
 from arena.ladders.models import Ladder, Rating, RatingChange
+from arena.ladders.services import ratings as ladder_services
 from arena.ladders.services import ratings_apply
 from arena.matches.models import Match
 from tests.platform.conftest import needs_postgres

@@ -11,7 +11,6 @@ from django.utils import timezone
 
 from arena.bots.models import VersionStatus
 from arena.ladders import refit as refit_module
-from arena.ladders import services as ladder_services
 from arena.ladders.elo import (
     INITIAL_RATING,
     LOG_ODDS_PER_POINT,
@@ -23,6 +22,7 @@ from arena.ladders.models import Ladder, Rating
 from arena.ladders.refit import refit_due, refitted
 from arena.ladders.selectors import ladder_rated_units
 from arena.ladders.services import ladder_refit, ladders_refit_due, ratings_apply
+from arena.ladders.services import ratings as ladder_services
 from arena.ladders.tasks import ladders_refit_due as ladders_refit_due_task
 from bots_sdk.rating import PRIOR_DRAWS, PairTotals
 from bots_sdk.rating import fit_totals as fit

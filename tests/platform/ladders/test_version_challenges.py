@@ -12,10 +12,10 @@ from django.test import Client
 from arena.bots.models import BotVersion, VersionStatus
 from arena.bots.selectors import bot_versions
 from arena.bots.services import bot_version_upload
-from arena.ladders.challenges import ChallengeError, ChallengeQuotaError
 from arena.ladders.flows import ladder_create, version_challenge_create
 from arena.ladders.models import Challenge, Ladder, RatingChange
 from arena.ladders.selectors import bot_ratings, bot_verdicts
+from arena.ladders.services.challenges import ChallengeError, ChallengeQuotaError
 from arena.matches.models import Match, MatchStatus, Participant
 from tests.platform.api_support import client_for
 from tests.platform.factories import BotVersionFactory, RatingFactory

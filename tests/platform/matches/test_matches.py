@@ -14,11 +14,11 @@ from arena.bots.models import VersionStatus
 from arena.ladders.models import Rating
 from arena.ladders.tasks import matches_requeue_stale, ratings_apply_match
 from arena.matches.models import ForfeitCause, Match, MatchStatus
+from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import (
     MatchResultError,
     MatchSetupError,
     MatchTransitionError,
-    SeatOutcome,
     match_cancel,
     match_create,
     match_fail,

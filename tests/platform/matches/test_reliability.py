@@ -26,14 +26,14 @@ from arena.celery import app
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.ladders.tasks import matches_republish_queued, qualifications_requeue_stuck, queue_rating
 from arena.matches.models import Match, MatchStatus
+from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import (
-    SeatOutcome,
-    _retry_delay,
     match_create,
     match_fail,
     match_finish,
     match_start,
 )
+from arena.matches.services.attempts import _retry_delay
 from tests.platform.api_support import GOOD, client_for
 from tests.platform.conftest import _free_port
 from tests.platform.factories import BotFactory, BotVersionFactory, LadderFactory
@@ -281,7 +281,7 @@ def test_a_failed_attempt_waits_for_its_resource_at_most_its_backoff(
 
     monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
     # The disk is still full when the worker records the failure.
-    monkeypatch.setattr("arena.matches.services.resource_answers", lambda fault: False)
+    monkeypatch.setattr("arena.matches.services.sweeps.resource_answers", lambda fault: False)
     match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
     published.clear()
     with django_capture_on_commit_callbacks(execute=True):
@@ -303,6 +303,7 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
     from django.db import OperationalError
 
     from arena.matches import services
+    from arena.matches.services import running
 
     def broken(table: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -310,11 +311,11 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
     real_fail = services.match_fail
 
     def fail_once(**kwargs: Any) -> Any:
-        monkeypatch.setattr(services, "match_fail", real_fail)
+        monkeypatch.setattr(running, "match_fail", real_fail)
         raise OperationalError("the database went away")
 
     monkeypatch.setattr("arena.matches.play.MatchTable.__enter__", broken)
-    monkeypatch.setattr(services, "match_fail", fail_once)
+    monkeypatch.setattr(running, "match_fail", fail_once)
     match = publish_match(match_create(ladder_id=ladder.pk, game=ladder.game, versions=versions))
 
     with pytest.raises(services.AttemptNotRecorded) as raised:
@@ -324,7 +325,7 @@ def test_an_attempt_whose_failure_could_not_be_recorded_is_failed_at_once_on_ret
     # would wait for the lease; the task's retry names the attempt and fails it now.
     assert services.match_run(match=match).match.status == MatchStatus.RUNNING
     assert raised.value.error == "OSError: [Errno 28] No space left on device"
-    monkeypatch.setattr("arena.matches.services.resource_answers", lambda fault: False)
+    monkeypatch.setattr("arena.matches.services.sweeps.resource_answers", lambda fault: False)
     run = services.match_run(match=match, abandoned_attempt=1, abandoned_error="OSError: ...")
     assert run.retries == []  # its resource does not answer yet: the retry sweep's
     again = run.match

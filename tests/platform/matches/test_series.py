@@ -44,6 +44,7 @@ from arena.matches.services import (
     match_create_series,
     match_start_series,
     matches_heartbeat,
+    running,
 )
 from bots_sdk.protocol import Limits
 from bots_sdk.sandbox import BotProcess, SandboxError
@@ -404,7 +405,7 @@ def test_a_deal_series_never_shows_one_process_two_games_of_a_seed(
         return finished
 
     ids = [g.pk for g in games]
-    monkeypatch.setattr(services, "match_finish", finish)
+    monkeypatch.setattr(running, "match_finish", finish)
 
     run_match(games[0])
 

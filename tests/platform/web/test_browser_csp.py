@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.bots.models import Bot
-from arena.ladders.editor import draft_start_from_kit
+from arena.ladders.services.editor import draft_start_from_kit
 from arena.security import HEADER, POLICY
 from arena.tables.models import Table
 from arena.tables.services import table_ask, table_create, table_start

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from arena.bots.models import Draft, TestGame
-from arena.ladders.editor import draft_save, draft_start_from_kit
+from arena.ladders.services.editor import draft_save, draft_start_from_kit
 from tests.platform.browser import PHONE, overflows_horizontally
 from tests.platform.ladders.test_match_pipeline import classic_2, house_bot
 from tests.platform.scenes import enter

@@ -6,7 +6,7 @@ one full game of the ladder's setup, in the sandbox, on a fresh seed) to play
 there; a version passing at least one becomes the bot's active version. The
 game is one the ladder could play (:func:`preflight_game`), so a bot cannot
 tell the check from a ladder game. House bots enter every ladder.
-Pre-flights run on workers (``ladders.tasks.version_qualify``): :mod:`.flows`
+Pre-flights run on workers (``ladders.tasks.version_qualify``): :mod:`arena.ladders.flows`
 queues those these writes left pending (``selectors.versions_awaiting_preflight``).
 """
 
@@ -33,10 +33,10 @@ from arena.bots.validation import PreflightGame
 from arena.errors import ArenaError
 from arena.players.models import User
 
-from .elo import INITIAL_RATING
-from .matchmaking import draw_opponents, rating_width
-from .models import Entry, Ladder, Qualification, QualificationStatus
-from .selectors import MatchmakingCandidate, builds_in_flight, matchmaking_candidates
+from ..elo import INITIAL_RATING
+from ..matchmaking import draw_opponents, rating_width
+from ..models import Entry, Ladder, Qualification, QualificationStatus
+from ..selectors import MatchmakingCandidate, builds_in_flight, matchmaking_candidates
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ def bot_submit(
     ``ladders``: the ladders it enters from now on; None keeps the bot's
     entries, or enters a new bot on every open ladder. ``runtime``: the
     language, or None to take it from the file. The version's pre-flights on
-    its ladders wait, pending (:func:`.flows.bot_submit` queues them).
+    its ladders wait, pending (:func:`arena.ladders.flows.bot_submit` queues them).
     """
     with transaction.atomic():
         User.objects.select_for_update().get(pk=owner.pk)  # one count at a time

@@ -34,8 +34,8 @@ from arena.matches.services import (
 )
 from arena.players.models import User
 
-from .models import Challenge, Ladder, QualificationStatus
-from .selectors import matchmaking_candidates
+from ..models import Challenge, Ladder, QualificationStatus
+from ..selectors import matchmaking_candidates
 
 
 class ChallengeError(ArenaError):

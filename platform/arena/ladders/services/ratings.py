@@ -1,27 +1,24 @@
-"""Writes on ladders and ratings."""
+"""Ratings: each finished match rated as it comes (Elo by rated unit: a game, or a
+duplicate deal once whole), and a ladder's whole history refitted now and then."""
 
 from __future__ import annotations
 
 import logging
-import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
-from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-import vegas_engine
 from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
-from arena.matches.services import match_create_series
 from bots_sdk.rating import PairTotals, fit_totals
 
-from .deals import SeatResult, duplicate_deals_by_default, unit_standings
-from .elo import (
+from ..deals import SeatResult, unit_standings
+from ..elo import (
     INITIAL_RATING,
     Calibration,
     rating_changes,
@@ -30,154 +27,23 @@ from .elo import (
     unit_k_factors,
     working_rating,
 )
-from .entries import house_bots_enter
-from .matchmaking import LadderQueue, plan_picks
-from .models import (
-    DEFAULT_SERIES_GAMES,
-    MEMORY_MB,
-    SERIES_GAMES,
-    TIME_BANK_MS,
-    TIME_PER_DECISION_MS,
+from ..models import (
     Ladder,
     Rating,
     RatingChange,
 )
-from .refit import refitted
-from .selectors import ladder_rated_units, ladders_needing_refit, matchmaking_candidates
+from ..refit import refitted
+from ..selectors import ladder_rated_units, ladders_needing_refit
 
 log = logging.getLogger(__name__)
 
-
-class LadderConfigError(ArenaError):
-    """A ladder's game or limits are not acceptable."""
-
-    code = "ladder_config"
-
-
-class LadderInUseError(ArenaError):
-    code = "ladder_in_use"
+log = logging.getLogger(__name__)
 
 
 class UnratableMatchError(ArenaError):
     """A finished match whose results cannot be rated (a bug upstream, not user input)."""
 
     code = "match_unratable"
-
-
-def ladder_validate_game(
-    *, rules: str, seats: int, options: Mapping[str, object] | None = None
-) -> dict[str, bool | int]:
-    """Check a ladder's game with the engine; returns every option, defaults filled in."""
-    try:
-        description = vegas_engine.describe(rules, seats, options)
-    except vegas_engine.InvalidDescriptionError as error:
-        raise LadderConfigError(f"the engine cannot play this ladder's game: {error}") from None
-    return dict(description.options)
-
-
-def ladder_validate_limits(*, time_per_decision_ms: int, time_bank_ms: int, memory_mb: int) -> None:
-    for label, value, (low, high), unit in (
-        ("time per decision", time_per_decision_ms, TIME_PER_DECISION_MS, "ms"),
-        ("time bank", time_bank_ms, TIME_BANK_MS, "ms"),
-        ("memory", memory_mb, MEMORY_MB, "MB"),
-    ):
-        if not low <= value <= high:
-            raise LadderConfigError(f"{label} must be {low}-{high} {unit}, got {value}.")
-
-
-def ladder_validate_series_games(*, series_games: int) -> None:
-    low, high = SERIES_GAMES
-    if not low <= series_games <= high:
-        raise LadderConfigError(
-            f"games per series must be {low}-{high}, got {series_games}: the games a worker "
-            "plays in a row with the same bots (more share one start of each bot's process "
-            "among more games; fewer mix the bots sooner)."
-        )
-
-
-def ladder_create(
-    *,
-    slug: str,
-    name: str,
-    rules: str,
-    seats: int,
-    options: Mapping[str, object] | None = None,
-    time_per_decision_ms: int = 1000,
-    time_bank_ms: int = 10_000,
-    memory_mb: int = 256,
-    duplicate_deals: bool | None = None,
-    series_games: int = DEFAULT_SERIES_GAMES,
-) -> Ladder:
-    """A new ladder, entered by every house bot at once so it plays from the start.
-
-    ``duplicate_deals``: each pick plays one seed once per seat rotation; left
-    out, :func:`~.deals.duplicate_deals_by_default` decides by the seats (yes on 2).
-    ``series_games``: games a worker plays in a row with the same bots.
-    """
-    if duplicate_deals is None:
-        duplicate_deals = duplicate_deals_by_default(seats)
-    resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
-    ladder_validate_limits(
-        time_per_decision_ms=time_per_decision_ms, time_bank_ms=time_bank_ms, memory_mb=memory_mb
-    )
-    ladder_validate_series_games(series_games=series_games)
-    try:
-        with transaction.atomic():
-            ladder = Ladder.objects.create(
-                slug=slug,
-                name=name,
-                rules=rules,
-                seats=seats,
-                options=resolved,
-                time_per_decision_ms=time_per_decision_ms,
-                time_bank_ms=time_bank_ms,
-                memory_mb=memory_mb,
-                duplicate_deals=duplicate_deals,
-                series_games=series_games,
-            )
-            house_bots_enter(ladder=ladder)
-            return ladder
-    except IntegrityError:
-        raise LadderConfigError(f"a ladder with the slug {slug!r} already exists.") from None
-
-
-def ladder_change_game(
-    *, ladder: Ladder, rules: str, seats: int, options: Mapping[str, object] | None = None
-) -> Ladder:
-    """Change the game of a ladder that has no match yet (ratings would mix two games)."""
-    resolved = ladder_validate_game(rules=rules, seats=seats, options=options)
-    with transaction.atomic():
-        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
-        if locked.matches.exists():
-            raise LadderInUseError(
-                f"{locked} already has matches: create a new ladder for a different game."
-            )
-        locked.rules, locked.seats, locked.options = rules, seats, resolved
-        locked.save(update_fields=["rules", "seats", "options"])
-    return locked
-
-
-def ladder_change_duplicate_deals(*, ladder: Ladder, duplicate_deals: bool) -> Ladder:
-    """Switch duplicate deals on or off on a ladder that has no match yet.
-
-    Its ratings would otherwise mix results of single games and of deals.
-    """
-    with transaction.atomic():
-        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
-        if locked.duplicate_deals == duplicate_deals:
-            return locked
-        if locked.matches.exists():
-            wanted = "duplicate deals" if duplicate_deals else "single games"
-            raise LadderInUseError(
-                f"{locked} already has matches: its ratings cannot mix single games and "
-                f"duplicate deals; create a new ladder to play {wanted}."
-            )
-        locked.duplicate_deals = duplicate_deals
-        locked.save(update_fields=["duplicate_deals"])
-    return locked
-
-
-# --------------------------------------------------------------------------- ratings
 
 
 def _starting_rating(ladder_id: int, version: BotVersion) -> float:
@@ -404,7 +270,8 @@ def ratings_apply(*, match: Match) -> list[int]:
 
 
 def ladder_refit(*, ladder_id: int) -> int:
-    """Refit the ladder's ratings on every result it rated (:mod:`.refit`); returns rows written.
+    """Refit the ladder's ratings on every result it rated (:mod:`arena.ladders.refit`);
+    returns the rows written.
 
     Newcomers among settled ratings keep their Elo until they settle
     (:func:`.refit.refitted`). The history is read and fitted outside the
@@ -460,74 +327,3 @@ def ladders_refit_due() -> int:
     for ladder in due:
         ladder_refit(ladder_id=ladder.pk)
     return len(due)
-
-
-# --------------------------------------------------------------------------- matchmaking
-
-
-def ladder_fill_queue(*, ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
-    """Queue matches on one open ladder up to ARENA_LADDER_QUEUE_TARGET."""
-    return ladders_fill_queues(ladders=[ladder], rng=rng)
-
-
-def ladders_fill_queues(
-    *, ladders: Sequence[Ladder] | None = None, rng: random.Random | None = None
-) -> list[Match]:
-    """Queue matches on the open ladders (all by default) up to ARENA_LADDER_QUEUE_TARGET each.
-
-    The beat's job. Seats are picked by arena.ladders.matchmaking: one pick at
-    a time from the least-served ladder, so the per-bot cap shared by all
-    ladders never lets one ladder take every bot. Each pick is a series
-    (``Ladder.series_games`` games of the same bots, seats rotating, played
-    by one worker run: ``match_create_series``); on a duplicate ladder a
-    series of whole deals, each counted as one game of its bots, as it is
-    rated once. House bots alone play until
-    each has ARENA_HOUSE_ONLY_GAMES games (a fresh platform is alive at once
-    and its house bots leave the provisional range), then rest until an
-    uploaded bot joins. The ladder row locks (in id order) serialise fills
-    and rating, so two fills never both count the same free places.
-    """
-    rng = rng or random.Random()
-    ids = [ladder.pk for ladder in ladders] if ladders is not None else None
-    created: list[Match] = []
-    with transaction.atomic():
-        locked = Ladder.objects.select_for_update().filter(is_open=True).order_by("pk")
-        if ids is not None:
-            locked = locked.filter(pk__in=ids)
-        queues = {
-            ladder.pk: (
-                ladder,
-                LadderQueue(
-                    ladder_id=ladder.pk,
-                    seats=ladder.seats,
-                    candidates=matchmaking_candidates(ladder=ladder),
-                    queued=Match.objects.filter(ladder=ladder, status=MatchStatus.QUEUED).count(),
-                    pick_size=ladder.pick_games,
-                    pick_units=ladder.pick_units,
-                    duplicate_deals=ladder.duplicate_deals,
-                ),
-            )
-            for ladder in locked
-        }
-        plan = plan_picks(
-            [queue for _, queue in queues.values()],
-            target=settings.ARENA_LADDER_QUEUE_TARGET,
-            max_queued=settings.ARENA_BOT_MAX_QUEUED,
-            house_only_games=settings.ARENA_HOUSE_ONLY_GAMES,
-            rng=rng,
-        )
-        found = BotVersion.objects.in_bulk({c.version_id for p in plan for c in p.seating})
-        for pick in plan:
-            ladder = queues[pick.queue.ladder_id][0]
-            created.extend(
-                match_create_series(
-                    ladder_id=ladder.pk,
-                    game=ladder.game,
-                    versions=[found[c.version_id] for c in pick.seating],
-                    units=pick.units,
-                    duplicate_deals=ladder.duplicate_deals,
-                )
-            )
-    if created:
-        log.info("queued matches %s", [m.pk for m in created])
-    return created

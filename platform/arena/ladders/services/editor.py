@@ -9,8 +9,8 @@ house bots the author chose. Test games never touch ratings, leaderboards,
 challenges or the author's bot; each author may run
 ARENA_EDITOR_TEST_GAMES_PER_HOUR of them an hour. Submitting uploads the
 draft as a new version of its bot through the upload path
-(:func:`arena.ladders.entries.bot_submit`): built, pre-flighted, entered.
-Queueing the work that follows is :mod:`.flows`' and :mod:`.tasks`'.
+(:func:`arena.ladders.services.entries.bot_submit`): built, pre-flighted, entered.
+Queueing the work that follows is :mod:`arena.ladders.flows`' and :mod:`arena.ladders.tasks`'.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from arena.players.models import User
 from bots_sdk.kits import KITS, kit_text
 from bots_sdk.runtimes import RUNTIMES, runtime_for_file
 
+from ..models import Ladder, QualificationStatus
 from .entries import bot_submit, check_builds_in_flight
-from .models import Ladder, QualificationStatus
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,8 @@ def draft_delete(*, draft: Draft) -> None:
 
 def draft_submit(*, draft: Draft) -> BotVersion:
     """Upload the draft as a new version of its bot (a new bot if it has none), exactly
-    as an upload of its file: checked, stored, entered (its pre-flights: :mod:`.flows`)."""
+    as an upload of its file: checked, stored, entered (its pre-flights queued by
+    :mod:`arena.ladders.flows`)."""
     return bot_submit(
         owner=draft.owner,
         name=draft.name,
@@ -202,8 +203,8 @@ def draft_run_test_game(
     ``opponents`` (1 to seats - 1 house bots) take the other seats, in turn
     when there are fewer of them than seats; the draft's seat is drawn. The
     code is checked as an upload is (a refusal says what to fix and stores
-    nothing); its build and the game run on a worker (:func:`.flows.draft_run_test_game`
-    queues them).
+    nothing); its build and the game run on a worker
+    (:func:`arena.ladders.flows.draft_run_test_game` queues them).
     """
     rng = rng or random.Random()
     if not ladder.is_open:
