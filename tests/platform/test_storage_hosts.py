@@ -35,6 +35,7 @@ from tests.platform.ladders.test_match_pipeline import (
     house_bot,
     replay,
 )
+from tests.platform.scenes import publish_matches
 
 from .api_support import api_upload
 from .factories import RatingFactory
@@ -112,7 +113,7 @@ def test_a_second_host_plays_the_matches_of_code_the_first_host_stored(
 
         RatingFactory(ladder=ladder, bot_version=shark, rated_matches=settled)
         # Two series of three games: the bot left out of the first seeds the second.
-        assert len(ladder_fill_queue(ladder=ladder)) == 6
+        assert len(publish_matches(ladder_fill_queue(ladder=ladder))) == 6
         matches = wait_for(
             lambda: finished_and_rated(ladder, 6), timeout=120, what="host two to play 6 matches"
         )

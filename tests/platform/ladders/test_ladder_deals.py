@@ -310,7 +310,7 @@ def test_matchmaking_queues_complete_deals_with_one_seed_each(settings: Any) -> 
     ladder = duplicate(3)
     bots(6, ladder)
 
-    created = ladder_fill_queue(ladder=ladder, rng=random.Random(5))
+    created = publish_matches(ladder_fill_queue(ladder=ladder, rng=random.Random(5)))
 
     assert len(created) == 6
     deals: dict[int, list[Match]] = {}
@@ -326,7 +326,7 @@ def test_matchmaking_queues_complete_deals_with_one_seed_each(settings: Any) -> 
         assert len({frozenset(s) for s in seatings}) == 1
         for seat in range(3):
             assert sorted(s[seat] for s in seatings) == sorted(seatings[0])
-    assert ladder_fill_queue(ladder=ladder) == []  # full
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []  # full
 
 
 def test_matchmaking_never_queues_half_a_deal_near_the_target(settings: Any) -> None:
@@ -335,11 +335,13 @@ def test_matchmaking_never_queues_half_a_deal_near_the_target(settings: Any) -> 
     ladder = duplicate(2)
     bots(6, ladder)
 
-    assert len(ladder_fill_queue(ladder=ladder)) == 4  # two deals; a third would not fit
-    assert ladder_fill_queue(ladder=ladder) == []
+    assert (
+        len(publish_matches(ladder_fill_queue(ladder=ladder))) == 4
+    )  # two deals; a third would not fit
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []
 
     match_start(match=Match.objects.filter(status=MatchStatus.QUEUED).first())
-    assert len(ladder_fill_queue(ladder=ladder)) == 2  # room for one deal again
+    assert len(publish_matches(ladder_fill_queue(ladder=ladder))) == 2  # room for one deal again
     per_deal = Counter(Match.objects.values_list("deal_id", flat=True))
     assert sorted(per_deal.values()) == [2, 2, 2]
 
@@ -351,8 +353,8 @@ def test_a_deal_larger_than_the_queue_target_is_queued_whole_on_an_empty_queue(
     ladder = duplicate(4)
     bots(8, ladder)
 
-    assert len(ladder_fill_queue(ladder=ladder)) == 4
-    assert ladder_fill_queue(ladder=ladder) == []
+    assert len(publish_matches(ladder_fill_queue(ladder=ladder))) == 4
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []
 
 
 def test_a_deal_counts_as_one_game_and_one_queued_match_of_each_bot(settings: Any) -> None:
@@ -362,7 +364,7 @@ def test_a_deal_counts_as_one_game_and_one_queued_match_of_each_bot(settings: An
     versions = bots(4, ladder)
 
     # Each bot may have one deal queued: two deals of two games, not one.
-    assert len(ladder_fill_queue(ladder=ladder)) == 4
+    assert len(publish_matches(ladder_fill_queue(ladder=ladder))) == 4
 
     counts = {c.version_id: (c.games, c.queued) for c in matchmaking_candidates(ladder=ladder)}
     assert counts == {v.pk: (1, 1) for v in versions}
@@ -382,7 +384,7 @@ def test_a_simulated_duplicate_ladder_keeps_every_bot_within_1_2_times_the_deals
     strength = {v.pk: i * 100.0 for i, v in enumerate(versions)}
     rng = random.Random(2025)
     for _ in range(40):
-        for match in ladder_fill_queue(ladder=ladder, rng=rng):
+        for match in publish_matches(ladder_fill_queue(ladder=ladder, rng=rng)):
             money = {v: round(strength[v] + rng.gauss(0, 200)) for v in seated(match)}
             finish(match, money)
             ratings_apply(match=match)  # as the rating task would
@@ -753,7 +755,7 @@ def test_a_worker_plays_a_duplicate_deal_and_it_is_rated_once(
         return games if games and all(g.rated_at is not None for g in games) else None
 
     with redis_worker(tmp_path, media_root):
-        created = ladder_fill_queue(ladder=ladder)
+        created = publish_matches(ladder_fill_queue(ladder=ladder))
         assert len(created) == 2
         games = wait_for(rated, timeout=90, what="the worker to play and rate the deal")
 

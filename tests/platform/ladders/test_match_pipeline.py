@@ -48,7 +48,7 @@ from arena.runners import current_runner
 from bots_sdk.launcher import HOUSE_DIR
 from tests.platform.api_support import api_upload
 from tests.platform.factories import BotFactory, RatingFactory
-from tests.platform.scenes import enter, on_ladder, publish_match, run_match
+from tests.platform.scenes import enter, on_ladder, publish_match, publish_matches, run_match
 from tests.platform.worker import (
     GOOD_BOT,
     REPO_DIR,
@@ -358,7 +358,7 @@ def test_end_to_end_on_a_worker_with_postgresql_and_redis(
         RatingFactory(ladder=ladder, bot_version=shark, rated_matches=settled)
         # Two series of three games among shark, greedy and random, each played by one
         # worker run: the bot left out of the first seeds the second.
-        queued = ladder_fill_queue(ladder=ladder)
+        queued = publish_matches(ladder_fill_queue(ladder=ladder))
         assert len(queued) == 6 and len({m.series_id for m in queued}) == 2
         matches = wait_for(
             lambda: finished_and_rated(ladder, 6), timeout=90, what="6 matches played and rated"
@@ -393,6 +393,8 @@ from arena.ladders.matchmaking import SERIES_SHARE
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import matchmaking_candidates
 from arena.ladders.services import ladder_fill_queue
+from arena.ladders.tasks import publish_runs
+from arena.matches.services import runs_to_publish
 ladder = Ladder.objects.get(slug="classic-2")
 # Settled ratings: a pick is the ladder's full series (matchmaking.series_units).
 for candidate in matchmaking_candidates(ladder=ladder):
@@ -401,7 +403,9 @@ for candidate in matchmaking_candidates(ladder=ladder):
         ladder=ladder, bot=version.bot, bot_version=version,
         rated_matches=SERIES_SHARE * ladder.series_deals,
     )
-print(len(ladder_fill_queue(ladder=ladder)))
+created = ladder_fill_queue(ladder=ladder)
+publish_runs(runs_to_publish(created))
+print(len(created))
 """
 
 

@@ -36,7 +36,7 @@ from arena.matches.models import Match, MatchStatus, Participant
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_finish, match_start
 from tests.platform.factories import BotFactory, BotVersionFactory, RatingFactory
-from tests.platform.scenes import enter, never_run
+from tests.platform.scenes import enter, never_run, publish_matches
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -290,8 +290,8 @@ def test_the_queue_is_filled_to_its_target_within_the_per_bot_cap(settings: Any)
     ladder = classic(2)
     bots(6, ladder)
 
-    assert len(ladder_fill_queue(ladder=ladder)) == 5
-    assert ladder_fill_queue(ladder=ladder) == []  # full
+    assert len(publish_matches(ladder_fill_queue(ladder=ladder))) == 5
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []  # full
     per_version = Counter(Participant.objects.values_list("bot_version_id", flat=True))
     assert max(per_version.values()) <= 2 and sum(per_version.values()) == 10
 
@@ -318,7 +318,7 @@ def test_a_two_seat_ladder_draws_as_wide_as_its_deals_ask(
         RatingFactory(ladder=ladder, bot_version=version, rating=1500 + offset, rated_matches=100)
     distances = []
     for _ in range(150):
-        assert ladder_fill_queue(ladder=ladder)
+        assert publish_matches(ladder_fill_queue(ladder=ladder))
         seated = Participant.objects.filter(match__ladder=ladder)
         assert seated.filter(bot_version=newcomer).exists()
         (opponent,) = {p.bot_version_id for p in seated if p.bot_version_id != newcomer.pk}
@@ -335,7 +335,7 @@ def test_only_active_versions_of_public_bots_are_scheduled(settings: Any) -> Non
     for status in (VersionStatus.PENDING, VersionStatus.RETIRED, VersionStatus.FAILED):
         enter(BotVersionFactory(bot=BotFactory(name=f"not-{status}"), status=status), ladder)
 
-    ladder_fill_queue(ladder=ladder)
+    publish_matches(ladder_fill_queue(ladder=ladder))
 
     scheduled = set(Participant.objects.values_list("bot_version_id", flat=True))
     assert scheduled == {v.pk for v in playing}
@@ -354,7 +354,7 @@ def test_only_bots_entered_and_qualified_on_the_ladder_are_scheduled(settings: A
     enter(withdrawn, ladder)
     Entry.objects.filter(bot=withdrawn.bot).delete()  # qualified, then left the ladder
 
-    ladder_fill_queue(ladder=ladder)
+    publish_matches(ladder_fill_queue(ladder=ladder))
 
     scheduled = set(Participant.objects.values_list("bot_version_id", flat=True))
     assert scheduled == {v.pk for v in playing}
@@ -369,15 +369,15 @@ def test_house_bots_alone_play_until_calibrated_then_rest(
     ladder = classic(2)
     for name in ("greedy", "random", "montecarlo"):
         enter(BotVersionFactory(bot=BotFactory(owner=house, name=name)), ladder)
-    queued = ladder_fill_queue(ladder=ladder)
+    queued = publish_matches(ladder_fill_queue(ladder=ladder))
     # A fresh platform's house bots play at once, each until it has 2 games.
     assert queued
     seats = Counter(Participant.objects.values_list("bot_version_id", flat=True))
     assert len(seats) == 3 and min(seats.values()) >= 2
-    assert ladder_fill_queue(ladder=ladder) == []
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []
 
     enter(BotVersionFactory(bot=BotFactory(owner=alice, name="shark")), ladder)
-    assert ladder_fill_queue(ladder=ladder) != []
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) != []
 
 
 def test_beat_fills_every_open_ladder(settings: Any) -> None:
@@ -404,7 +404,7 @@ def test_a_simulated_day_keeps_every_bot_within_1_2_times_the_games_of_the_other
     rng = random.Random(2024)
     ratios = []
     for _ in range(50):
-        for match in ladder_fill_queue(ladder=ladder, rng=rng):
+        for match in publish_matches(ladder_fill_queue(ladder=ladder, rng=rng)):
             seated = list(
                 match.participants.order_by("seat").values_list("bot_version_id", flat=True)
             )

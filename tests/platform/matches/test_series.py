@@ -223,7 +223,7 @@ def test_the_ladder_fill_queues_a_series_per_pick_counted_in_games_and_as_one_ru
         settle(version, ladder)
 
     with django_capture_on_commit_callbacks(execute=True):
-        created = ladder_fill_queue(ladder=ladder, rng=random.Random(3))
+        created = publish_matches(ladder_fill_queue(ladder=ladder, rng=random.Random(3)))
 
     # A series of 6 is larger than the target of 4: one goes on an empty queue.
     assert len(created) == 6 and {m.series_id for m in created} == {created[0].pk}
@@ -231,11 +231,11 @@ def test_the_ladder_fill_queues_a_series_per_pick_counted_in_games_and_as_one_ru
     counts = {c.version_id: (c.games, c.queued) for c in matchmaking_candidates(ladder=ladder)}
     playing = set(created[0].participants.values_list("bot_version_id", flat=True))
     assert {counts[v] for v in playing} == {(SETTLED + 6, 1)}  # six games, one run
-    assert ladder_fill_queue(ladder=ladder) == []  # the queue is full
+    assert publish_matches(ladder_fill_queue(ladder=ladder)) == []  # the queue is full
     # Once the series runs, the other two bots get the next one; the two playing are
     # at their cap of one run.
     match_start_series(match=created[0])
-    second = ladder_fill_queue(ladder=ladder)
+    second = publish_matches(ladder_fill_queue(ladder=ladder))
     assert len(second) == 6
     assert set(second[0].participants.values_list("bot_version_id", flat=True)) == (
         {v.pk for v in versions} - playing
@@ -252,7 +252,7 @@ def test_a_duplicate_ladder_queues_whole_deals_in_a_series_played_lane_by_lane(
         enter(version, ladder)
         settle(version, ladder)
 
-    created = ladder_fill_queue(ladder=ladder)
+    created = publish_matches(ladder_fill_queue(ladder=ladder))
 
     # 6 games: three deals of two, game 1 of each deal, then game 2 of each.
     assert len(created) == 6
@@ -677,7 +677,7 @@ def test_a_worker_plays_the_series_the_ladder_queues(
         enter(version, ladder)
         settle(version, ladder)
     with redis_worker(tmp_path, media_root):
-        games = ladder_fill_queue(ladder=ladder)
+        games = publish_matches(ladder_fill_queue(ladder=ladder))
         assert len(games) == 4
 
         def rated() -> list[Match] | None:

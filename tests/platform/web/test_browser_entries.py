@@ -20,7 +20,7 @@ from arena.ladders.services import ladder_fill_queue
 from arena.matches.models import Match, MatchStatus
 from tests.platform.ladders.test_entries import CARDS_ONLY
 from tests.platform.ladders.test_match_pipeline import house_bot
-from tests.platform.scenes import enter
+from tests.platform.scenes import enter, publish_matches
 from tests.platform.web.test_browser import PASSWORD
 
 pytestmark = pytest.mark.slow
@@ -64,7 +64,7 @@ def test_a_card_game_bot_enters_the_card_game_ladder_passes_and_its_replay_draws
     )
 
     # The ladder's fill seats it with three house bots; the match plays in the sandbox.
-    (match,) = ladder_fill_queue(ladder=cards)
+    (match,) = publish_matches(ladder_fill_queue(ladder=cards))
     match.refresh_from_db()
     assert match.status == MatchStatus.FINISHED, match.error
     assert version.pk in set(match.participants.values_list("bot_version_id", flat=True))
