@@ -51,7 +51,7 @@ from __future__ import annotations
 import functools
 import random
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
 from ...chance import (
@@ -76,35 +76,21 @@ from ...state import Action, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino, roll_json
 from ..rolls import NO_TAPE, RollTape
 from .common import (
-    ADD_NONE,
-    BAR_ACTIONS,
     BIGGIE,
     CASINOS,
-    CLOSE_ACTIONS,
     DIE,
     FRAME_FIELDS,
-    GOLD_ACTIONS,
-    HIGHER,
-    KEEP,
     KIND_NAMES,
-    LOWER,
-    NICE_NONE,
     OP_BEFORE,
-    OP_KNOCKOUT,
-    OP_KNOCKOUT_BACK,
     OP_NAMES,
     OP_PAYOUT,
     OP_ROUND_END,
     OP_TURN,
     PASS,
-    PILE_ACTIONS,
     PLACE_ACTIONS,
     PLACE_FACE,
     RETURN_ACTIONS,
-    ROLL,
     SKIP,
-    STOP,
-    TAKE_NONE,
     TURN_ACTIONS,
     Frame,
     RoyaleDecision,
@@ -115,12 +101,20 @@ from .common import (
     owner_value,
     values_of,
 )
+from .effects import (
+    ACTIVATIONS,
+    BEFORE_PAYOUT,
+    EFFECTS,
+    RESETS,
+    ROUND_END,
+    tile_decisions,
+    tile_frames,
+)
+from .effects.base import Choice, Handler, Legal, Op
+from .effects.power_play import check_power
 from .positions import POSITION_KEYS, check_royale_position
 from .tiles import (
-    ACTIVATE,
-    GOLD,
     HANDICAP_KINDS,
-    MOVE,
     PHYSICAL_TILES,
     TILE_BY_CODE,
     TILE_CODES,
@@ -130,7 +124,6 @@ from .tiles import (
     Tile,
     arrange_pairs,
     bank_payment,
-    sole_majority,
 )
 
 D = RoyaleDecision
@@ -178,6 +171,25 @@ class RoyaleGame(OneSeatState):
     """A game of `royale`."""
 
     _decision: RoyaleDecision
+    # The tiles' state, each set to rest by its tile's ``reset`` (see effects/):
+    _lp_tokens: int  # lucky_punch
+    _jackpot: int  # jackpot
+    _fifty_step: int  # fifty_fifty
+    _fifty_sum: int
+    _high_five: int  # high_five
+    _bad_luck: list[int]  # bad_luck
+    _power: int  # power_play
+    _power_ready: bool
+    _power_casino: int
+    _closed: int  # no_entry (read everywhere: a closed casino takes and gives nothing)
+    _no_entry_track: int
+    _bar: list[list[int]]  # knockout
+    _groups: list[int]  # block_it
+    _handicap: list[int]  # handicap
+    _bb_split: int  # black_box
+    _side: list[list[int]]  # double_down
+    _nice: list[int]  # nice_dice: face -> owner * 2 + kind
+    _gold: int  # my_choice: owner * 2 + kind
 
     __slots__ = (
         "_arena",
@@ -245,7 +257,6 @@ class RoyaleGame(OneSeatState):
 
     def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
         n = setup.seats
-        rules = setup.rules
         self.description = description
         self.seed = seed
         self._setup = setup
@@ -281,24 +292,7 @@ class RoyaleGame(OneSeatState):
         self._round_winners = [-1] * CASINOS
         self._tiles = [-1] * CASINOS
         self._tile_at = [-1] * 16
-        self._closed = -1
-        self._jackpot = rules.tiles.jackpot_start
-        self._fifty_step = 0
-        self._fifty_sum = 0
-        self._high_five = -1
-        self._power = -1
-        self._power_ready = False
-        self._power_casino = -1
-        self._no_entry_track = 0
-        self._bar: list[list[int]] = [[0, 0] for _ in range(n)]
-        self._groups: list[int] = []
-        self._handicap: list[int] = [0, 0, 0]
-        self._bb_split = -1
-        self._side: list[list[int]] = [[0, 0] for _ in range(n)]
-        self._nice = [-1] * 7  # face -> owner * 2 + kind
-        self._gold = -1  # owner * 2 + kind
-        self._lp_tokens = 0
-        self._bad_luck: list[int] = []
+        self._reset_tiles()
 
     # ----------------------------------------------------------------- API
 
@@ -479,12 +473,10 @@ class RoyaleGame(OneSeatState):
                         "name": TILE_NAMES[tile],
                     }
                 )
-        if self._tile_at[Tile.HANDICAP] >= 0:
-            grey = n + 1
-            for casino, count in enumerate(rules.tiles.handicap_setup):
-                if count:
-                    self._counts[casino][grey] += count
-                    self._emit_move(grey, "grey", count, "tile", f"casino {casino + 1}")
+        for casino in range(CASINOS):
+            tile = self._tiles[casino]
+            if tile >= 0 and (setup_tile := EFFECTS[tile].setup) is not None:
+                setup_tile(self, casino)  # Handicap's grey dice
         self._new_tape()
         if setup.neutral_dice:
             count = setup.neutral_dice
@@ -502,30 +494,9 @@ class RoyaleGame(OneSeatState):
         self._stack.append((OP_TURN, self._start))
 
     def _reset_tiles(self) -> None:
-        n = self._n
-        data = self._setup.rules.tiles
-        self._closed = -1
-        self._jackpot = data.jackpot_start
-        self._fifty_step = 0
-        self._fifty_sum = 0
-        self._high_five = -1
-        self._power = -1
-        self._power_ready = False
-        self._power_casino = self._tile_at[Tile.POWER_PLAY]
-        self._no_entry_track = 0
-        self._bar = [[0, 0] for _ in range(n)]
-        self._groups = list(data.block_it_groups) if self._tile_at[Tile.BLOCK_IT] >= 0 else []
-        self._handicap = (
-            [data.handicap_spaces.get(kind, 0) for kind in HANDICAP_KINDS]
-            if self._tile_at[Tile.HANDICAP] >= 0
-            else [0, 0, 0]
-        )
-        self._bb_split = -1
-        self._side = [[0, 0] for _ in range(n)]
-        self._nice = [-1] * 7
-        self._gold = -1
-        self._lp_tokens = 0
-        self._bad_luck = []
+        """Every tile's state to rest (the tiles at ``_tile_at`` in play), and this turn's."""
+        for reset in RESETS:
+            reset(self)
         self._round_winners = [-1] * CASINOS
         self._arena = [0] * 14
         self._placed = [-1, 0, 0, 0]
@@ -601,30 +572,17 @@ class RoyaleGame(OneSeatState):
         for casino in range(CASINOS - 1, -1, -1):
             stack.append((OP_PAYOUT, casino))
         for casino in range(CASINOS - 1, -1, -1):
-            if self._tiles[casino] in (Tile.PRIME_TIME, Tile.BAD_LUCK):
+            tile = self._tiles[casino]
+            if tile >= 0 and BEFORE_PAYOUT[tile] is not None:  # Prime Time, Bad Luck
                 stack.append((OP_BEFORE, casino))
 
     def _op_before(self, frame: Frame) -> None:
         casino = frame[1]
         if casino == self._closed:
             return
-        n = self._n
-        counts = self._counts[casino]
-        if self._tiles[casino] == Tile.BAD_LUCK:
-            fewest = min(counts[:n])
-            seats = [seat for seat in range(n) if counts[seat] == fewest]
-            self._bad_luck = seats
-            self._emit(
-                {"type": "bad_luck", "casino": casino + 1, "counts": counts[:n], "seats": seats}
-            )
-            return
-        # Prime Time: the seat about to take the higher card rolls the black dice.
-        ranked, _ = rank_casino(counts)
-        if not ranked or not self._cards[casino] or ranked[0] >= n:
-            return
-        winner = ranked[0]
-        self._roll_black(winner, Tile.PRIME_TIME)
-        self._offer(D.ADD, winner, (casino,))
+        before_payout = BEFORE_PAYOUT[self._tiles[casino]]
+        if before_payout is not None:
+            before_payout(self, casino)
 
     def _op_payout(self, frame: Frame) -> None:
         casino = frame[1]
@@ -658,55 +616,17 @@ class RoyaleGame(OneSeatState):
                 )
             )
         tile = self._tiles[casino]
-        data = self._setup.rules.tiles
-        if tile == Tile.HIGH_FIVE:
-            # A taken token is its holder's: it pays even if the casino is closed.
-            if self._high_five >= 0:
-                self._reward(self._high_five, data.high_five, "High Five")
-            return
-        if tile < 0 or casino == self._closed:
-            return
-        if tile == Tile.BLACK_BOX:
-            if awards and awards[0][0] < n:
-                winner = awards[0][0]
-                self._offer(D.SPLIT, (winner + 1) % n, (casino, winner))
-        elif tile == Tile.DOUBLE_DOWN:
-            self._pay_side_bet(casino)
-        elif tile == Tile.NICE_DICE:
-            for face in range(1, 7):
-                die = self._nice[face]
-                if die >= 0:
-                    self._reward(die >> 1, data.nice_dice[face - 1], "Nice Dice")
-
-    def _pay_side_bet(self, casino: int) -> None:
-        n = self._n
-        counts = [pair[0] + 2 * pair[1] for pair in self._side]
-        ranked, cancelled = rank_casino(counts)
-        awards = list(zip(ranked, self._setup.rules.tiles.double_down, strict=False))
-        self._emit(
-            {
-                "type": "side_bet",
-                "casino": casino + 1,
-                "counts": {str(seat): count for seat, count in enumerate(counts) if count},
-                "cancelled": cancelled,
-                "awards": [{"owner": seat, "money": money} for seat, money in awards],
-            }
-        )
-        for seat, money in awards:
-            if seat < n:
-                self._reward(seat, Reward(money=money), "Double Down")
+        if tile >= 0:
+            effect = EFFECTS[tile]
+            payout = effect.payout
+            if payout is not None and (casino != self._closed or effect.pays_when_closed):
+                payout(self, casino, awards)
 
     def _op_round_end(self, frame: Frame) -> None:
         setup = self._setup
-        data = setup.rules.tiles
         n = self._n
-        # Round-end credits first, then debits: the golden space can pay Bad Luck. It is
-        # My Choice's: inactive, like the rest of the tile, while its casino is closed.
-        if self._gold >= 0 and self._tile_at[Tile.MY_CHOICE] != self._closed:
-            self._reward(self._gold >> 1, Reward(money=data.golden), "My Choice")
-        for seat in self._bad_luck:
-            self._pay_bank(seat, data.bad_luck, "Bad Luck")
-        self._bad_luck = []
+        for round_end in ROUND_END:  # My Choice's golden space, then Bad Luck
+            round_end(self)
         if self._log is not None:
             self._log.append({"type": "round_end", "round": self._round + 1, "money": self._cash()})
         # Next start player: the best seat at the highest casino where a seat won.
@@ -761,27 +681,7 @@ class RoyaleGame(OneSeatState):
             self._log_place(seat, casino, dice, biggies)
         self._stack.append((OP_TURN, (seat + 1) % self._n))
         if casino == self._power_casino:
-            self._check_power()
-        if self._tiles[casino] >= 0:
-            self._activate(casino, seat)
-
-    def _power_turn(self, action: Action) -> None:
-        seat = self._current
-        if action == ROLL:
-            self._roll(seat)
-            return
-        _, kind_name, face_text = action.split()
-        kind = KIND_NAMES.index(kind_name)
-        face = int(face_text)
-        casino = face - 1
-        self._hands[seat][kind] -= 1
-        self._add_die(seat, kind, casino)
-        self._placed = [casino, face, 1 - kind, kind]
-        if self._log is not None:
-            self._log_place(seat, casino, 1 - kind, kind)
-        self._stack.append((OP_TURN, (seat + 1) % self._n))
-        if casino == self._power_casino:
-            self._check_power()
+            check_power(self)
         if self._tiles[casino] >= 0:
             self._activate(casino, seat)
 
@@ -815,23 +715,6 @@ class RoyaleGame(OneSeatState):
                 arena[face * 2 + kind] -= 1
                 return
 
-    def _check_power(self) -> None:
-        """RULES.md: the Power Play token returns to the tile when no player (imaginary
-        ones included) has a clear majority there. A clear majority of another
-        player leaves it with its holder: only activating the casino takes it."""
-        casino = self._power_casino
-        if self._power >= 0 and sole_majority(self._counts[casino]) < 0:
-            self._power = -1
-            self._power_ready = False
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.POWER_PLAY],
-                    "holder": None,
-                    "casino": casino + 1,
-                }
-            )
-
     # -------------------------------------------------------- activation
 
     def _activate(self, casino: int, seat: int) -> None:
@@ -841,129 +724,7 @@ class RoyaleGame(OneSeatState):
         self._emit(
             {"type": "activate", "seat": seat, "casino": casino + 1, "tile": TILE_CODES[tile]}
         )
-        _ACTIVATIONS[tile](self, casino, seat)
-
-    def _no_effect(self, casino: int, seat: int) -> None:
-        """Prime Time, Bad Luck and Black Box act only around payout."""
-
-    def _lucky_punch(self, casino: int, seat: int) -> None:
-        self._offer(D.HIDE, seat, (casino,))
-
-    def _jackpot_roll(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        dice = self._roll_black(seat, Tile.JACKPOT)
-        hit = sum(dice) in data.jackpot_sums or (
-            data.jackpot_doubles and len(dice) > 1 and len(set(dice)) == 1
-        )
-        if hit:
-            pot = self._jackpot
-            self._jackpot = data.jackpot_start
-            self._emit(
-                {
-                    "type": "jackpot_roll",
-                    "seat": seat,
-                    "dice": dice,
-                    "hit": True,
-                    "pot": self._jackpot,
-                }
-            )
-            self._reward(seat, Reward(money=pot), "Jackpot")
-        else:
-            self._jackpot = min(self._jackpot + data.jackpot_step, data.jackpot_max)
-            self._emit(
-                {
-                    "type": "jackpot_roll",
-                    "seat": seat,
-                    "dice": dice,
-                    "hit": False,
-                    "pot": self._jackpot,
-                }
-            )
-
-    def _fifty_fifty(self, casino: int, seat: int) -> None:
-        """The first roll puts the counter on step 1 (reward ``fifty_fifty[0]``, $0).
-
-        Each right call (strictly higher / lower sum than the previous roll)
-        moves one step on; a wrong call or an equal sum ends with nothing; on
-        the last step the seat must stop.
-        """
-        dice = self._roll_black(seat, Tile.FIFTY_FIFTY)
-        self._fifty_step = 1
-        self._fifty_sum = sum(dice)
-        self._emit(
-            {
-                "type": "fifty_fifty",
-                "seat": seat,
-                "call": None,
-                "dice": dice,
-                "step": 1,
-                "outcome": "rolled",
-            }
-        )
-        self._offer(D.GAMBLE, seat, (casino,))
-
-    def _high_five_check(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        if self._high_five < 0 and self._counts[casino][seat] >= data.high_five_count:
-            self._high_five = seat
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.HIGH_FIVE],
-                    "holder": seat,
-                    "casino": casino + 1,
-                }
-            )
-
-    def _pay_day(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        present = sum(1 for row in self._counts if row[seat])
-        if present:
-            self._reward(seat, data.as_reward(present * data.pay_day_per_casino), "Pay Day")
-
-    def _power_play(self, casino: int, seat: int) -> None:
-        if sole_majority(self._counts[casino]) == seat:
-            self._power = seat
-            self._power_ready = True
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.POWER_PLAY],
-                    "holder": seat,
-                    "casino": casino + 1,
-                }
-            )
-
-    def _no_entry(self, casino: int, seat: int) -> None:
-        self._offer(D.CLOSE, seat, (casino,))
-
-    def _knockout(self, casino: int, seat: int) -> None:
-        n = self._n
-        stack = self._stack
-        stack.append((OP_KNOCKOUT_BACK, seat))
-        for step in range(n - 1, 0, -1):
-            stack.append((OP_KNOCKOUT, (seat + step) % n, seat, casino))
-
-    def _block_it(self, casino: int, seat: int) -> None:
-        if self._groups:
-            self._offer(D.BLOCK, seat, (casino,))
-
-    def _handicap_offer(self, casino: int, seat: int) -> None:
-        self._offer(D.HANDICAP, seat, (casino,))
-
-    def _double_down(self, casino: int, seat: int) -> None:
-        if self._counts[casino][seat]:
-            self._offer(D.BET, seat, (casino,))
-
-    def _nice_dice(self, casino: int, seat: int) -> None:
-        self._offer(D.NICE, seat, (casino,))
-        if len(self._legal) == 1:  # no die can go on the tile: nothing to ask
-            self._decision = D.NONE
-            self._legal = ()
-
-    def _my_choice(self, casino: int, seat: int) -> None:
-        self._roll_black(seat, Tile.MY_CHOICE)
-        self._offer(D.CHOOSE, seat, (casino,))
+        ACTIVATIONS[tile](self, casino, seat)
 
     def _chance_roll(self, faces: Sequence[int], hand: list[int]) -> list[int]:
         """The faces (0-5) chance gives a roll of ``hand``: one chance node per kind of die."""
@@ -991,140 +752,7 @@ class RoyaleGame(OneSeatState):
         self._emit({"type": "black_dice", "seat": seat, "tile": TILE_CODES[tile], "dice": dice})
         return dice
 
-    def _op_knockout(self, frame: Frame) -> None:
-        _, opponent, activator, casino = frame
-        hand = self._hands[opponent]
-        bar = self._bar[opponent]
-        if (hand[0] or hand[1]) and bar[0] + bar[1] < self._setup.rules.tiles.knockout_bar:
-            self._offer(D.BAR, opponent, (activator, casino))
-
-    def _op_knockout_back(self, frame: Frame) -> None:
-        seat = frame[1]
-        bar = self._bar[seat]
-        hand = self._hands[seat]
-        for kind in (DIE, BIGGIE):
-            if bar[kind]:
-                hand[kind] += bar[kind]
-                self._emit_move(seat, KIND_NAMES[kind], bar[kind], "bar", "hand")
-                bar[kind] = 0
-
     # ----------------------------------------------------- decision handlers
-
-    def _hide(self, action: Action) -> None:
-        seat = self._current
-        self._lp_tokens = int(action.split()[1])
-        self._offer(D.GUESS, (seat + 1) % self._n, (seat, self._ctx[0]))
-
-    def _guess(self, action: Action) -> None:
-        guess = int(action.split()[1])
-        hider = self._ctx[0]
-        tokens = self._lp_tokens
-        self._lp_tokens = 0
-        won = guess != tokens
-        self._emit(
-            {
-                "type": "lucky_punch",
-                "seat": hider,
-                "guesser": self._current,
-                "tokens": tokens,
-                "guess": guess,
-                "won": won,
-            }
-        )
-        if won:
-            self._reward(hider, self._setup.rules.tiles.lucky_punch[tokens], "Lucky Punch")
-
-    def _gamble(self, action: Action) -> None:
-        seat = self._current
-        steps = self._setup.rules.tiles.fifty_fifty
-        if action == STOP:
-            reward = steps[self._fifty_step - 1]
-            self._emit(
-                {
-                    "type": "fifty_fifty",
-                    "seat": seat,
-                    "call": None,
-                    "dice": [],
-                    "step": self._fifty_step,
-                    "outcome": "stop",
-                }
-            )
-            self._fifty_step = self._fifty_sum = 0
-            self._reward(seat, reward, "Fifty Fifty")
-            return
-        before = self._fifty_sum
-        dice = self._roll_black(seat, Tile.FIFTY_FIFTY)
-        total = sum(dice)
-        won = total > before if action == HIGHER else total < before
-        self._fifty_step += 1
-        self._emit(
-            {
-                "type": "fifty_fifty",
-                "seat": seat,
-                "call": action,
-                "dice": dice,
-                "step": self._fifty_step,
-                "outcome": "won" if won else "lost",
-            }
-        )
-        if won:
-            self._fifty_sum = total
-            self._offer(D.GAMBLE, seat, self._ctx)
-        else:
-            self._fifty_step = self._fifty_sum = 0
-
-    def _close(self, action: Action) -> None:
-        seat = self._current
-        if action == KEEP:
-            self._emit(
-                {"type": "no_entry", "seat": seat, "closed": None, "track": self._no_entry_track}
-            )
-            return
-        self._closed = int(action.split()[1]) - 1
-        self._no_entry_track += 1
-        track = self._setup.rules.tiles.no_entry_track
-        self._emit(
-            {
-                "type": "no_entry",
-                "seat": seat,
-                "closed": self._closed + 1,
-                "track": self._no_entry_track,
-            }
-        )
-        self._reward(seat, track[(self._no_entry_track - 1) % len(track)], "No Entry!")
-
-    def _bar_die(self, action: Action) -> None:
-        seat = self._current
-        kind = BAR_ACTIONS.index(action)
-        self._hands[seat][kind] -= 1
-        self._bar[seat][kind] += 1
-        self._emit_move(seat, KIND_NAMES[kind], 1, "hand", "bar")
-
-    def _block(self, action: Action) -> None:
-        _, size_text, casino_text = action.split()
-        size, casino = int(size_text), int(casino_text) - 1
-        self._groups.remove(size)
-        self._counts[casino][self._n + 1] += size
-        self._emit_move(self._n + 1, "grey", size, "tile", f"casino {casino + 1}")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _take_grey(self, action: Action) -> None:
-        if action == TAKE_NONE:
-            return
-        seat = self._current
-        _, casino_text, kind = action.split()
-        casino = int(casino_text) - 1
-        grey = self._n + 1
-        self._counts[casino][grey] -= 1
-        self._handicap[HANDICAP_KINDS.index(kind)] -= 1
-        self._emit_move(grey, "grey", 1, f"casino {casino + 1}", f"handicap {kind}")
-        if casino == self._power_casino:
-            self._check_power()
-        if kind == MOVE:
-            self._offer(D.MOVE, seat, self._ctx)
-        else:
-            self._reward(seat, self._setup.rules.tiles.handicap_rewards[kind], "Handicap")
 
     def _move(self, action: Action) -> None:
         seat = self._current
@@ -1144,121 +772,7 @@ class RoyaleGame(OneSeatState):
             self._hands[seat][kind] += 1
             self._emit_move(seat, second, 1, f"casino {casino + 1}", "hand")
         if casino == self._power_casino:
-            self._check_power()
-
-    def _add_black(self, action: Action) -> None:
-        if action == ADD_NONE:
-            return
-        seat = self._current
-        casinos = [int(face_text) - 1 for face_text in action.split()[1:]]
-        for casino in casinos:
-            self._counts[casino][seat] += 1
-            self._emit_move(seat, "black", 1, "black", f"casino {casino + 1}")
-        # Both dice are added at once: the token is checked once they are there.
-        if self._power_casino in casinos:
-            self._check_power()
-
-    def _split(self, action: Action) -> None:
-        casino, winner = self._ctx
-        self._bb_split = self._setup.split_index[action]
-        self._offer(D.PILE, winner, (casino, self._current))
-
-    def _pick_pile(self, action: Action) -> None:
-        casino, splitter = self._ctx
-        winner = self._current
-        split = self._setup.splits[self._bb_split]
-        self._bb_split = -1
-        pick = PILE_ACTIONS.index(action)
-        self._emit(
-            {
-                "type": "black_box",
-                "casino": casino + 1,
-                "winner": winner,
-                "splitter": splitter,
-                "piles": [list(split[0]), list(split[1])],
-                "pick": pick + 1,
-            }
-        )
-        total = sum(split[pick])
-        self._reward(winner, self._setup.rules.tiles.as_reward(total), "Black Box")
-
-    def _bet(self, action: Action) -> None:
-        seat = self._current
-        casino = self._ctx[0]
-        parts = action.split()
-        dice = int(parts[1])
-        biggies = 1 if len(parts) > 2 else 0
-        self._counts[casino][seat] -= dice + 2 * biggies
-        self._big[casino][seat] -= biggies
-        side = self._side[seat]
-        side[0] += dice
-        side[1] += biggies
-        if dice:
-            self._emit_move(seat, "die", dice, f"casino {casino + 1}", "side bet")
-        if biggies:
-            self._emit_move(seat, "biggie", 1, f"casino {casino + 1}", "side bet")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _nice_pick(self, action: Action) -> None:
-        if action == NICE_NONE:
-            return
-        seat = self._current
-        casino = self._ctx[0]
-        parts = action.split()
-        face = int(parts[1])
-        kind = BIGGIE if len(parts) > 2 else DIE
-        arena = self._arena
-        if arena[face * 2 + kind]:
-            arena[face * 2 + kind] -= 1
-            self._hands[seat][kind] -= 1
-            source = "hand"
-        else:
-            self._remove_die(seat, kind, casino)
-            self._placed[2 + kind] -= 1
-            source = f"casino {casino + 1}"
-        bumped = self._nice[face]
-        if bumped >= 0:
-            owner, bumped_kind = bumped >> 1, bumped & 1
-            self._add_die(owner, bumped_kind, face - 1)
-            self._emit_move(owner, KIND_NAMES[bumped_kind], 1, f"nice {face}", f"casino {face}")
-            if face - 1 == self._power_casino:
-                self._check_power()
-        self._nice[face] = seat * 2 + kind
-        self._emit_move(seat, KIND_NAMES[kind], 1, source, f"nice {face}")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _choose(self, action: Action) -> None:
-        """Any rolled face may be chosen; an effect that cannot happen (no other
-        active tile, no move possible, no die in hand or the golden space taken)
-        does nothing."""
-        seat = self._current
-        casino = self._ctx[0]
-        effect = self._setup.rules.tiles.my_choice[int(action.split()[1]) - 1]
-        if isinstance(effect, Reward):
-            self._reward(seat, effect, "My Choice")
-        elif effect == ACTIVATE:
-            if self._activatable(casino):
-                self._offer(D.ACTIVATE, seat, (casino,))
-        elif effect == MOVE:
-            if self._move_options(seat):
-                self._offer(D.MOVE, seat, (casino,))
-        elif effect == GOLD:
-            hand = self._hands[seat]
-            if self._gold < 0 and (hand[0] or hand[1]):
-                self._offer(D.GOLD, seat, (casino,))
-
-    def _activate_other(self, action: Action) -> None:
-        self._activate(int(action.split()[1]) - 1, self._current)
-
-    def _gold_die(self, action: Action) -> None:
-        seat = self._current
-        kind = GOLD_ACTIONS.index(action)
-        self._hands[seat][kind] -= 1
-        self._take_from_arena(kind)
-        self._gold = seat * 2 + kind
-        self._emit_move(seat, KIND_NAMES[kind], 1, "hand", "gold")
+            check_power(self)
 
     # ------------------------------------------------------- legal actions
 
@@ -1299,127 +813,8 @@ class RoyaleGame(OneSeatState):
                     options.append(RETURN_ACTIONS[kind][casino + 1])
         return options
 
-    def _legal_power(self) -> tuple[Action, ...]:
-        return (ROLL, *self._turn_options(self._current))
-
-    def _legal_hide(self) -> tuple[Action, ...]:
-        return self._setup.hide_actions
-
-    def _legal_guess(self) -> tuple[Action, ...]:
-        return self._setup.guess_actions
-
-    def _legal_gamble(self) -> tuple[Action, ...]:
-        if self._fifty_step < len(self._setup.rules.tiles.fifty_fifty):
-            return (STOP, HIGHER, LOWER)
-        return (STOP,)
-
-    def _legal_close(self) -> tuple[Action, ...]:
-        own = self._ctx[0]
-        return (
-            *(
-                CLOSE_ACTIONS[casino + 1]
-                for casino in range(CASINOS)
-                if casino not in (own, self._closed)
-            ),
-            KEEP,
-        )
-
-    def _legal_bar(self) -> tuple[Action, ...]:
-        hand = self._hands[self._current]
-        return tuple(BAR_ACTIONS[kind] for kind in (DIE, BIGGIE) if hand[kind])
-
-    def _legal_block(self) -> tuple[Action, ...]:
-        return tuple(
-            f"block {size} {casino + 1}"
-            for size in sorted(set(self._groups))
-            for casino in range(CASINOS)
-            if casino != self._closed
-        )
-
-    def _legal_handicap(self) -> tuple[Action, ...]:
-        seat = self._current
-        grey = self._n + 1
-        free = self._handicap
-        can_move = bool(self._move_options(seat))
-        legal = [
-            f"take {casino + 1} {kind}"
-            for casino in range(CASINOS)
-            if casino != self._closed and self._counts[casino][grey]
-            for index, kind in enumerate(HANDICAP_KINDS)
-            if free[index] and (kind != MOVE or can_move)
-        ]
-        legal.append(TAKE_NONE)
-        return tuple(legal)
-
     def _legal_move(self) -> tuple[Action, ...]:
         return tuple(self._move_options(self._current))
-
-    def _legal_add(self) -> tuple[Action, ...]:
-        dice = sorted(self._black)
-        closed = self._closed
-        legal = [ADD_NONE]
-        for index, face in enumerate(dice):
-            if face - 1 != closed and face not in dice[:index]:
-                legal.append(f"add {face}")
-        if len(dice) == 2 and all(face - 1 != closed for face in dice):
-            legal.append(f"add {dice[0]} {dice[1]}")
-        return tuple(legal)
-
-    def _legal_split(self) -> tuple[Action, ...]:
-        """Pile 1 is the larger pile; 3 + 3 splits are listed in both orders."""
-        return self._setup.split_actions
-
-    def _legal_pile(self) -> tuple[Action, ...]:
-        return PILE_ACTIONS
-
-    def _legal_bet(self) -> tuple[Action, ...]:
-        casino = self._ctx[0]
-        seat = self._current
-        biggies = self._big[casino][seat]
-        dice = self._counts[casino][seat] - 2 * biggies
-        legal: list[Action] = []
-        for count in range(dice + 1):
-            legal.append(f"bet {count}")
-            if biggies:
-                legal.append(f"bet {count} biggie")
-        return tuple(legal)
-
-    def _legal_nice(self) -> tuple[Action, ...]:
-        """Candidates: this turn's rolled dice not placed (any face, leaving the hand)
-        and the dice just placed on the Nice Dice casino; a Biggie may go too. A
-        space whose die would be bumped into a closed casino cannot be used."""
-        casino = self._ctx[0]
-        arena = self._arena
-        placed_casino, placed_face, placed_dice, placed_biggies = self._placed
-        here = placed_casino == casino
-        legal = [NICE_NONE]
-        for face in range(1, 7):
-            bumped = self._nice[face]
-            if bumped >= 0 and face - 1 == self._closed:
-                continue  # the bumped die could not enter its closed casino
-            on_casino = here and placed_face == face
-            if arena[face * 2] or (on_casino and placed_dice):
-                legal.append(f"nice {face}")
-            if arena[face * 2 + 1] or (on_casino and placed_biggies):
-                legal.append(f"nice {face} biggie")
-        return tuple(legal)
-
-    def _legal_choose(self) -> tuple[Action, ...]:
-        return tuple(f"choose {face}" for face in sorted(set(self._black)))
-
-    def _activatable(self, casino: int) -> list[int]:
-        return [
-            other
-            for other in range(CASINOS)
-            if other != casino and other != self._closed and self._tiles[other] >= 0
-        ]
-
-    def _legal_activate(self) -> tuple[Action, ...]:
-        return tuple(f"activate {other + 1}" for other in self._activatable(self._ctx[0]))
-
-    def _legal_gold(self) -> tuple[Action, ...]:
-        hand = self._hands[self._current]
-        return tuple(GOLD_ACTIONS[kind] for kind in (DIE, BIGGIE) if hand[kind])
 
     def _legal_none(self) -> tuple[Action, ...]:
         return ()
@@ -1768,81 +1163,34 @@ def _roll_json(arena: list[int]) -> JsonDict:
     return roll_json(arena, 2)  # royale's kinds are the first two: die, biggie
 
 
-Handler = Callable[[RoyaleGame, Action], None]
-Op = Callable[[RoyaleGame, Frame], None]
-Activation = Callable[[RoyaleGame, int, int], None]
-Legal = Callable[[RoyaleGame], tuple[Action, ...]]
+def _core_frames() -> tuple[Op, ...]:
+    """Every frame's runner by frame number: the game's own, then the tiles' (Knockout?)."""
+    runners: dict[int, Op] = {
+        OP_TURN: RoyaleGame._op_turn,
+        OP_BEFORE: RoyaleGame._op_before,
+        OP_PAYOUT: RoyaleGame._op_payout,
+        OP_ROUND_END: RoyaleGame._op_round_end,
+        **tile_frames(),
+    }
+    return tuple(runners[op] for op in range(len(OP_NAMES)))
 
-_OPS: tuple[Op, ...] = (
-    RoyaleGame._op_turn,
-    RoyaleGame._op_knockout,
-    RoyaleGame._op_knockout_back,
-    RoyaleGame._op_before,
-    RoyaleGame._op_payout,
-    RoyaleGame._op_round_end,
-)
 
-_HANDLERS: dict[RoyaleDecision, Handler] = {
-    D.PLACE: RoyaleGame._place,
-    D.POWER: RoyaleGame._power_turn,
-    D.HIDE: RoyaleGame._hide,
-    D.GUESS: RoyaleGame._guess,
-    D.GAMBLE: RoyaleGame._gamble,
-    D.CLOSE: RoyaleGame._close,
-    D.BAR: RoyaleGame._bar_die,
-    D.BLOCK: RoyaleGame._block,
-    D.HANDICAP: RoyaleGame._take_grey,
-    D.MOVE: RoyaleGame._move,
-    D.ADD: RoyaleGame._add_black,
-    D.SPLIT: RoyaleGame._split,
-    D.PILE: RoyaleGame._pick_pile,
-    D.BET: RoyaleGame._bet,
-    D.NICE: RoyaleGame._nice_pick,
-    D.CHOOSE: RoyaleGame._choose,
-    D.ACTIVATE: RoyaleGame._activate_other,
-    D.GOLD: RoyaleGame._gold_die,
+_OPS: tuple[Op, ...] = _core_frames()
+
+#: The decisions of the game itself; the tiles' come from their effects.
+_CORE_CHOICES: dict[RoyaleDecision, Choice] = {
+    D.PLACE: Choice(RoyaleGame._legal_place, RoyaleGame._place),
+    # A die turned and placed, or taken back: Handicap's and My Choice's reward.
+    D.MOVE: Choice(RoyaleGame._legal_move, RoyaleGame._move),
 }
-
+_CHOICES: dict[RoyaleDecision, Choice] = {**_CORE_CHOICES, **tile_decisions()}
+_HANDLERS: dict[RoyaleDecision, Handler] = {
+    decision: choice.handle for decision, choice in _CHOICES.items()
+}
 _LEGAL: dict[RoyaleDecision, Legal] = {
-    D.PLACE: RoyaleGame._legal_place,
-    D.POWER: RoyaleGame._legal_power,
-    D.HIDE: RoyaleGame._legal_hide,
-    D.GUESS: RoyaleGame._legal_guess,
-    D.GAMBLE: RoyaleGame._legal_gamble,
-    D.CLOSE: RoyaleGame._legal_close,
-    D.BAR: RoyaleGame._legal_bar,
-    D.BLOCK: RoyaleGame._legal_block,
-    D.HANDICAP: RoyaleGame._legal_handicap,
-    D.MOVE: RoyaleGame._legal_move,
-    D.ADD: RoyaleGame._legal_add,
-    D.SPLIT: RoyaleGame._legal_split,
-    D.PILE: RoyaleGame._legal_pile,
-    D.BET: RoyaleGame._legal_bet,
-    D.NICE: RoyaleGame._legal_nice,
-    D.CHOOSE: RoyaleGame._legal_choose,
-    D.ACTIVATE: RoyaleGame._legal_activate,
-    D.GOLD: RoyaleGame._legal_gold,
+    **{decision: choice.legal for decision, choice in _CHOICES.items()},
     D.NONE: RoyaleGame._legal_none,
 }
-
-_ACTIVATIONS: tuple[Activation, ...] = (
-    RoyaleGame._lucky_punch,  # A1
-    RoyaleGame._jackpot_roll,  # A2
-    RoyaleGame._no_effect,  # B1 Prime Time: before payout
-    RoyaleGame._fifty_fifty,  # B2
-    RoyaleGame._high_five_check,  # C1
-    RoyaleGame._no_effect,  # C2 Bad Luck: before payout
-    RoyaleGame._pay_day,  # D1
-    RoyaleGame._power_play,  # D2
-    RoyaleGame._no_entry,  # E1
-    RoyaleGame._knockout,  # E2
-    RoyaleGame._block_it,  # F1
-    RoyaleGame._handicap_offer,  # F2
-    RoyaleGame._no_effect,  # G1 Black Box: during payout
-    RoyaleGame._double_down,  # G2
-    RoyaleGame._nice_dice,  # H1
-    RoyaleGame._my_choice,  # H2
-)
 
 
 __all__ = [
