@@ -14,14 +14,14 @@ JSON-able, part of the observation), and one decision at a time is asked of
 one named seat (:meth:`RoyaleGame.to_move`). A decision with a single legal
 action is applied by the state and logged as forced.
 
-The game knows no tile by name: each tile side's rules (its set-up, what
+The game's flow names no tile: each tile side's rules (its set-up, what
 activating it does, the decisions it asks with their legal actions, its part
 of the payout and of the round end) are in its own module of :mod:`.effects`,
 and the game calls them through the tables there (:data:`.effects.EFFECTS`).
 It reads the board state two tiles leave (No Entry!'s closed casino, the Power
-Play token's casino) and, for the shared dice moves, offers the ``move``
-decision itself. The decisions and action strings are in :mod:`.common`, the
-position checks in :mod:`.positions`.
+Play token and its casino), offers the shared ``move`` decision itself, and
+its observation lists every tile's state. The decisions and action strings
+are in :mod:`.common`, the position checks in :mod:`.positions`.
 
 Actions (stable strings; listed in this order by :meth:`legal_actions`):
 

@@ -39,7 +39,9 @@ from .common import (
     context_fields,
     owner_name,
 )
-from .tiles import HANDICAP_KINDS, TILE_BY_CODE, TILE_CODES, TILE_NAMES, RoyaleRules, Tile
+from .effects import STATE_CHECKS
+from .effects.base import StateCheck, check_dice
+from .tiles import TILE_BY_CODE, TILE_CODES, TILE_NAMES, Tile
 
 D = RoyaleDecision
 
@@ -130,7 +132,7 @@ def check_royale_position(setup: RoyaleSetup, position: JsonDict) -> None:
     # Seats: dice in hand, chips, money.
     hands = []
     for seat, hand in enumerate(check_list(position["hands"], "hands", n)):
-        hand = _check_royale_dice(rules, hand, f"hands[{seat}]")
+        hand = check_dice(rules, hand, f"hands[{seat}]")
         if over and any(hand):
             refuse(f"hands[{seat}]", "the game is over: nobody holds dice")
         hands.append(hand)
@@ -176,20 +178,9 @@ def check_royale_position(setup: RoyaleSetup, position: JsonDict) -> None:
     _check_royale_turn(setup, position, decision, current, tiles, hands, counts)
 
 
-def _check_royale_dice(rules: RoyaleRules, value: Any, field: str) -> list[int]:
-    """A seat's dice somewhere ({die, biggie}), at most what it has of each."""
-    dice = check_object(value, field, KIND_NAMES)
-    return [
-        check_int(dice["die"], f"{field}.die", 0, rules.dice_per_seat),
-        check_int(dice["biggie"], f"{field}.biggie", 0, rules.biggies_per_seat),
-    ]
-
-
 def _check_royale_tiles(setup: RoyaleSetup, position: JsonDict, over: bool) -> dict[Tile, int]:
-    """The tiles on the casinos ({tile: casino index}) and the state of each (``tiles``)."""
-    n = setup.seats
-    rules = setup.rules
-    data = rules.tiles
+    """The tiles on the casinos ({tile: casino index}) and the state of each (``tiles``:
+    each tile's own check, in its effect's module)."""
     at: dict[Tile, int] = {}
     casinos = check_list(position["casinos"], "casinos", CASINOS)
     for index, entry in enumerate(casinos):
@@ -227,87 +218,10 @@ def _check_royale_tiles(setup: RoyaleSetup, position: JsonDict, over: bool) -> d
         "bad_luck",
     )
     state = check_object(position["tiles"], "tiles", keys)
-
-    def idle(field: str, tile: Tile, value: Any, rest: Any) -> None:
-        """A tile's state stays as set up while the tile is not in play."""
-        if tile not in at and value != rest:
-            refuse(f"tiles.{field}", f"{TILE_NAMES[tile]} is not in play: {rest!r}")
-
-    steps = range(data.jackpot_start, data.jackpot_max, max(data.jackpot_step, 1))
-    pots = sorted({*steps, data.jackpot_max})
-    idle(
-        "jackpot",
-        Tile.JACKPOT,
-        check_choice(state["jackpot"], "tiles.jackpot", pots),
-        data.jackpot_start,
-    )
-    fifty = check_object(state["fifty_fifty"], "tiles.fifty_fifty", ("step", "sum"))
-    step = check_int(fifty["step"], "tiles.fifty_fifty.step", 0, len(data.fifty_fifty))
-    total = check_int(fifty["sum"], "tiles.fifty_fifty.sum", 0, 6 * data.black_dice)
-    if (step == 0) != (total == 0) or 0 < total < data.black_dice:
-        refuse("tiles.fifty_fifty.sum", f"{total} is no sum of the black dice at step {step}")
-    idle("fifty_fifty", Tile.FIFTY_FIFTY, step, 0)
-    if state["high_five"] is not None:
-        check_seat(state["high_five"], "tiles.high_five", n)
-    idle("high_five", Tile.HIGH_FIVE, state["high_five"], None)
-    power = check_object(state["power_play"], "tiles.power_play", ("holder", "ready"))
-    if power["holder"] is not None:
-        check_seat(power["holder"], "tiles.power_play.holder", n)
-    if check_bool(power["ready"], "tiles.power_play.ready") and power["holder"] is None:
-        refuse("tiles.power_play.ready", "only a holder may use the token")
-    idle("power_play", Tile.POWER_PLAY, dict(power), {"holder": None, "ready": False})
-    no_entry = check_object(state["no_entry"], "tiles.no_entry", ("closed", "track"))
-    track = check_int(no_entry["track"], "tiles.no_entry.track", 0)
-    closed = no_entry["closed"]
-    if closed is not None:
-        closed = check_int(closed, "tiles.no_entry.closed", 1, CASINOS)
-        if Tile.NO_ENTRY in at and closed == at[Tile.NO_ENTRY] + 1:
-            refuse("tiles.no_entry.closed", "No Entry! closes another casino than its own")
-        if track < 1:
-            refuse("tiles.no_entry.track", "closing a casino moves the track on")
-    idle("no_entry", Tile.NO_ENTRY, dict(no_entry), {"closed": None, "track": 0})
-    for index, entry in enumerate(casinos):
-        check_equal(
-            entry["closed"], f"casinos[{index}].closed", closed == index + 1, "as No Entry! says"
-        )
-    for name, tile in (("bar", Tile.KNOCKOUT), ("side_bet", Tile.DOUBLE_DOWN)):
-        places = check_list(state[name], f"tiles.{name}", n)
-        for seat, place in enumerate(places):
-            held = _check_royale_dice(rules, place, f"tiles.{name}[{seat}]")
-            idle(f"{name}[{seat}]", tile, held, [0, 0])
-            if name == "bar":
-                check_total(f"tiles.bar[{seat}]", "dice in the bar", sum(held), data.knockout_bar)
-    groups = check_list(state["block_it"], "tiles.block_it")
-    left = iter(data.block_it_groups)
-    if not all(any(group == size for size in left) for group in groups):
-        refuse("tiles.block_it", f"{groups} is not what is left of {list(data.block_it_groups)}")
-    idle("block_it", Tile.BLOCK_IT, groups, [])
-    handicap = check_object(state["handicap"], "tiles.handicap", HANDICAP_KINDS)
-    for kind in HANDICAP_KINDS:
-        check_int(handicap[kind], f"tiles.handicap.{kind}", 0, data.handicap_spaces.get(kind, 0))
-    idle("handicap", Tile.HANDICAP, dict(handicap), dict.fromkeys(HANDICAP_KINDS, 0))
-    faces = [str(face) for face in range(1, 7)]
-    for face, die in check_keys(state["nice_dice"], "tiles.nice_dice", faces).items():
-        _check_space(die, f"tiles.nice_dice.{face}", n)
-    idle("nice_dice", Tile.NICE_DICE, state["nice_dice"], {})
-    if state["golden"] is not None:
-        _check_space(state["golden"], "tiles.golden", n)
-    idle("golden", Tile.MY_CHOICE, state["golden"], None)
-    bad_luck = [
-        check_seat(seat, f"tiles.bad_luck[{i}]", n)
-        for i, seat in enumerate(check_list(state["bad_luck"], "tiles.bad_luck"))
-    ]
-    if bad_luck != sorted(set(bad_luck)):
-        refuse("tiles.bad_luck", f"{bad_luck} must be distinct seats, low to high")
-    idle("bad_luck", Tile.BAD_LUCK, bad_luck, [])
+    check = StateCheck(setup, state, casinos, at)
+    for check_state in STATE_CHECKS:
+        check_state(check)
     return at
-
-
-def _check_space(value: Any, field: str, seats: int) -> None:
-    """A die on a tile's space: its owner and kind."""
-    die = check_object(value, field, ("owner", "die"))
-    check_seat(die["owner"], f"{field}.owner", seats)
-    check_choice(die["die"], f"{field}.die", KIND_NAMES)
 
 
 def _check_royale_turn(

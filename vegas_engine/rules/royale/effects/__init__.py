@@ -2,8 +2,8 @@
 
 :data:`EFFECTS` holds each side's :class:`.base.TileEffect` by :class:`..tiles.Tile`
 (A1 Lucky Punch ... H2 My Choice); the game (:mod:`..game`) calls its hooks
-through the tables below and knows no tile by name, apart from reading the
-state a tile leaves on the board (the closed casino, the Power Play token).
+through the tables below, and the position checks (:mod:`..positions`) each
+tile's ``check_state``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from . import (
     power_play,
     prime_time,
 )
-from .base import Activation, AtCasino, Choice, GameHook, Op, TileEffect
+from .base import Activation, AtCasino, Choice, GameHook, Op, StateCheck, StateChecker, TileEffect
 
 EFFECTS: tuple[TileEffect, ...] = (
     lucky_punch.EFFECT,
@@ -56,12 +56,35 @@ ROUND_END_ORDER: tuple[Tile, ...] = (Tile.MY_CHOICE, Tile.BAD_LUCK)
 if {effect.tile for effect in EFFECTS if effect.round_end} != set(ROUND_END_ORDER):
     raise RuntimeError("ROUND_END_ORDER must list every tile with a round-end hook")
 
+#: Position checks of the tiles' state in this order (the order of the position's
+#: ``tiles`` fields, mostly): the first field refused is the one reported.
+STATE_CHECK_ORDER: tuple[Tile, ...] = (
+    Tile.JACKPOT,
+    Tile.FIFTY_FIFTY,
+    Tile.HIGH_FIVE,
+    Tile.POWER_PLAY,
+    Tile.NO_ENTRY,
+    Tile.KNOCKOUT,
+    Tile.DOUBLE_DOWN,
+    Tile.BLOCK_IT,
+    Tile.HANDICAP,
+    Tile.NICE_DICE,
+    Tile.MY_CHOICE,
+    Tile.BAD_LUCK,
+)
+if {effect.tile for effect in EFFECTS if effect.check_state} != set(STATE_CHECK_ORDER):
+    raise RuntimeError("STATE_CHECK_ORDER must list every tile with a position check")
+
 #: The tables the game dispatches through (by tile index, or in a fixed order).
 RESETS: tuple[GameHook, ...] = tuple(effect.reset for effect in EFFECTS if effect.reset)
 ACTIVATIONS: tuple[Activation, ...] = tuple(effect.activate for effect in EFFECTS)
 BEFORE_PAYOUT: tuple[AtCasino | None, ...] = tuple(effect.before_payout for effect in EFFECTS)
 ROUND_END: tuple[GameHook, ...] = tuple(
     hook for tile in ROUND_END_ORDER if (hook := EFFECTS[tile].round_end) is not None
+)
+
+STATE_CHECKS: tuple[StateChecker, ...] = tuple(
+    check for tile in STATE_CHECK_ORDER if (check := EFFECTS[tile].check_state) is not None
 )
 
 
@@ -88,6 +111,9 @@ __all__ = [
     "RESETS",
     "ROUND_END",
     "ROUND_END_ORDER",
+    "STATE_CHECKS",
+    "STATE_CHECK_ORDER",
+    "StateCheck",
     "TileEffect",
     "tile_decisions",
     "tile_frames",

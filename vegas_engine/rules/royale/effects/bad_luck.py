@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_list, check_seat, refuse
 from ..common import RoyaleDecision
 from ..tiles import Tile
-from .base import TileEffect
+from .base import StateCheck, TileEffect
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -39,9 +40,22 @@ def round_end(game: RoyaleGame) -> None:
     game._bad_luck = []
 
 
+def check_state(check: StateCheck) -> None:
+    """The seats that will pay: distinct, low to high."""
+    n = check.setup.seats
+    bad_luck = [
+        check_seat(seat, f"tiles.bad_luck[{i}]", n)
+        for i, seat in enumerate(check_list(check.state["bad_luck"], "tiles.bad_luck"))
+    ]
+    if bad_luck != sorted(set(bad_luck)):
+        refuse("tiles.bad_luck", f"{bad_luck} must be distinct seats, low to high")
+    check.idle("bad_luck", Tile.BAD_LUCK, bad_luck, [])
+
+
 EFFECT = TileEffect(
     Tile.BAD_LUCK,
     reset=reset,
     before_payout=before_payout,
     round_end=round_end,
+    check_state=check_state,
 )

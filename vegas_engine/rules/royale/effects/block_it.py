@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_list, refuse
 from ....state import Action
 from ..common import CASINOS, RoyaleDecision
 from ..tiles import Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect
 from .power_play import check_power
 
 if TYPE_CHECKING:
@@ -49,9 +50,20 @@ def block(game: RoyaleGame, action: Action) -> None:
         check_power(game)
 
 
+def check_state(check: StateCheck) -> None:
+    """The groups left are some of the tile's, in their order."""
+    sizes = check.setup.rules.tiles.block_it_groups
+    groups = check_list(check.state["block_it"], "tiles.block_it")
+    left = iter(sizes)
+    if not all(any(group == size for size in left) for group in groups):
+        refuse("tiles.block_it", f"{groups} is not what is left of {list(sizes)}")
+    check.idle("block_it", Tile.BLOCK_IT, groups, [])
+
+
 EFFECT = TileEffect(
     Tile.BLOCK_IT,
     reset=reset,
     activate=activate,
     decisions={D.BLOCK: Choice(legal_block, block)},
+    check_state=check_state,
 )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_list
 from ....state import Action
 from ...dice import rank_casino
 from ..common import RoyaleDecision
 from ..tiles import Reward, Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect, check_dice
 from .power_play import check_power
 
 if TYPE_CHECKING:
@@ -82,10 +83,18 @@ def payout(game: RoyaleGame, casino: int, casino_awards: list[tuple[int, int]]) 
             game._reward(seat, Reward(money=money), "Double Down")
 
 
+def check_state(check: StateCheck) -> None:
+    places = check_list(check.state["side_bet"], "tiles.side_bet", check.setup.seats)
+    for seat, place in enumerate(places):
+        held = check_dice(check.setup.rules, place, f"tiles.side_bet[{seat}]")
+        check.idle(f"side_bet[{seat}]", Tile.DOUBLE_DOWN, held, [0, 0])
+
+
 EFFECT = TileEffect(
     Tile.DOUBLE_DOWN,
     reset=reset,
     activate=activate,
     decisions={D.BET: Choice(legal_bet, bet)},
     payout=payout,
+    check_state=check_state,
 )

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_int, check_object, refuse
 from ....state import Action
 from ..common import HIGHER, LOWER, STOP, RoyaleDecision
 from ..tiles import Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -93,9 +94,21 @@ def gamble(game: RoyaleGame, action: Action) -> None:
         game._fifty_step = game._fifty_sum = 0
 
 
+def check_state(check: StateCheck) -> None:
+    """A step of the counter and a sum of the black dice, both 0 while not played."""
+    data = check.setup.rules.tiles
+    fifty = check_object(check.state["fifty_fifty"], "tiles.fifty_fifty", ("step", "sum"))
+    step = check_int(fifty["step"], "tiles.fifty_fifty.step", 0, len(data.fifty_fifty))
+    total = check_int(fifty["sum"], "tiles.fifty_fifty.sum", 0, 6 * data.black_dice)
+    if (step == 0) != (total == 0) or 0 < total < data.black_dice:
+        refuse("tiles.fifty_fifty.sum", f"{total} is no sum of the black dice at step {step}")
+    check.idle("fifty_fifty", Tile.FIFTY_FIFTY, step, 0)
+
+
 EFFECT = TileEffect(
     Tile.FIFTY_FIFTY,
     reset=reset,
     activate=activate,
     decisions={D.GAMBLE: Choice(legal_gamble, gamble)},
+    check_state=check_state,
 )

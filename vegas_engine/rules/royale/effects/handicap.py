@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_int, check_object
 from ....state import Action
 from ..common import CASINOS, TAKE_NONE, RoyaleDecision
 from ..tiles import HANDICAP_KINDS, MOVE, Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect
 from .power_play import check_power
 
 if TYPE_CHECKING:
@@ -79,10 +80,19 @@ def take_grey(game: RoyaleGame, action: Action) -> None:
         game._reward(seat, game._setup.rules.tiles.handicap_rewards[kind], "Handicap")
 
 
+def check_state(check: StateCheck) -> None:
+    spaces = check.setup.rules.tiles.handicap_spaces
+    handicap = check_object(check.state["handicap"], "tiles.handicap", HANDICAP_KINDS)
+    for kind in HANDICAP_KINDS:
+        check_int(handicap[kind], f"tiles.handicap.{kind}", 0, spaces.get(kind, 0))
+    check.idle("handicap", Tile.HANDICAP, dict(handicap), dict.fromkeys(HANDICAP_KINDS, 0))
+
+
 EFFECT = TileEffect(
     Tile.HANDICAP,
     reset=reset,
     setup=setup,
     activate=activate,
     decisions={D.HANDICAP: Choice(legal_take, take_grey)},
+    check_state=check_state,
 )

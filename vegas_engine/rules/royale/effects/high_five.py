@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_seat
 from ..common import RoyaleDecision
 from ..tiles import TILE_CODES, Tile
-from .base import TileEffect
+from .base import StateCheck, TileEffect
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -43,10 +44,18 @@ def payout(game: RoyaleGame, casino: int, awards: list[tuple[int, int]]) -> None
         game._reward(game._high_five, game._setup.rules.tiles.high_five, "High Five")
 
 
+def check_state(check: StateCheck) -> None:
+    state = check.state
+    if state["high_five"] is not None:
+        check_seat(state["high_five"], "tiles.high_five", check.setup.seats)
+    check.idle("high_five", Tile.HIGH_FIVE, state["high_five"], None)
+
+
 EFFECT = TileEffect(
     Tile.HIGH_FIVE,
     reset=reset,
     activate=activate,
     payout=payout,
     pays_when_closed=True,
+    check_state=check_state,
 )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_choice
 from ..common import RoyaleDecision
 from ..tiles import Reward, Tile
-from .base import TileEffect
+from .base import StateCheck, TileEffect
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -55,4 +56,17 @@ def activate(game: RoyaleGame, casino: int, seat: int) -> None:
         )
 
 
-EFFECT = TileEffect(Tile.JACKPOT, reset=reset, activate=activate)
+def check_state(check: StateCheck) -> None:
+    """The pot is one the rolls can reach."""
+    data = check.setup.rules.tiles
+    steps = range(data.jackpot_start, data.jackpot_max, max(data.jackpot_step, 1))
+    pots = sorted({*steps, data.jackpot_max})
+    check.idle(
+        "jackpot",
+        Tile.JACKPOT,
+        check_choice(check.state["jackpot"], "tiles.jackpot", pots),
+        data.jackpot_start,
+    )
+
+
+EFFECT = TileEffect(Tile.JACKPOT, reset=reset, activate=activate, check_state=check_state)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_list, check_total
 from ....state import Action
 from ..common import (
     BAR_ACTIONS,
@@ -22,7 +23,7 @@ from ..common import (
     RoyaleDecision,
 )
 from ..tiles import Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect, check_dice
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -74,10 +75,21 @@ def give_back(game: RoyaleGame, frame: Frame) -> None:
             bar[kind] = 0
 
 
+def check_state(check: StateCheck) -> None:
+    """Each seat's dice in the bar: at most ``knockout_bar``."""
+    rules = check.setup.rules
+    places = check_list(check.state["bar"], "tiles.bar", check.setup.seats)
+    for seat, place in enumerate(places):
+        held = check_dice(rules, place, f"tiles.bar[{seat}]")
+        check.idle(f"bar[{seat}]", Tile.KNOCKOUT, held, [0, 0])
+        check_total(f"tiles.bar[{seat}]", "dice in the bar", sum(held), rules.tiles.knockout_bar)
+
+
 EFFECT = TileEffect(
     Tile.KNOCKOUT,
     reset=reset,
     activate=activate,
     decisions={D.BAR: Choice(legal_bar, bar_die)},
     frames={OP_KNOCKOUT: knock_out, OP_KNOCKOUT_BACK: give_back},
+    check_state=check_state,
 )

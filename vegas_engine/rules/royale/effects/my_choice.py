@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ....state import Action
 from ..common import BIGGIE, CASINOS, DIE, GOLD_ACTIONS, KIND_NAMES, RoyaleDecision
 from ..tiles import ACTIVATE, GOLD, MOVE, Reward, Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect, check_space
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -91,6 +91,13 @@ def round_end(game: RoyaleGame) -> None:
         game._reward(game._gold >> 1, Reward(money=game._setup.rules.tiles.golden), "My Choice")
 
 
+def check_state(check: StateCheck) -> None:
+    golden = check.state["golden"]
+    if golden is not None:
+        check_space(golden, "tiles.golden", check.setup.seats)
+    check.idle("golden", Tile.MY_CHOICE, golden, None)
+
+
 EFFECT = TileEffect(
     Tile.MY_CHOICE,
     reset=reset,
@@ -101,4 +108,5 @@ EFFECT = TileEffect(
         D.GOLD: Choice(legal_gold, gold_die),
     },
     round_end=round_end,
+    check_state=check_state,
 )

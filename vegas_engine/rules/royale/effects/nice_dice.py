@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_keys
 from ....state import Action
 from ..common import BIGGIE, DIE, KIND_NAMES, NICE_NONE, RoyaleDecision
 from ..tiles import Tile
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect, check_space
 from .power_play import check_power
 
 if TYPE_CHECKING:
@@ -91,10 +92,19 @@ def payout(game: RoyaleGame, casino: int, awards: list[tuple[int, int]]) -> None
             game._reward(die >> 1, data.nice_dice[face - 1], "Nice Dice")
 
 
+def check_state(check: StateCheck) -> None:
+    faces = [str(face) for face in range(1, 7)]
+    spaces = check_keys(check.state["nice_dice"], "tiles.nice_dice", faces)
+    for face, die in spaces.items():
+        check_space(die, f"tiles.nice_dice.{face}", check.setup.seats)
+    check.idle("nice_dice", Tile.NICE_DICE, check.state["nice_dice"], {})
+
+
 EFFECT = TileEffect(
     Tile.NICE_DICE,
     reset=reset,
     activate=activate,
     decisions={D.NICE: Choice(legal_nice, nice_pick)},
     payout=payout,
+    check_state=check_state,
 )

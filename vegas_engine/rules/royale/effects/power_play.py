@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ....position import check_bool, check_object, check_seat, refuse
 from ....state import Action
 from ..common import KIND_NAMES, OP_TURN, ROLL, RoyaleDecision
 from ..tiles import TILE_CODES, Tile, sole_majority
-from .base import Choice, TileEffect
+from .base import Choice, StateCheck, TileEffect
 
 if TYPE_CHECKING:
     from ..game import RoyaleGame
@@ -87,9 +88,20 @@ def check_power(game: RoyaleGame) -> None:
         )
 
 
+def check_state(check: StateCheck) -> None:
+    """A holder, if any; only a holder may have the option ready."""
+    power = check_object(check.state["power_play"], "tiles.power_play", ("holder", "ready"))
+    if power["holder"] is not None:
+        check_seat(power["holder"], "tiles.power_play.holder", check.setup.seats)
+    if check_bool(power["ready"], "tiles.power_play.ready") and power["holder"] is None:
+        refuse("tiles.power_play.ready", "only a holder may use the token")
+    check.idle("power_play", Tile.POWER_PLAY, dict(power), {"holder": None, "ready": False})
+
+
 EFFECT = TileEffect(
     Tile.POWER_PLAY,
     reset=reset,
     activate=activate,
     decisions={D.POWER: Choice(legal_power, power_turn)},
+    check_state=check_state,
 )
