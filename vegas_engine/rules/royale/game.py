@@ -586,6 +586,7 @@ class RoyaleGame(OneSeatState):
                 stack.append((OP_BEFORE, casino))
 
     def _op_before(self, frame: Frame) -> None:
+        """The before-payout hook of the tile at ``frame[1]``, unless its casino is closed."""
         casino = frame[1]
         if casino == self._closed:
             return
@@ -594,6 +595,7 @@ class RoyaleGame(OneSeatState):
             before_payout(self, casino)
 
     def _op_payout(self, frame: Frame) -> None:
+        """The casino at ``frame[1]`` pays its cards, then its tile pays (if active)."""
         casino = frame[1]
         n = self._n
         cards = sorted(self._cards[casino], reverse=True)
