@@ -38,7 +38,8 @@ from .rules.dice import (
     payout_order,
     rank_slot,
 )
-from .rules.royale.game import PASS, PLACE_FACE, RoyaleDecision, RoyaleGame
+from .rules.royale.common import PASS, PLACE_FACE, RoyaleDecision
+from .rules.royale.game import RoyaleGame
 from .state import Action, LogMode, State
 
 Policy = Callable[[State, int, random.Random], Action]

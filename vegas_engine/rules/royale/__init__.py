@@ -1,8 +1,11 @@
 """`royale`: Las Vegas Royale (alea 2019, seed 003), basic game and action tiles.
 
-The rule data is in :mod:`.tiles` (every number configurable), the game, its
-action grammar and its events in :mod:`.game`. Where RULES.md and the rulebook
-are silent the engine rules as follows (docs/rulings.md, section royale):
+The rule data is in :mod:`.tiles` (every number configurable); each tile's
+rules in its own module of :mod:`.effects` (one per tile side); the game
+(rounds, turns, money, observations), its action grammar and its events in
+:mod:`.game`, with the decisions and action strings in :mod:`.common` and the
+position checks in :mod:`.positions`. Where RULES.md and the rulebook are
+silent the engine rules as follows (docs/rulings.md, section royale):
 
 - Unwon cards and imaginary players' winnings go under the face-down pile; deals
   draw from the pile first. The bank and the chip supply are unlimited.
@@ -23,7 +26,8 @@ are silent the engine rules as follows (docs/rulings.md, section royale):
   or its holder); it returns to the tile only when nobody has a clear majority
   there; its option is offered at the start of the holder's next turn only.
 - The other tile details (Fifty Fifty's first step, Black Box piles, Nice Dice
-  candidates, My Choice effects that cannot happen, ...) are in :mod:`.game`.
+  candidates, My Choice effects that cannot happen, ...) are in the tile's
+  module of :mod:`.effects` (``effects/fifty_fifty.py``, ...).
 """
 
 from __future__ import annotations

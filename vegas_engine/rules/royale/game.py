@@ -14,6 +14,15 @@ JSON-able, part of the observation), and one decision at a time is asked of
 one named seat (:meth:`RoyaleGame.to_move`). A decision with a single legal
 action is applied by the state and logged as forced.
 
+The game's flow names no tile: each tile side's rules (its set-up, what
+activating it does, the decisions it asks with their legal actions, its part
+of the payout and of the round end) are in its own module of :mod:`.effects`,
+and the game calls them through the tables there (:data:`.effects.EFFECTS`).
+It reads the board state two tiles leave (No Entry!'s closed casino, the Power
+Play token and its casino), offers the shared ``move`` decision itself, and
+its observation lists every tile's state. The decisions and action strings
+are in :mod:`.common`, the position checks in :mod:`.positions`.
+
 Actions (stable strings; listed in this order by :meth:`legal_actions`):
 
 =========  ============================  ===========================================
@@ -51,10 +60,8 @@ from __future__ import annotations
 import functools
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
 
 from ...chance import (
     ChanceMode,
@@ -68,112 +75,65 @@ from ...description import GameDescription
 from ...errors import InvalidPositionError
 from ...position import (
     CHANCE_POSITION,
-    check_bool,
     check_cards,
-    check_choice,
-    check_equal,
     check_fields,
-    check_int,
-    check_keys,
-    check_list,
-    check_null,
-    check_object,
-    check_seat,
-    check_sorted,
-    check_total,
     decision_of,
     finish,
-    first_difference,
-    refuse,
     restore,
 )
-from ...state import Action, Decision, JsonDict, OneSeatState, SeatResult, rank_seats
+from ...state import Action, JsonDict, OneSeatState, SeatResult, rank_seats
 from ..dice import payout_event, rank_casino, roll_json
 from ..rolls import NO_TAPE, RollTape
+from .common import (
+    BIGGIE,
+    CASINOS,
+    DIE,
+    FRAME_FIELDS,
+    KIND_NAMES,
+    OP_BEFORE,
+    OP_NAMES,
+    OP_PAYOUT,
+    OP_ROUND_END,
+    OP_TURN,
+    PASS,
+    PLACE_ACTIONS,
+    PLACE_FACE,
+    RETURN_ACTIONS,
+    SKIP,
+    TURN_ACTIONS,
+    Frame,
+    RoyaleDecision,
+    RoyaleSetup,
+    context_fields,
+    named_values,
+    owner_name,
+    owner_value,
+    values_of,
+)
+from .effects import (
+    ACTIVATIONS,
+    BEFORE_PAYOUT,
+    EFFECTS,
+    RESETS,
+    ROUND_END,
+    tile_decisions,
+    tile_frames,
+)
+from .effects.base import Choice, Handler, Legal, Op
+from .effects.power_play import check_power
+from .positions import POSITION_KEYS, check_royale_position
 from .tiles import (
-    ACTIVATE,
-    GOLD,
     HANDICAP_KINDS,
-    MOVE,
     PHYSICAL_TILES,
     TILE_BY_CODE,
     TILE_CODES,
     TILE_NAMES,
     Reward,
     RoyaleRules,
-    Split,
     Tile,
     arrange_pairs,
     bank_payment,
-    black_box_splits,
-    sole_majority,
-    split_action,
 )
-
-
-class RoyaleDecision(Decision):
-    """What a seat decides in `royale` (the module docstring lists each one's actions)."""
-
-    PLACE = "place"
-    """Place all dice of one rolled face on its casino, or pay a chip to place nothing."""
-
-    POWER = "power"
-    """Power Play: the token holder rolls as usual, or turns one remaining die and places it."""
-
-    HIDE = "hide"
-    """Lucky Punch: hide 1, 2 or 3 tokens; only the hider sees the count until the guess."""
-
-    GUESS = "guess"
-    """Lucky Punch: the hider's left neighbour guesses how many tokens are hidden."""
-
-    GAMBLE = "gamble"
-    """Fifty Fifty: stop and take the reward, or call higher or lower and roll again."""
-
-    CLOSE = "close"
-    """No Entry!: close another casino with the token, or keep it where it is."""
-
-    BAR = "bar"
-    """Knockout?: an opponent puts one of its remaining dice into the bar."""
-
-    BLOCK = "block"
-    """Block It!: take one group of grey dice and choose the casino it goes to."""
-
-    HANDICAP = "handicap"
-    """Handicap: move a grey die from a casino onto a reward space, or leave them."""
-
-    MOVE = "move"
-    """Turn a remaining die to any face and place it, or take a die back (Handicap, My Choice)."""
-
-    ADD = "add"
-    """Prime Time: the casino's winner adds none, one or both black dice to their casinos."""
-
-    SPLIT = "split"
-    """Black Box: the winner's left neighbour splits the tokens into two face-down piles."""
-
-    PILE = "pile"
-    """Black Box: the casino's winner takes one of the two face-down piles."""
-
-    BET = "bet"
-    """Double Down: move any of the seat's dice from this casino to the side bet."""
-
-    NICE = "nice"
-    """Nice Dice: put a die just rolled or placed here on the space of its face, or not."""
-
-    CHOOSE = "choose"
-    """My Choice: pick the face of one of the two black dice."""
-
-    ACTIVATE = "activate"
-    """My Choice face 4: activate another casino's tile."""
-
-    GOLD = "gold"
-    """My Choice face 6: put a remaining die on the golden $60,000 space."""
-
-    CHANCE = "chance"
-    """Nobody decides: chance acts (explicit chance only; see ``State.chance_outcomes``)."""
-
-    NONE = "none"
-    """Nobody decides: the game is over."""
-
 
 D = RoyaleDecision
 
@@ -215,116 +175,30 @@ ROYALE_EVENTS: Mapping[str, tuple[str, ...]] = {
     "side_bet": ("casino", "counts", "cancelled", "awards"),
 }
 
-DIE, BIGGIE = 0, 1
-KIND_NAMES = ("die", "biggie")
-CASINOS = 6
-
-# Frames of the machine (first element of each tuple in ``_stack``).
-OP_TURN, OP_KNOCKOUT, OP_KNOCKOUT_BACK, OP_BEFORE, OP_PAYOUT, OP_ROUND_END = range(6)
-OP_NAMES = ("turn", "knockout", "knockout_back", "before_payout", "payout", "round_end")
-Frame = tuple[int, ...]
-
-#: The named fields of each frame in observations' ``pending``.
-FRAME_FIELDS: dict[int, tuple[str, ...]] = {
-    OP_TURN: ("seat",),
-    OP_KNOCKOUT: ("opponent", "activator", "casino"),
-    OP_KNOCKOUT_BACK: ("seat",),
-    OP_BEFORE: ("casino",),
-    OP_PAYOUT: ("casino",),
-    OP_ROUND_END: (),
-}
-
-# Actions.
-PLACE_ACTIONS: tuple[Action, ...] = tuple(f"place {face}" for face in range(7))
-PLACE_FACE: dict[Action, int] = {PLACE_ACTIONS[face]: face for face in range(1, 7)}
-PASS, SKIP, ROLL = "pass", "skip", "roll"
-STOP, HIGHER, LOWER = "stop", "higher", "lower"
-KEEP = "keep"
-TURN_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
-    tuple(f"turn {KIND_NAMES[kind]} {face}" for face in range(7)) for kind in (DIE, BIGGIE)
-)
-RETURN_ACTIONS: tuple[tuple[Action, ...], ...] = tuple(
-    tuple(f"return {casino} {KIND_NAMES[kind]}" for casino in range(7)) for kind in (DIE, BIGGIE)
-)
-CLOSE_ACTIONS: tuple[Action, ...] = tuple(f"close {casino}" for casino in range(7))
-BAR_ACTIONS: tuple[Action, ...] = ("bar die", "bar biggie")
-TAKE_NONE = "take none"
-ADD_NONE = "add none"
-NICE_NONE = "nice none"
-PILE_ACTIONS: tuple[Action, ...] = ("pile 1", "pile 2")
-GOLD_ACTIONS: tuple[Action, ...] = ("gold die", "gold biggie")
-
-
-@dataclass(frozen=True)
-class RoyaleSetup:
-    """The rules resolved for one game: seat count and options applied."""
-
-    rules: RoyaleRules
-    seats: int
-    tiles: int
-    neutral_dice: int
-    cards: tuple[int, ...]
-    splits: tuple[Split, ...]
-    split_actions: tuple[Action, ...]
-    split_index: Mapping[Action, int]
-    hide_actions: tuple[Action, ...]
-    guess_actions: tuple[Action, ...]
-
-    @classmethod
-    def build(cls, rules: RoyaleRules, description: GameDescription) -> RoyaleSetup:
-        options = description.options
-        tiles = int(options.get("tiles", rules.default_tiles))
-        neutral = bool(options.get("neutral_dice", False))
-        key = (id(rules), description.seats, tiles, neutral)
-        cached = _SETUPS.get(key)
-        if cached is not None and cached.rules is rules:
-            return cached
-        setup = cls._build(rules, description.seats, tiles, neutral)
-        _SETUPS[key] = setup
-        return setup
-
-    @classmethod
-    def _build(cls, rules: RoyaleRules, seats: int, tiles: int, neutral: bool) -> RoyaleSetup:
-        if not 0 <= tiles <= min(rules.max_tiles, CASINOS, PHYSICAL_TILES):
-            raise ValueError(f"tiles must be 0..{rules.max_tiles}, got {tiles}")
-        splits = black_box_splits(rules.tiles.black_box_tokens, rules.tiles.black_box_sizes)
-        actions = tuple(split_action(split) for split in splits)
-        counts = sorted(rules.tiles.lucky_punch)
-        return cls(
-            rules=rules,
-            seats=seats,
-            tiles=tiles,
-            neutral_dice=rules.neutral_dice if neutral else 0,
-            cards=rules.card_list,
-            splits=splits,
-            split_actions=actions,
-            split_index={action: index for index, action in enumerate(actions)},
-            hide_actions=tuple(f"hide {count}" for count in counts),
-            guess_actions=tuple(f"guess {count}" for count in counts),
-        )
-
-
-_SETUPS: dict[tuple[int, int, int, bool], RoyaleSetup] = {}
-
-
-def owner_name(owner: int, seats: int) -> int | str:
-    if owner < seats:
-        return owner
-    return "neutral" if owner == seats else "grey"
-
-
-def _owner_value(name: int | str, seats: int) -> int:
-    if name == "neutral":
-        return seats
-    if name == "grey":
-        return seats + 1
-    return int(name)
-
 
 class RoyaleGame(OneSeatState):
     """A game of `royale`."""
 
     _decision: RoyaleDecision
+    # The tiles' state, each set to rest by its tile's ``reset`` (see effects/):
+    _lp_tokens: int  # lucky_punch
+    _jackpot: int  # jackpot
+    _fifty_step: int  # fifty_fifty
+    _fifty_sum: int
+    _high_five: int  # high_five
+    _bad_luck: list[int]  # bad_luck
+    _power: int  # power_play
+    _power_ready: bool
+    _power_casino: int
+    _closed: int  # no_entry (read everywhere: a closed casino takes and gives nothing)
+    _no_entry_track: int
+    _bar: list[list[int]]  # knockout
+    _groups: list[int]  # block_it
+    _handicap: list[int]  # handicap
+    _bb_split: int  # black_box
+    _side: list[list[int]]  # double_down
+    _nice: list[int]  # nice_dice: face -> owner * 2 + kind
+    _gold: int  # my_choice: owner * 2 + kind
 
     __slots__ = (
         "_arena",
@@ -392,7 +266,6 @@ class RoyaleGame(OneSeatState):
 
     def _init_empty(self, description: GameDescription, seed: int, setup: RoyaleSetup) -> None:
         n = setup.seats
-        rules = setup.rules
         self.description = description
         self.seed = seed
         self._setup = setup
@@ -428,24 +301,7 @@ class RoyaleGame(OneSeatState):
         self._round_winners = [-1] * CASINOS
         self._tiles = [-1] * CASINOS
         self._tile_at = [-1] * 16
-        self._closed = -1
-        self._jackpot = rules.tiles.jackpot_start
-        self._fifty_step = 0
-        self._fifty_sum = 0
-        self._high_five = -1
-        self._power = -1
-        self._power_ready = False
-        self._power_casino = -1
-        self._no_entry_track = 0
-        self._bar: list[list[int]] = [[0, 0] for _ in range(n)]
-        self._groups: list[int] = []
-        self._handicap: list[int] = [0, 0, 0]
-        self._bb_split = -1
-        self._side: list[list[int]] = [[0, 0] for _ in range(n)]
-        self._nice = [-1] * 7  # face -> owner * 2 + kind
-        self._gold = -1  # owner * 2 + kind
-        self._lp_tokens = 0
-        self._bad_luck: list[int] = []
+        self._reset_tiles()
 
     # ----------------------------------------------------------------- API
 
@@ -626,12 +482,10 @@ class RoyaleGame(OneSeatState):
                         "name": TILE_NAMES[tile],
                     }
                 )
-        if self._tile_at[Tile.HANDICAP] >= 0:
-            grey = n + 1
-            for casino, count in enumerate(rules.tiles.handicap_setup):
-                if count:
-                    self._counts[casino][grey] += count
-                    self._emit_move(grey, "grey", count, "tile", f"casino {casino + 1}")
+        for casino in range(CASINOS):
+            tile = self._tiles[casino]
+            if tile >= 0 and (setup_tile := EFFECTS[tile].setup) is not None:
+                setup_tile(self, casino)  # Handicap's grey dice
         self._new_tape()
         if setup.neutral_dice:
             count = setup.neutral_dice
@@ -649,30 +503,9 @@ class RoyaleGame(OneSeatState):
         self._stack.append((OP_TURN, self._start))
 
     def _reset_tiles(self) -> None:
-        n = self._n
-        data = self._setup.rules.tiles
-        self._closed = -1
-        self._jackpot = data.jackpot_start
-        self._fifty_step = 0
-        self._fifty_sum = 0
-        self._high_five = -1
-        self._power = -1
-        self._power_ready = False
-        self._power_casino = self._tile_at[Tile.POWER_PLAY]
-        self._no_entry_track = 0
-        self._bar = [[0, 0] for _ in range(n)]
-        self._groups = list(data.block_it_groups) if self._tile_at[Tile.BLOCK_IT] >= 0 else []
-        self._handicap = (
-            [data.handicap_spaces.get(kind, 0) for kind in HANDICAP_KINDS]
-            if self._tile_at[Tile.HANDICAP] >= 0
-            else [0, 0, 0]
-        )
-        self._bb_split = -1
-        self._side = [[0, 0] for _ in range(n)]
-        self._nice = [-1] * 7
-        self._gold = -1
-        self._lp_tokens = 0
-        self._bad_luck = []
+        """Every tile's state to rest (the tiles at ``_tile_at`` in play), and this turn's."""
+        for reset in RESETS:
+            reset(self)
         self._round_winners = [-1] * CASINOS
         self._arena = [0] * 14
         self._placed = [-1, 0, 0, 0]
@@ -748,32 +581,21 @@ class RoyaleGame(OneSeatState):
         for casino in range(CASINOS - 1, -1, -1):
             stack.append((OP_PAYOUT, casino))
         for casino in range(CASINOS - 1, -1, -1):
-            if self._tiles[casino] in (Tile.PRIME_TIME, Tile.BAD_LUCK):
+            tile = self._tiles[casino]
+            if tile >= 0 and BEFORE_PAYOUT[tile] is not None:  # Prime Time, Bad Luck
                 stack.append((OP_BEFORE, casino))
 
     def _op_before(self, frame: Frame) -> None:
+        """The before-payout hook of the tile at ``frame[1]``, unless its casino is closed."""
         casino = frame[1]
         if casino == self._closed:
             return
-        n = self._n
-        counts = self._counts[casino]
-        if self._tiles[casino] == Tile.BAD_LUCK:
-            fewest = min(counts[:n])
-            seats = [seat for seat in range(n) if counts[seat] == fewest]
-            self._bad_luck = seats
-            self._emit(
-                {"type": "bad_luck", "casino": casino + 1, "counts": counts[:n], "seats": seats}
-            )
-            return
-        # Prime Time: the seat about to take the higher card rolls the black dice.
-        ranked, _ = rank_casino(counts)
-        if not ranked or not self._cards[casino] or ranked[0] >= n:
-            return
-        winner = ranked[0]
-        self._roll_black(winner, Tile.PRIME_TIME)
-        self._offer(D.ADD, winner, (casino,))
+        before_payout = BEFORE_PAYOUT[self._tiles[casino]]
+        if before_payout is not None:
+            before_payout(self, casino)
 
     def _op_payout(self, frame: Frame) -> None:
+        """The casino at ``frame[1]`` pays its cards, then its tile pays (if active)."""
         casino = frame[1]
         n = self._n
         cards = sorted(self._cards[casino], reverse=True)
@@ -805,55 +627,17 @@ class RoyaleGame(OneSeatState):
                 )
             )
         tile = self._tiles[casino]
-        data = self._setup.rules.tiles
-        if tile == Tile.HIGH_FIVE:
-            # A taken token is its holder's: it pays even if the casino is closed.
-            if self._high_five >= 0:
-                self._reward(self._high_five, data.high_five, "High Five")
-            return
-        if tile < 0 or casino == self._closed:
-            return
-        if tile == Tile.BLACK_BOX:
-            if awards and awards[0][0] < n:
-                winner = awards[0][0]
-                self._offer(D.SPLIT, (winner + 1) % n, (casino, winner))
-        elif tile == Tile.DOUBLE_DOWN:
-            self._pay_side_bet(casino)
-        elif tile == Tile.NICE_DICE:
-            for face in range(1, 7):
-                die = self._nice[face]
-                if die >= 0:
-                    self._reward(die >> 1, data.nice_dice[face - 1], "Nice Dice")
-
-    def _pay_side_bet(self, casino: int) -> None:
-        n = self._n
-        counts = [pair[0] + 2 * pair[1] for pair in self._side]
-        ranked, cancelled = rank_casino(counts)
-        awards = list(zip(ranked, self._setup.rules.tiles.double_down, strict=False))
-        self._emit(
-            {
-                "type": "side_bet",
-                "casino": casino + 1,
-                "counts": {str(seat): count for seat, count in enumerate(counts) if count},
-                "cancelled": cancelled,
-                "awards": [{"owner": seat, "money": money} for seat, money in awards],
-            }
-        )
-        for seat, money in awards:
-            if seat < n:
-                self._reward(seat, Reward(money=money), "Double Down")
+        if tile >= 0:
+            effect = EFFECTS[tile]
+            payout = effect.payout
+            if payout is not None and (casino != self._closed or effect.pays_when_closed):
+                payout(self, casino, awards)
 
     def _op_round_end(self, frame: Frame) -> None:
         setup = self._setup
-        data = setup.rules.tiles
         n = self._n
-        # Round-end credits first, then debits: the golden space can pay Bad Luck. It is
-        # My Choice's: inactive, like the rest of the tile, while its casino is closed.
-        if self._gold >= 0 and self._tile_at[Tile.MY_CHOICE] != self._closed:
-            self._reward(self._gold >> 1, Reward(money=data.golden), "My Choice")
-        for seat in self._bad_luck:
-            self._pay_bank(seat, data.bad_luck, "Bad Luck")
-        self._bad_luck = []
+        for round_end in ROUND_END:  # My Choice's golden space, then Bad Luck
+            round_end(self)
         if self._log is not None:
             self._log.append({"type": "round_end", "round": self._round + 1, "money": self._cash()})
         # Next start player: the best seat at the highest casino where a seat won.
@@ -908,27 +692,7 @@ class RoyaleGame(OneSeatState):
             self._log_place(seat, casino, dice, biggies)
         self._stack.append((OP_TURN, (seat + 1) % self._n))
         if casino == self._power_casino:
-            self._check_power()
-        if self._tiles[casino] >= 0:
-            self._activate(casino, seat)
-
-    def _power_turn(self, action: Action) -> None:
-        seat = self._current
-        if action == ROLL:
-            self._roll(seat)
-            return
-        _, kind_name, face_text = action.split()
-        kind = KIND_NAMES.index(kind_name)
-        face = int(face_text)
-        casino = face - 1
-        self._hands[seat][kind] -= 1
-        self._add_die(seat, kind, casino)
-        self._placed = [casino, face, 1 - kind, kind]
-        if self._log is not None:
-            self._log_place(seat, casino, 1 - kind, kind)
-        self._stack.append((OP_TURN, (seat + 1) % self._n))
-        if casino == self._power_casino:
-            self._check_power()
+            check_power(self)
         if self._tiles[casino] >= 0:
             self._activate(casino, seat)
 
@@ -962,23 +726,6 @@ class RoyaleGame(OneSeatState):
                 arena[face * 2 + kind] -= 1
                 return
 
-    def _check_power(self) -> None:
-        """RULES.md: the Power Play token returns to the tile when no player (imaginary
-        ones included) has a clear majority there. A clear majority of another
-        player leaves it with its holder: only activating the casino takes it."""
-        casino = self._power_casino
-        if self._power >= 0 and sole_majority(self._counts[casino]) < 0:
-            self._power = -1
-            self._power_ready = False
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.POWER_PLAY],
-                    "holder": None,
-                    "casino": casino + 1,
-                }
-            )
-
     # -------------------------------------------------------- activation
 
     def _activate(self, casino: int, seat: int) -> None:
@@ -988,129 +735,7 @@ class RoyaleGame(OneSeatState):
         self._emit(
             {"type": "activate", "seat": seat, "casino": casino + 1, "tile": TILE_CODES[tile]}
         )
-        _ACTIVATIONS[tile](self, casino, seat)
-
-    def _no_effect(self, casino: int, seat: int) -> None:
-        """Prime Time, Bad Luck and Black Box act only around payout."""
-
-    def _lucky_punch(self, casino: int, seat: int) -> None:
-        self._offer(D.HIDE, seat, (casino,))
-
-    def _jackpot_roll(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        dice = self._roll_black(seat, Tile.JACKPOT)
-        hit = sum(dice) in data.jackpot_sums or (
-            data.jackpot_doubles and len(dice) > 1 and len(set(dice)) == 1
-        )
-        if hit:
-            pot = self._jackpot
-            self._jackpot = data.jackpot_start
-            self._emit(
-                {
-                    "type": "jackpot_roll",
-                    "seat": seat,
-                    "dice": dice,
-                    "hit": True,
-                    "pot": self._jackpot,
-                }
-            )
-            self._reward(seat, Reward(money=pot), "Jackpot")
-        else:
-            self._jackpot = min(self._jackpot + data.jackpot_step, data.jackpot_max)
-            self._emit(
-                {
-                    "type": "jackpot_roll",
-                    "seat": seat,
-                    "dice": dice,
-                    "hit": False,
-                    "pot": self._jackpot,
-                }
-            )
-
-    def _fifty_fifty(self, casino: int, seat: int) -> None:
-        """The first roll puts the counter on step 1 (reward ``fifty_fifty[0]``, $0).
-
-        Each right call (strictly higher / lower sum than the previous roll)
-        moves one step on; a wrong call or an equal sum ends with nothing; on
-        the last step the seat must stop.
-        """
-        dice = self._roll_black(seat, Tile.FIFTY_FIFTY)
-        self._fifty_step = 1
-        self._fifty_sum = sum(dice)
-        self._emit(
-            {
-                "type": "fifty_fifty",
-                "seat": seat,
-                "call": None,
-                "dice": dice,
-                "step": 1,
-                "outcome": "rolled",
-            }
-        )
-        self._offer(D.GAMBLE, seat, (casino,))
-
-    def _high_five_check(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        if self._high_five < 0 and self._counts[casino][seat] >= data.high_five_count:
-            self._high_five = seat
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.HIGH_FIVE],
-                    "holder": seat,
-                    "casino": casino + 1,
-                }
-            )
-
-    def _pay_day(self, casino: int, seat: int) -> None:
-        data = self._setup.rules.tiles
-        present = sum(1 for row in self._counts if row[seat])
-        if present:
-            self._reward(seat, data.as_reward(present * data.pay_day_per_casino), "Pay Day")
-
-    def _power_play(self, casino: int, seat: int) -> None:
-        if sole_majority(self._counts[casino]) == seat:
-            self._power = seat
-            self._power_ready = True
-            self._emit(
-                {
-                    "type": "token",
-                    "tile": TILE_CODES[Tile.POWER_PLAY],
-                    "holder": seat,
-                    "casino": casino + 1,
-                }
-            )
-
-    def _no_entry(self, casino: int, seat: int) -> None:
-        self._offer(D.CLOSE, seat, (casino,))
-
-    def _knockout(self, casino: int, seat: int) -> None:
-        n = self._n
-        stack = self._stack
-        stack.append((OP_KNOCKOUT_BACK, seat))
-        for step in range(n - 1, 0, -1):
-            stack.append((OP_KNOCKOUT, (seat + step) % n, seat, casino))
-
-    def _block_it(self, casino: int, seat: int) -> None:
-        if self._groups:
-            self._offer(D.BLOCK, seat, (casino,))
-
-    def _handicap_offer(self, casino: int, seat: int) -> None:
-        self._offer(D.HANDICAP, seat, (casino,))
-
-    def _double_down(self, casino: int, seat: int) -> None:
-        if self._counts[casino][seat]:
-            self._offer(D.BET, seat, (casino,))
-
-    def _nice_dice(self, casino: int, seat: int) -> None:
-        self._offer(D.NICE, seat, (casino,))
-        if len(self._legal) == 1:  # no die can go on the tile: nothing to ask
-            self._decision = D.NONE
-            self._legal = ()
-
-    def _my_choice(self, casino: int, seat: int) -> None:
-        self._roll_black(seat, Tile.MY_CHOICE)
-        self._offer(D.CHOOSE, seat, (casino,))
+        ACTIVATIONS[tile](self, casino, seat)
 
     def _chance_roll(self, faces: Sequence[int], hand: list[int]) -> list[int]:
         """The faces (0-5) chance gives a roll of ``hand``: one chance node per kind of die."""
@@ -1138,140 +763,7 @@ class RoyaleGame(OneSeatState):
         self._emit({"type": "black_dice", "seat": seat, "tile": TILE_CODES[tile], "dice": dice})
         return dice
 
-    def _op_knockout(self, frame: Frame) -> None:
-        _, opponent, activator, casino = frame
-        hand = self._hands[opponent]
-        bar = self._bar[opponent]
-        if (hand[0] or hand[1]) and bar[0] + bar[1] < self._setup.rules.tiles.knockout_bar:
-            self._offer(D.BAR, opponent, (activator, casino))
-
-    def _op_knockout_back(self, frame: Frame) -> None:
-        seat = frame[1]
-        bar = self._bar[seat]
-        hand = self._hands[seat]
-        for kind in (DIE, BIGGIE):
-            if bar[kind]:
-                hand[kind] += bar[kind]
-                self._emit_move(seat, KIND_NAMES[kind], bar[kind], "bar", "hand")
-                bar[kind] = 0
-
-    # ----------------------------------------------------- decision handlers
-
-    def _hide(self, action: Action) -> None:
-        seat = self._current
-        self._lp_tokens = int(action.split()[1])
-        self._offer(D.GUESS, (seat + 1) % self._n, (seat, self._ctx[0]))
-
-    def _guess(self, action: Action) -> None:
-        guess = int(action.split()[1])
-        hider = self._ctx[0]
-        tokens = self._lp_tokens
-        self._lp_tokens = 0
-        won = guess != tokens
-        self._emit(
-            {
-                "type": "lucky_punch",
-                "seat": hider,
-                "guesser": self._current,
-                "tokens": tokens,
-                "guess": guess,
-                "won": won,
-            }
-        )
-        if won:
-            self._reward(hider, self._setup.rules.tiles.lucky_punch[tokens], "Lucky Punch")
-
-    def _gamble(self, action: Action) -> None:
-        seat = self._current
-        steps = self._setup.rules.tiles.fifty_fifty
-        if action == STOP:
-            reward = steps[self._fifty_step - 1]
-            self._emit(
-                {
-                    "type": "fifty_fifty",
-                    "seat": seat,
-                    "call": None,
-                    "dice": [],
-                    "step": self._fifty_step,
-                    "outcome": "stop",
-                }
-            )
-            self._fifty_step = self._fifty_sum = 0
-            self._reward(seat, reward, "Fifty Fifty")
-            return
-        before = self._fifty_sum
-        dice = self._roll_black(seat, Tile.FIFTY_FIFTY)
-        total = sum(dice)
-        won = total > before if action == HIGHER else total < before
-        self._fifty_step += 1
-        self._emit(
-            {
-                "type": "fifty_fifty",
-                "seat": seat,
-                "call": action,
-                "dice": dice,
-                "step": self._fifty_step,
-                "outcome": "won" if won else "lost",
-            }
-        )
-        if won:
-            self._fifty_sum = total
-            self._offer(D.GAMBLE, seat, self._ctx)
-        else:
-            self._fifty_step = self._fifty_sum = 0
-
-    def _close(self, action: Action) -> None:
-        seat = self._current
-        if action == KEEP:
-            self._emit(
-                {"type": "no_entry", "seat": seat, "closed": None, "track": self._no_entry_track}
-            )
-            return
-        self._closed = int(action.split()[1]) - 1
-        self._no_entry_track += 1
-        track = self._setup.rules.tiles.no_entry_track
-        self._emit(
-            {
-                "type": "no_entry",
-                "seat": seat,
-                "closed": self._closed + 1,
-                "track": self._no_entry_track,
-            }
-        )
-        self._reward(seat, track[(self._no_entry_track - 1) % len(track)], "No Entry!")
-
-    def _bar_die(self, action: Action) -> None:
-        seat = self._current
-        kind = BAR_ACTIONS.index(action)
-        self._hands[seat][kind] -= 1
-        self._bar[seat][kind] += 1
-        self._emit_move(seat, KIND_NAMES[kind], 1, "hand", "bar")
-
-    def _block(self, action: Action) -> None:
-        _, size_text, casino_text = action.split()
-        size, casino = int(size_text), int(casino_text) - 1
-        self._groups.remove(size)
-        self._counts[casino][self._n + 1] += size
-        self._emit_move(self._n + 1, "grey", size, "tile", f"casino {casino + 1}")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _take_grey(self, action: Action) -> None:
-        if action == TAKE_NONE:
-            return
-        seat = self._current
-        _, casino_text, kind = action.split()
-        casino = int(casino_text) - 1
-        grey = self._n + 1
-        self._counts[casino][grey] -= 1
-        self._handicap[HANDICAP_KINDS.index(kind)] -= 1
-        self._emit_move(grey, "grey", 1, f"casino {casino + 1}", f"handicap {kind}")
-        if casino == self._power_casino:
-            self._check_power()
-        if kind == MOVE:
-            self._offer(D.MOVE, seat, self._ctx)
-        else:
-            self._reward(seat, self._setup.rules.tiles.handicap_rewards[kind], "Handicap")
+    # ------------------------------ moves (Handicap's, My Choice's rewards)
 
     def _move(self, action: Action) -> None:
         seat = self._current
@@ -1291,121 +783,7 @@ class RoyaleGame(OneSeatState):
             self._hands[seat][kind] += 1
             self._emit_move(seat, second, 1, f"casino {casino + 1}", "hand")
         if casino == self._power_casino:
-            self._check_power()
-
-    def _add_black(self, action: Action) -> None:
-        if action == ADD_NONE:
-            return
-        seat = self._current
-        casinos = [int(face_text) - 1 for face_text in action.split()[1:]]
-        for casino in casinos:
-            self._counts[casino][seat] += 1
-            self._emit_move(seat, "black", 1, "black", f"casino {casino + 1}")
-        # Both dice are added at once: the token is checked once they are there.
-        if self._power_casino in casinos:
-            self._check_power()
-
-    def _split(self, action: Action) -> None:
-        casino, winner = self._ctx
-        self._bb_split = self._setup.split_index[action]
-        self._offer(D.PILE, winner, (casino, self._current))
-
-    def _pick_pile(self, action: Action) -> None:
-        casino, splitter = self._ctx
-        winner = self._current
-        split = self._setup.splits[self._bb_split]
-        self._bb_split = -1
-        pick = PILE_ACTIONS.index(action)
-        self._emit(
-            {
-                "type": "black_box",
-                "casino": casino + 1,
-                "winner": winner,
-                "splitter": splitter,
-                "piles": [list(split[0]), list(split[1])],
-                "pick": pick + 1,
-            }
-        )
-        total = sum(split[pick])
-        self._reward(winner, self._setup.rules.tiles.as_reward(total), "Black Box")
-
-    def _bet(self, action: Action) -> None:
-        seat = self._current
-        casino = self._ctx[0]
-        parts = action.split()
-        dice = int(parts[1])
-        biggies = 1 if len(parts) > 2 else 0
-        self._counts[casino][seat] -= dice + 2 * biggies
-        self._big[casino][seat] -= biggies
-        side = self._side[seat]
-        side[0] += dice
-        side[1] += biggies
-        if dice:
-            self._emit_move(seat, "die", dice, f"casino {casino + 1}", "side bet")
-        if biggies:
-            self._emit_move(seat, "biggie", 1, f"casino {casino + 1}", "side bet")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _nice_pick(self, action: Action) -> None:
-        if action == NICE_NONE:
-            return
-        seat = self._current
-        casino = self._ctx[0]
-        parts = action.split()
-        face = int(parts[1])
-        kind = BIGGIE if len(parts) > 2 else DIE
-        arena = self._arena
-        if arena[face * 2 + kind]:
-            arena[face * 2 + kind] -= 1
-            self._hands[seat][kind] -= 1
-            source = "hand"
-        else:
-            self._remove_die(seat, kind, casino)
-            self._placed[2 + kind] -= 1
-            source = f"casino {casino + 1}"
-        bumped = self._nice[face]
-        if bumped >= 0:
-            owner, bumped_kind = bumped >> 1, bumped & 1
-            self._add_die(owner, bumped_kind, face - 1)
-            self._emit_move(owner, KIND_NAMES[bumped_kind], 1, f"nice {face}", f"casino {face}")
-            if face - 1 == self._power_casino:
-                self._check_power()
-        self._nice[face] = seat * 2 + kind
-        self._emit_move(seat, KIND_NAMES[kind], 1, source, f"nice {face}")
-        if casino == self._power_casino:
-            self._check_power()
-
-    def _choose(self, action: Action) -> None:
-        """Any rolled face may be chosen; an effect that cannot happen (no other
-        active tile, no move possible, no die in hand or the golden space taken)
-        does nothing."""
-        seat = self._current
-        casino = self._ctx[0]
-        effect = self._setup.rules.tiles.my_choice[int(action.split()[1]) - 1]
-        if isinstance(effect, Reward):
-            self._reward(seat, effect, "My Choice")
-        elif effect == ACTIVATE:
-            if self._activatable(casino):
-                self._offer(D.ACTIVATE, seat, (casino,))
-        elif effect == MOVE:
-            if self._move_options(seat):
-                self._offer(D.MOVE, seat, (casino,))
-        elif effect == GOLD:
-            hand = self._hands[seat]
-            if self._gold < 0 and (hand[0] or hand[1]):
-                self._offer(D.GOLD, seat, (casino,))
-
-    def _activate_other(self, action: Action) -> None:
-        self._activate(int(action.split()[1]) - 1, self._current)
-
-    def _gold_die(self, action: Action) -> None:
-        seat = self._current
-        kind = GOLD_ACTIONS.index(action)
-        self._hands[seat][kind] -= 1
-        self._take_from_arena(kind)
-        self._gold = seat * 2 + kind
-        self._emit_move(seat, KIND_NAMES[kind], 1, "hand", "gold")
+            check_power(self)
 
     # ------------------------------------------------------- legal actions
 
@@ -1446,127 +824,8 @@ class RoyaleGame(OneSeatState):
                     options.append(RETURN_ACTIONS[kind][casino + 1])
         return options
 
-    def _legal_power(self) -> tuple[Action, ...]:
-        return (ROLL, *self._turn_options(self._current))
-
-    def _legal_hide(self) -> tuple[Action, ...]:
-        return self._setup.hide_actions
-
-    def _legal_guess(self) -> tuple[Action, ...]:
-        return self._setup.guess_actions
-
-    def _legal_gamble(self) -> tuple[Action, ...]:
-        if self._fifty_step < len(self._setup.rules.tiles.fifty_fifty):
-            return (STOP, HIGHER, LOWER)
-        return (STOP,)
-
-    def _legal_close(self) -> tuple[Action, ...]:
-        own = self._ctx[0]
-        return (
-            *(
-                CLOSE_ACTIONS[casino + 1]
-                for casino in range(CASINOS)
-                if casino not in (own, self._closed)
-            ),
-            KEEP,
-        )
-
-    def _legal_bar(self) -> tuple[Action, ...]:
-        hand = self._hands[self._current]
-        return tuple(BAR_ACTIONS[kind] for kind in (DIE, BIGGIE) if hand[kind])
-
-    def _legal_block(self) -> tuple[Action, ...]:
-        return tuple(
-            f"block {size} {casino + 1}"
-            for size in sorted(set(self._groups))
-            for casino in range(CASINOS)
-            if casino != self._closed
-        )
-
-    def _legal_handicap(self) -> tuple[Action, ...]:
-        seat = self._current
-        grey = self._n + 1
-        free = self._handicap
-        can_move = bool(self._move_options(seat))
-        legal = [
-            f"take {casino + 1} {kind}"
-            for casino in range(CASINOS)
-            if casino != self._closed and self._counts[casino][grey]
-            for index, kind in enumerate(HANDICAP_KINDS)
-            if free[index] and (kind != MOVE or can_move)
-        ]
-        legal.append(TAKE_NONE)
-        return tuple(legal)
-
     def _legal_move(self) -> tuple[Action, ...]:
         return tuple(self._move_options(self._current))
-
-    def _legal_add(self) -> tuple[Action, ...]:
-        dice = sorted(self._black)
-        closed = self._closed
-        legal = [ADD_NONE]
-        for index, face in enumerate(dice):
-            if face - 1 != closed and face not in dice[:index]:
-                legal.append(f"add {face}")
-        if len(dice) == 2 and all(face - 1 != closed for face in dice):
-            legal.append(f"add {dice[0]} {dice[1]}")
-        return tuple(legal)
-
-    def _legal_split(self) -> tuple[Action, ...]:
-        """Pile 1 is the larger pile; 3 + 3 splits are listed in both orders."""
-        return self._setup.split_actions
-
-    def _legal_pile(self) -> tuple[Action, ...]:
-        return PILE_ACTIONS
-
-    def _legal_bet(self) -> tuple[Action, ...]:
-        casino = self._ctx[0]
-        seat = self._current
-        biggies = self._big[casino][seat]
-        dice = self._counts[casino][seat] - 2 * biggies
-        legal: list[Action] = []
-        for count in range(dice + 1):
-            legal.append(f"bet {count}")
-            if biggies:
-                legal.append(f"bet {count} biggie")
-        return tuple(legal)
-
-    def _legal_nice(self) -> tuple[Action, ...]:
-        """Candidates: this turn's rolled dice not placed (any face, leaving the hand)
-        and the dice just placed on the Nice Dice casino; a Biggie may go too. A
-        space whose die would be bumped into a closed casino cannot be used."""
-        casino = self._ctx[0]
-        arena = self._arena
-        placed_casino, placed_face, placed_dice, placed_biggies = self._placed
-        here = placed_casino == casino
-        legal = [NICE_NONE]
-        for face in range(1, 7):
-            bumped = self._nice[face]
-            if bumped >= 0 and face - 1 == self._closed:
-                continue  # the bumped die could not enter its closed casino
-            on_casino = here and placed_face == face
-            if arena[face * 2] or (on_casino and placed_dice):
-                legal.append(f"nice {face}")
-            if arena[face * 2 + 1] or (on_casino and placed_biggies):
-                legal.append(f"nice {face} biggie")
-        return tuple(legal)
-
-    def _legal_choose(self) -> tuple[Action, ...]:
-        return tuple(f"choose {face}" for face in sorted(set(self._black)))
-
-    def _activatable(self, casino: int) -> list[int]:
-        return [
-            other
-            for other in range(CASINOS)
-            if other != casino and other != self._closed and self._tiles[other] >= 0
-        ]
-
-    def _legal_activate(self) -> tuple[Action, ...]:
-        return tuple(f"activate {other + 1}" for other in self._activatable(self._ctx[0]))
-
-    def _legal_gold(self) -> tuple[Action, ...]:
-        hand = self._hands[self._current]
-        return tuple(GOLD_ACTIONS[kind] for kind in (DIE, BIGGIE) if hand[kind])
 
     def _legal_none(self) -> tuple[Action, ...]:
         return ()
@@ -1683,10 +942,10 @@ class RoyaleGame(OneSeatState):
             # and neither has chance.
             "context": {}
             if over or self._decision is D.CHANCE
-            else _named(_context_fields(self._decision), self._ctx),
+            else named_values(context_fields(self._decision), self._ctx),
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "pending": [
-                {"step": OP_NAMES[frame[0]], **_named(FRAME_FIELDS[frame[0]], frame[1:])}
+                {"step": OP_NAMES[frame[0]], **named_values(FRAME_FIELDS[frame[0]], frame[1:])}
                 for frame in self._stack
             ],
             "roll": _roll_json(self._arena),
@@ -1763,11 +1022,11 @@ class RoyaleGame(OneSeatState):
         state._start = observation["start_player"]
         state._decision = decision_of(D, observation["decision"])
         state._current = observation["current_player"] or 0
-        state._ctx = _unnamed(_context_fields(state._decision), observation["context"])
+        state._ctx = values_of(context_fields(state._decision), observation["context"])
         state._stack = []
         for frame in observation["pending"]:
             op = OP_NAMES.index(frame["step"])
-            state._stack.append((op, *_unnamed(FRAME_FIELDS[op], frame)))
+            state._stack.append((op, *values_of(FRAME_FIELDS[op], frame)))
         arena = [0] * 14
         for kind, faces in observation["roll"].items():
             for face in faces:
@@ -1785,7 +1044,7 @@ class RoyaleGame(OneSeatState):
             casino = entry["casino"] - 1
             state._cards[casino] = list(entry["cards"])
             for owner, count in entry["dice"].items():
-                state._counts[casino][_owner_value(owner, n)] = count
+                state._counts[casino][owner_value(owner, n)] = count
             for owner, count in entry["biggies"].items():
                 state._big[casino][int(owner)] = count
             if entry["tile"] is not None:
@@ -1884,498 +1143,6 @@ class RoyaleGame(OneSeatState):
         return finish(state, position, log)
 
 
-#: The tile each decision belongs to (its context's casino holds it).
-DECISION_TILES: Mapping[RoyaleDecision, tuple[Tile, ...]] = {
-    D.HIDE: (Tile.LUCKY_PUNCH,),
-    D.GUESS: (Tile.LUCKY_PUNCH,),
-    D.GAMBLE: (Tile.FIFTY_FIFTY,),
-    D.CLOSE: (Tile.NO_ENTRY,),
-    D.BAR: (Tile.KNOCKOUT,),
-    D.BLOCK: (Tile.BLOCK_IT,),
-    D.HANDICAP: (Tile.HANDICAP,),
-    D.MOVE: (Tile.HANDICAP, Tile.MY_CHOICE),
-    D.ADD: (Tile.PRIME_TIME,),
-    D.SPLIT: (Tile.BLACK_BOX,),
-    D.PILE: (Tile.BLACK_BOX,),
-    D.BET: (Tile.DOUBLE_DOWN,),
-    D.NICE: (Tile.NICE_DICE,),
-    D.CHOOSE: (Tile.MY_CHOICE,),
-    D.ACTIVATE: (Tile.MY_CHOICE,),
-    D.GOLD: (Tile.MY_CHOICE,),
-}
-#: Decisions asked before and during the payouts (the others are asked during turns).
-PAYOUT_DECISIONS = (D.ADD, D.SPLIT, D.PILE)
-#: Tiles that roll the black dice.
-BLACK_DICE_TILES = (Tile.JACKPOT, Tile.PRIME_TIME, Tile.FIFTY_FIFTY, Tile.MY_CHOICE)
-
-
-def check_royale_position(setup: RoyaleSetup, position: JsonDict) -> None:
-    """Refuse a position no royale game can reach (InvalidPositionError naming the field).
-
-    Each field's type and range, then what they must agree on: tiles (each
-    physical tile once, at most the option's count; a tile's state only while it
-    is in play), the closed casino, each seat's dice (hand, casinos, bar, side
-    bet, Nice Dice and golden spaces: never more than it has), money never
-    below zero, the decision's context (its tile at its casino, the right
-    seats) and what is left to do (``pending``), which the decision determines.
-    A position may leave dice or cards out (fewer than the game has), and may
-    put its tiles on any casinos, which tests use to set up a situation.
-    """
-    n = setup.seats
-    rules = setup.rules
-    round_number = check_int(position["round"], "round", 1, rules.rounds)
-    check_seat(position["start_player"], "start_player", n)
-    decision = decision_of(D, position["decision"])
-    over = decision is D.NONE
-    current = -1
-    if over:
-        check_null(position["current_player"], "current_player", "the game is over")
-    else:
-        current = check_seat(position["current_player"], "current_player", n)
-    tiles = _check_royale_tiles(setup, position, over)
-    card_values = sorted(set(setup.cards))
-    seen: list[int] = []
-
-    def cards_of(value: Any, field: str, most: int | None = None) -> list[int]:
-        for i, card in enumerate(check_list(value, field, most=most)):
-            check_choice(card, f"{field}[{i}]", card_values)
-        seen.extend(value)
-        return list(value)
-
-    # Casinos: cards, dice by owner, Biggies.
-    grey = Tile.BLOCK_IT in tiles or Tile.HANDICAP in tiles
-    owners = [str(seat) for seat in range(n)]
-    owners += (["neutral"] if setup.neutral_dice else []) + (["grey"] if grey else [])
-    dice = [[0, 0] for _ in range(n)]  # each seat's regular dice and Biggies, wherever they are
-    counts: list[dict[str, int]] = []
-    for index, entry in enumerate(position["casinos"]):
-        where = f"casinos[{index}]"
-        cards = cards_of(entry["cards"], f"{where}.cards", rules.cards_per_casino)
-        check_sorted(cards, f"{where}.cards", descending=True)
-        at = check_keys(entry["dice"], f"{where}.dice", owners)
-        for owner, count in at.items():
-            check_int(count, f"{where}.dice.{owner}", 1)
-        big = check_keys(entry["biggies"], f"{where}.biggies", owners[:n])
-        for owner, count in big.items():
-            check_int(count, f"{where}.biggies.{owner}", 1, rules.biggies_per_seat)
-            if at.get(owner, 0) < 2 * count:
-                refuse(f"{where}.dice.{owner}", f"seat {owner}'s Biggie here counts twice")
-        for seat in range(n):
-            dice[seat][0] += at.get(str(seat), 0) - 2 * big.get(str(seat), 0)
-            dice[seat][1] += big.get(str(seat), 0)
-        if over and (cards or at):
-            refuse(where, "the game is over: the casinos are cleared")
-        counts.append(dict(at))
-    neutral = sum(at.get("neutral", 0) for at in counts)
-    check_total("casinos", "neutral dice on the casinos", neutral, setup.neutral_dice)
-    # Seats: dice in hand, chips, money.
-    hands = []
-    for seat, hand in enumerate(check_list(position["hands"], "hands", n)):
-        hand = _check_royale_dice(rules, hand, f"hands[{seat}]")
-        if over and any(hand):
-            refuse(f"hands[{seat}]", "the game is over: nobody holds dice")
-        hands.append(hand)
-    for seat, count in enumerate(check_list(position["chips"], "chips", n)):
-        check_int(count, f"chips[{seat}]", 0)
-    credit = check_list(position["bank_credit"], "bank_credit", n)
-    won = check_list(position["won"], "won", n)
-    for seat in range(n):
-        cards = cards_of(won[seat], f"won[{seat}]", CASINOS * round_number)
-        field = f"bank_credit[{seat}]"
-        money = sum(cards) + check_int(credit[seat], field, None)
-        if money < 0:
-            refuse(field, f"{credit[seat]}: money (cards won and credit) is never below zero")
-    bank = cards_of(position["bank_cards"], "bank_cards")
-    check_sorted(bank, "bank_cards")
-    dealt = CASINOS * rules.cards_per_casino
-    kept = len(setup.cards) - dealt - (rules.rounds - 1) * dealt if setup.tiles else 0
-    if len(bank) != max(kept, 0):
-        refuse("bank_cards", f"the bank holds {max(kept, 0)} cards in this game, not {len(bank)}")
-    cards_of(position["under_pile"], "under_pile")
-    check_cards("cards", seen, setup.cards)
-    # Where else dice lie: the bar, the side bet, the Nice Dice and golden spaces.
-    state = position["tiles"]
-    for seat in range(n):
-        for kind in (DIE, BIGGIE):
-            dice[seat][kind] += hands[seat][kind] + state["bar"][seat][KIND_NAMES[kind]]
-            dice[seat][kind] += state["side_bet"][seat][KIND_NAMES[kind]]
-    for die in [*state["nice_dice"].values(), state["golden"]]:
-        if die is not None:
-            dice[die["owner"]][KIND_NAMES.index(die["die"])] += 1
-    black = rules.tiles.black_dice if Tile.PRIME_TIME in tiles else 0
-    for seat in range(n):
-        field = f"hands[{seat}]"
-        check_total(
-            field, f"dice of seat {seat} in play", dice[seat][0], rules.dice_per_seat + black
-        )
-        check_total(field, f"Biggies of seat {seat}", dice[seat][1], rules.biggies_per_seat)
-    greys = sum(at.get("grey", 0) for at in counts)
-    data = rules.tiles
-    most = sum(data.handicap_setup) if Tile.HANDICAP in tiles else 0
-    most += sum(data.block_it_groups) - sum(state["block_it"]) if Tile.BLOCK_IT in tiles else 0
-    check_total("casinos", "grey dice on the casinos", greys, most)
-    _check_royale_turn(setup, position, decision, current, tiles, hands, counts)
-
-
-def _check_royale_dice(rules: RoyaleRules, value: Any, field: str) -> list[int]:
-    """A seat's dice somewhere ({die, biggie}), at most what it has of each."""
-    dice = check_object(value, field, KIND_NAMES)
-    return [
-        check_int(dice["die"], f"{field}.die", 0, rules.dice_per_seat),
-        check_int(dice["biggie"], f"{field}.biggie", 0, rules.biggies_per_seat),
-    ]
-
-
-def _check_royale_tiles(setup: RoyaleSetup, position: JsonDict, over: bool) -> dict[Tile, int]:
-    """The tiles on the casinos ({tile: casino index}) and the state of each (``tiles``)."""
-    n = setup.seats
-    rules = setup.rules
-    data = rules.tiles
-    at: dict[Tile, int] = {}
-    casinos = check_list(position["casinos"], "casinos", CASINOS)
-    for index, entry in enumerate(casinos):
-        where = f"casinos[{index}]"
-        entry = check_object(entry, where, ("casino", "cards", "dice", "biggies", "tile", "closed"))
-        check_equal(entry["casino"], f"{where}.casino", index + 1, "the casinos in order")
-        check_bool(entry["closed"], f"{where}.closed")
-        if entry["tile"] is None:
-            continue
-        tile = TILE_BY_CODE[check_choice(entry["tile"], f"{where}.tile", TILE_CODES)]
-        if over:
-            refuse(f"{where}.tile", "the game is over: the tiles are put away")
-        for other, casino in at.items():
-            if other // 2 == tile // 2:
-                refuse(
-                    f"{where}.tile", f"tile {TILE_CODES[other]} (the other side) is at {casino + 1}"
-                )
-        at[tile] = index
-    if len(at) > setup.tiles:
-        refuse("casinos", f"{len(at)} tiles on the casinos; this game plays {setup.tiles}")
-    keys = (
-        "jackpot",
-        "fifty_fifty",
-        "high_five",
-        "power_play",
-        "no_entry",
-        "bar",
-        "block_it",
-        "handicap",
-        "side_bet",
-        "nice_dice",
-        "golden",
-        "lucky_punch",
-        "black_box",
-        "bad_luck",
-    )
-    state = check_object(position["tiles"], "tiles", keys)
-
-    def idle(field: str, tile: Tile, value: Any, rest: Any) -> None:
-        """A tile's state stays as set up while the tile is not in play."""
-        if tile not in at and value != rest:
-            refuse(f"tiles.{field}", f"{TILE_NAMES[tile]} is not in play: {rest!r}")
-
-    steps = range(data.jackpot_start, data.jackpot_max, max(data.jackpot_step, 1))
-    pots = sorted({*steps, data.jackpot_max})
-    idle(
-        "jackpot",
-        Tile.JACKPOT,
-        check_choice(state["jackpot"], "tiles.jackpot", pots),
-        data.jackpot_start,
-    )
-    fifty = check_object(state["fifty_fifty"], "tiles.fifty_fifty", ("step", "sum"))
-    step = check_int(fifty["step"], "tiles.fifty_fifty.step", 0, len(data.fifty_fifty))
-    total = check_int(fifty["sum"], "tiles.fifty_fifty.sum", 0, 6 * data.black_dice)
-    if (step == 0) != (total == 0) or 0 < total < data.black_dice:
-        refuse("tiles.fifty_fifty.sum", f"{total} is no sum of the black dice at step {step}")
-    idle("fifty_fifty", Tile.FIFTY_FIFTY, step, 0)
-    if state["high_five"] is not None:
-        check_seat(state["high_five"], "tiles.high_five", n)
-    idle("high_five", Tile.HIGH_FIVE, state["high_five"], None)
-    power = check_object(state["power_play"], "tiles.power_play", ("holder", "ready"))
-    if power["holder"] is not None:
-        check_seat(power["holder"], "tiles.power_play.holder", n)
-    if check_bool(power["ready"], "tiles.power_play.ready") and power["holder"] is None:
-        refuse("tiles.power_play.ready", "only a holder may use the token")
-    idle("power_play", Tile.POWER_PLAY, dict(power), {"holder": None, "ready": False})
-    no_entry = check_object(state["no_entry"], "tiles.no_entry", ("closed", "track"))
-    track = check_int(no_entry["track"], "tiles.no_entry.track", 0)
-    closed = no_entry["closed"]
-    if closed is not None:
-        closed = check_int(closed, "tiles.no_entry.closed", 1, CASINOS)
-        if Tile.NO_ENTRY in at and closed == at[Tile.NO_ENTRY] + 1:
-            refuse("tiles.no_entry.closed", "No Entry! closes another casino than its own")
-        if track < 1:
-            refuse("tiles.no_entry.track", "closing a casino moves the track on")
-    idle("no_entry", Tile.NO_ENTRY, dict(no_entry), {"closed": None, "track": 0})
-    for index, entry in enumerate(casinos):
-        check_equal(
-            entry["closed"], f"casinos[{index}].closed", closed == index + 1, "as No Entry! says"
-        )
-    for name, tile in (("bar", Tile.KNOCKOUT), ("side_bet", Tile.DOUBLE_DOWN)):
-        places = check_list(state[name], f"tiles.{name}", n)
-        for seat, place in enumerate(places):
-            held = _check_royale_dice(rules, place, f"tiles.{name}[{seat}]")
-            idle(f"{name}[{seat}]", tile, held, [0, 0])
-            if name == "bar":
-                check_total(f"tiles.bar[{seat}]", "dice in the bar", sum(held), data.knockout_bar)
-    groups = check_list(state["block_it"], "tiles.block_it")
-    left = iter(data.block_it_groups)
-    if not all(any(group == size for size in left) for group in groups):
-        refuse("tiles.block_it", f"{groups} is not what is left of {list(data.block_it_groups)}")
-    idle("block_it", Tile.BLOCK_IT, groups, [])
-    handicap = check_object(state["handicap"], "tiles.handicap", HANDICAP_KINDS)
-    for kind in HANDICAP_KINDS:
-        check_int(handicap[kind], f"tiles.handicap.{kind}", 0, data.handicap_spaces.get(kind, 0))
-    idle("handicap", Tile.HANDICAP, dict(handicap), dict.fromkeys(HANDICAP_KINDS, 0))
-    faces = [str(face) for face in range(1, 7)]
-    for face, die in check_keys(state["nice_dice"], "tiles.nice_dice", faces).items():
-        _check_space(die, f"tiles.nice_dice.{face}", n)
-    idle("nice_dice", Tile.NICE_DICE, state["nice_dice"], {})
-    if state["golden"] is not None:
-        _check_space(state["golden"], "tiles.golden", n)
-    idle("golden", Tile.MY_CHOICE, state["golden"], None)
-    bad_luck = [
-        check_seat(seat, f"tiles.bad_luck[{i}]", n)
-        for i, seat in enumerate(check_list(state["bad_luck"], "tiles.bad_luck"))
-    ]
-    if bad_luck != sorted(set(bad_luck)):
-        refuse("tiles.bad_luck", f"{bad_luck} must be distinct seats, low to high")
-    idle("bad_luck", Tile.BAD_LUCK, bad_luck, [])
-    return at
-
-
-def _check_space(value: Any, field: str, seats: int) -> None:
-    """A die on a tile's space: its owner and kind."""
-    die = check_object(value, field, ("owner", "die"))
-    check_seat(die["owner"], f"{field}.owner", seats)
-    check_choice(die["die"], f"{field}.die", KIND_NAMES)
-
-
-def _check_royale_turn(
-    setup: RoyaleSetup,
-    position: JsonDict,
-    decision: RoyaleDecision,
-    current: int,
-    tiles: dict[Tile, int],
-    hands: list[list[int]],
-    counts: list[dict[str, int]],
-) -> None:
-    """The decision: its context, the roll and the placement it follows, the black dice,
-    the hidden Lucky Punch count and Black Box split, and what is left to do."""
-    n = setup.seats
-    data = setup.rules.tiles
-    state = position["tiles"]
-    fields = _context_fields(decision)
-    context = check_object(position["context"], "context", fields)
-    for name in fields:
-        if name == "casino":
-            check_int(context[name], "context.casino", 1, CASINOS)
-        else:
-            check_seat(context[name], f"context.{name}", n)
-    casino = context.get("casino", 0) - 1
-    if decision in DECISION_TILES:
-        wanted = DECISION_TILES[decision]
-        if not any(tiles.get(tile) == casino for tile in wanted):
-            names = " or ".join(TILE_NAMES[tile] for tile in wanted)
-            refuse("context.casino", f"casino {casino + 1} holds no {names} to decide about")
-        if state["no_entry"]["closed"] == casino + 1:
-            refuse("context.casino", f"casino {casino + 1} is closed: its tile is inactive")
-    # The roll (the dice of this turn not placed yet) and the placement it follows.
-    placer = context.get("hider", context.get("activator", current))
-    in_turn = decision not in (*PAYOUT_DECISIONS, D.PLACE, D.POWER, D.NONE)
-    rolled = [0, 0]
-    for name, faces in check_keys(position["roll"], "roll", KIND_NAMES).items():
-        field = f"roll.{name}"
-        for i, face in enumerate(check_list(faces, field)):
-            check_int(face, f"{field}[{i}]", 1, 6)
-        check_sorted(faces, field)
-        if not faces:
-            refuse(field, "a kind of die not rolled is left out")
-        rolled[KIND_NAMES.index(name)] = len(faces)
-    if decision is D.PLACE:
-        if not any(hands[current]):
-            refuse(f"hands[{current}]", f"seat {current} rolls: it holds dice")
-        if rolled != hands[current]:
-            refuse(
-                "roll", f"seat {current} rolled the {hands[current]} dice it holds, not {rolled}"
-            )
-    elif not in_turn and any(rolled):
-        refuse("roll", "no roll is pending now")
-    elif in_turn:
-        for kind in (DIE, BIGGIE):
-            check_total("roll", "dice rolled and not placed", rolled[kind], hands[placer][kind])
-    if decision is D.POWER and not any(hands[current]):
-        refuse(f"hands[{current}]", f"seat {current} plays its turn: it holds dice")
-    placed = position["placed"]
-    if not in_turn:
-        check_null(placed, "placed", "no placement is being resolved")
-    else:
-        placed = check_object(placed, "placed", ("casino", "face", "die", "biggie"))
-        where = check_int(placed["casino"], "placed.casino", 1, CASINOS)
-        check_equal(placed["face"], "placed.face", where, "dice go to the casino of their face")
-        regular = check_int(placed["die"], "placed.die", 0, setup.rules.dice_per_seat)
-        big = check_int(placed["biggie"], "placed.biggie", 0, setup.rules.biggies_per_seat)
-        here = counts[where - 1].get(str(placer), 0)
-        check_total("placed", f"dice of seat {placer} at casino {where}", regular + 2 * big, here)
-    black = check_list(position["black_dice"], "black_dice")
-    if black:
-        check_list(black, "black_dice", data.black_dice)
-        for i, face in enumerate(black):
-            check_int(face, f"black_dice[{i}]", 1, 6)
-        if not any(tile in tiles for tile in BLACK_DICE_TILES):
-            refuse("black_dice", "no tile in play rolls the black dice")
-    elif decision in (D.CHOOSE, D.ADD, D.GAMBLE):
-        refuse("black_dice", f"a {decision.value} decision follows a roll of the black dice")
-    if (state["fifty_fifty"]["step"] > 0) != (decision is D.GAMBLE):
-        refuse("tiles.fifty_fifty.step", "the counter moves only while Fifty Fifty is played")
-    _check_royale_seats(setup, position, decision, current, context, counts)
-    _check_pending(setup, position, decision, current, context, tiles)
-
-
-def _check_royale_seats(
-    setup: RoyaleSetup,
-    position: JsonDict,
-    decision: RoyaleDecision,
-    current: int,
-    context: Mapping[str, int],
-    counts: list[dict[str, int]],
-) -> None:
-    """Who decides, for the decisions another seat than the roller makes; the hidden
-    Lucky Punch count and Black Box split; the seats that won at the casinos paid."""
-    n = setup.seats
-    state = position["tiles"]
-    casino = context.get("casino", 0) - 1
-    lucky_punch = state["lucky_punch"]
-    if decision is D.GUESS:
-        hider = context["hider"]
-        check_equal(
-            current, "current_player", (hider + 1) % n, "the hider's left neighbour guesses"
-        )
-        lucky_punch = check_object(lucky_punch, "tiles.lucky_punch", ("hider", "tokens"))
-        check_equal(lucky_punch["hider"], "tiles.lucky_punch.hider", hider, "as the context says")
-        counts_allowed = sorted(setup.rules.tiles.lucky_punch)
-        check_choice(lucky_punch["tokens"], "tiles.lucky_punch.tokens", counts_allowed)
-    else:
-        check_null(lucky_punch, "tiles.lucky_punch", "nobody guesses")
-    black_box = state["black_box"]
-    if decision is D.PILE:
-        fields = ("casino", "splitter", "sizes", "split")
-        black_box = check_object(black_box, "tiles.black_box", fields)
-        check_equal(black_box["casino"], "tiles.black_box.casino", casino + 1, "the context's")
-        splitter = context["splitter"]
-        check_equal(black_box["splitter"], "tiles.black_box.splitter", splitter, "the context's")
-        check_equal(splitter, "context.splitter", (current + 1) % n, "the winner's left neighbour")
-        split = check_choice(black_box["split"], "tiles.black_box.split", setup.split_actions)
-        piles = setup.splits[setup.split_index[split]]
-        sizes = [len(piles[0]), len(piles[1])]
-        check_equal(black_box["sizes"], "tiles.black_box.sizes", sizes, "the split's")
-    else:
-        check_null(black_box, "tiles.black_box", "nobody picks a pile")
-    if decision is D.SPLIT:
-        winner = context["winner"]
-        check_equal(current, "current_player", (winner + 1) % n, "the winner's left neighbour")
-    if decision is D.BAR:
-        activator = context["activator"]
-        if current == activator:
-            refuse("current_player", "the activator's opponents put dice into the bar")
-        bar = state["bar"][current]
-        if bar["die"] + bar["biggie"] >= setup.rules.tiles.knockout_bar:
-            refuse(f"tiles.bar[{current}]", "a seat with a full bar puts no more dice there")
-    if decision is D.POWER:
-        power = state["power_play"]
-        check_equal(power["holder"], "tiles.power_play.holder", current, "the holder plays it")
-        check_equal(power["ready"], "tiles.power_play.ready", False, "it is being used")
-    if decision is D.GOLD and state["golden"] is not None:
-        refuse("tiles.golden", "the golden space is taken: nobody may put a die there")
-    if decision is D.ADD:
-        ranked, _ = rank_casino(_owner_counts(counts[casino], n))
-        if not ranked or ranked[0] != current or not position["casinos"][casino]["cards"]:
-            refuse("current_player", f"the seat about to win at casino {casino + 1} adds dice")
-    winners = check_list(position["round_winners"], "round_winners", CASINOS)
-    paid = casino if decision in (D.SPLIT, D.PILE) else -1
-    for index, winner in enumerate(winners):
-        field = f"round_winners[{index}]"
-        if index > paid:
-            check_null(winner, field, f"casino {index + 1} has not paid out yet")
-        elif winner is not None:
-            check_seat(winner, field, n)
-        if index <= paid and position["casinos"][index]["cards"]:
-            refuse(f"casinos[{index}].cards", f"casino {index + 1} has paid out its cards")
-    if paid >= 0:
-        winner = context.get("winner", current)
-        check_equal(winners[paid], f"round_winners[{paid}]", winner, "the Black Box's winner")
-
-
-def _owner_counts(at: Mapping[str, int], n: int) -> list[int]:
-    """A casino's dice counts by owner index (seats, neutral, grey), from a position's."""
-    return [at.get(str(owner_name(owner, n)), 0) for owner in range(n + 2)]
-
-
-def _check_pending(
-    setup: RoyaleSetup,
-    position: JsonDict,
-    decision: RoyaleDecision,
-    current: int,
-    context: Mapping[str, int],
-    tiles: dict[Tile, int],
-) -> None:
-    """What is left to do: the decision determines it (the next turn after a placement's
-    effects, the knockouts still to come, the casinos still to pay)."""
-    n = setup.seats
-    casino = context.get("casino", 0) - 1
-    frames: list[JsonDict] = []
-    if decision in PAYOUT_DECISIONS:
-        frames.append({"step": "round_end"})
-        last = casino if decision is not D.ADD else -1
-        frames += [{"step": "payout", "casino": c + 1} for c in range(CASINOS - 1, last, -1)]
-        if decision is D.ADD:
-            frames += [
-                {"step": "before_payout", "casino": c + 1}
-                for c in range(CASINOS - 1, casino, -1)
-                if any(tiles.get(tile) == c for tile in (Tile.PRIME_TIME, Tile.BAD_LUCK))
-            ]
-    elif decision not in (D.PLACE, D.POWER, D.NONE):
-        placer = context.get("hider", context.get("activator", current))
-        frames.append({"step": "turn", "seat": (placer + 1) % n})
-        if decision is D.BAR:
-            frames.append({"step": "knockout_back", "seat": placer})
-            step = (current - placer) % n
-            frames += [
-                {
-                    "step": "knockout",
-                    "opponent": (placer + later) % n,
-                    "activator": placer,
-                    "casino": casino + 1,
-                }
-                for later in range(n - 1, step, -1)
-            ]
-    if first_difference(position["pending"], frames) is not None:
-        refuse("pending", f"after a {decision.value} decision here what is left is {frames}")
-
-
-#: A position's fields (see RoyaleGame.position): the observation's, less the observer's.
-POSITION_KEYS = (
-    "round",
-    "start_player",
-    "decision",
-    "current_player",
-    "context",
-    "pending",
-    "roll",
-    "placed",
-    "black_dice",
-    "hands",
-    "chips",
-    "bank_credit",
-    "won",
-    "casinos",
-    "bank_cards",
-    "under_pile",
-    "round_winners",
-    "tiles",
-)
-
-
 class ExplicitRoyaleGame(ExplicitChance, RoyaleGame):
     """A royale game that stops at every chance node (``new_game(..., chance="explicit")``)."""
 
@@ -2407,102 +1174,41 @@ def _roll_json(arena: list[int]) -> JsonDict:
     return roll_json(arena, 2)  # royale's kinds are the first two: die, biggie
 
 
-Handler = Callable[[RoyaleGame, Action], None]
-Op = Callable[[RoyaleGame, Frame], None]
-Activation = Callable[[RoyaleGame, int, int], None]
-Legal = Callable[[RoyaleGame], tuple[Action, ...]]
+def _core_frames() -> tuple[Op, ...]:
+    """Every frame's runner by frame number: the game's own, then the tiles' (Knockout?)."""
+    runners: dict[int, Op] = {
+        OP_TURN: RoyaleGame._op_turn,
+        OP_BEFORE: RoyaleGame._op_before,
+        OP_PAYOUT: RoyaleGame._op_payout,
+        OP_ROUND_END: RoyaleGame._op_round_end,
+        **tile_frames(),
+    }
+    return tuple(runners[op] for op in range(len(OP_NAMES)))
 
-_OPS: tuple[Op, ...] = (
-    RoyaleGame._op_turn,
-    RoyaleGame._op_knockout,
-    RoyaleGame._op_knockout_back,
-    RoyaleGame._op_before,
-    RoyaleGame._op_payout,
-    RoyaleGame._op_round_end,
-)
 
-_HANDLERS: dict[RoyaleDecision, Handler] = {
-    D.PLACE: RoyaleGame._place,
-    D.POWER: RoyaleGame._power_turn,
-    D.HIDE: RoyaleGame._hide,
-    D.GUESS: RoyaleGame._guess,
-    D.GAMBLE: RoyaleGame._gamble,
-    D.CLOSE: RoyaleGame._close,
-    D.BAR: RoyaleGame._bar_die,
-    D.BLOCK: RoyaleGame._block,
-    D.HANDICAP: RoyaleGame._take_grey,
-    D.MOVE: RoyaleGame._move,
-    D.ADD: RoyaleGame._add_black,
-    D.SPLIT: RoyaleGame._split,
-    D.PILE: RoyaleGame._pick_pile,
-    D.BET: RoyaleGame._bet,
-    D.NICE: RoyaleGame._nice_pick,
-    D.CHOOSE: RoyaleGame._choose,
-    D.ACTIVATE: RoyaleGame._activate_other,
-    D.GOLD: RoyaleGame._gold_die,
+_OPS: tuple[Op, ...] = _core_frames()
+
+#: The decisions of the game itself; the tiles' come from their effects.
+_CORE_CHOICES: dict[RoyaleDecision, Choice] = {
+    D.PLACE: Choice(RoyaleGame._legal_place, RoyaleGame._place),
+    # A die turned and placed, or taken back: Handicap's and My Choice's reward.
+    D.MOVE: Choice(RoyaleGame._legal_move, RoyaleGame._move),
 }
-
+_CHOICES: dict[RoyaleDecision, Choice] = {**_CORE_CHOICES, **tile_decisions()}
+_HANDLERS: dict[RoyaleDecision, Handler] = {
+    decision: choice.handle for decision, choice in _CHOICES.items()
+}
 _LEGAL: dict[RoyaleDecision, Legal] = {
-    D.PLACE: RoyaleGame._legal_place,
-    D.POWER: RoyaleGame._legal_power,
-    D.HIDE: RoyaleGame._legal_hide,
-    D.GUESS: RoyaleGame._legal_guess,
-    D.GAMBLE: RoyaleGame._legal_gamble,
-    D.CLOSE: RoyaleGame._legal_close,
-    D.BAR: RoyaleGame._legal_bar,
-    D.BLOCK: RoyaleGame._legal_block,
-    D.HANDICAP: RoyaleGame._legal_handicap,
-    D.MOVE: RoyaleGame._legal_move,
-    D.ADD: RoyaleGame._legal_add,
-    D.SPLIT: RoyaleGame._legal_split,
-    D.PILE: RoyaleGame._legal_pile,
-    D.BET: RoyaleGame._legal_bet,
-    D.NICE: RoyaleGame._legal_nice,
-    D.CHOOSE: RoyaleGame._legal_choose,
-    D.ACTIVATE: RoyaleGame._legal_activate,
-    D.GOLD: RoyaleGame._legal_gold,
+    **{decision: choice.legal for decision, choice in _CHOICES.items()},
     D.NONE: RoyaleGame._legal_none,
 }
 
-_ACTIVATIONS: tuple[Activation, ...] = (
-    RoyaleGame._lucky_punch,  # A1
-    RoyaleGame._jackpot_roll,  # A2
-    RoyaleGame._no_effect,  # B1 Prime Time: before payout
-    RoyaleGame._fifty_fifty,  # B2
-    RoyaleGame._high_five_check,  # C1
-    RoyaleGame._no_effect,  # C2 Bad Luck: before payout
-    RoyaleGame._pay_day,  # D1
-    RoyaleGame._power_play,  # D2
-    RoyaleGame._no_entry,  # E1
-    RoyaleGame._knockout,  # E2
-    RoyaleGame._block_it,  # F1
-    RoyaleGame._handicap_offer,  # F2
-    RoyaleGame._no_effect,  # G1 Black Box: during payout
-    RoyaleGame._double_down,  # G2
-    RoyaleGame._nice_dice,  # H1
-    RoyaleGame._my_choice,  # H2
-)
 
-
-def _context_fields(ask: RoyaleDecision) -> tuple[str, ...]:
-    """The named fields of a decision's context in observations."""
-    if ask in (D.PLACE, D.POWER, D.NONE):
-        return ()
-    return {
-        D.GUESS: ("hider", "casino"),
-        D.BAR: ("activator", "casino"),
-        D.SPLIT: ("casino", "winner"),
-        D.PILE: ("casino", "splitter"),
-    }.get(ask, ("casino",))
-
-
-def _named(fields: tuple[str, ...], values: Iterable[int]) -> dict[str, int]:
-    """Engine frame values by name; casinos count 1-6 outside the engine, as everywhere."""
-    return {
-        name: value + 1 if name == "casino" else value
-        for name, value in zip(fields, values, strict=True)
-    }
-
-
-def _unnamed(fields: tuple[str, ...], named: Mapping[str, int]) -> tuple[int, ...]:
-    return tuple(named[name] - 1 if name == "casino" else named[name] for name in fields)
+__all__ = [
+    "ROYALE_EVENTS",
+    "ExplicitRoyaleGame",
+    "RoyaleDecision",
+    "RoyaleGame",
+    "new_royale_game",
+    "royale_position",
+]
