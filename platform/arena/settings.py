@@ -168,6 +168,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "arena.throttling.lockout_response"
 # The address that is locked out: the one every rate limit counts (ARENA_TRUSTED_PROXIES).
 AXES_CLIENT_IP_CALLABLE = "arena.throttling.client_address"
+AXES_USERNAME_CALLABLE = "arena.throttling.login_username"
 AXES_VERBOSE = False
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -19,11 +19,13 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from axes.helpers import get_cool_off
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework.request import Request
@@ -31,6 +33,17 @@ from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRa
 from rest_framework.views import APIView
 
 log = logging.getLogger(__name__)
+
+
+def login_username(request: HttpRequest | Request, credentials: Mapping[str, Any] | None) -> str:
+    """The username a login attempt counts against (django-axes' lockouts): its folded
+    form, as logging in finds the account, so "DORA" and "dora" share one count of
+    failures rather than each getting its own."""
+    if credentials and credentials.get("username") is not None:
+        typed = credentials["username"]
+    else:
+        typed = getattr(request, "data", request.POST).get("username")
+    return AbstractBaseUser.normalize_username(str(typed or "")).casefold()
 
 
 def client_address(request: HttpRequest | Request) -> str:

@@ -75,6 +75,19 @@ def test_30_wrong_passwords_lock_the_login_form(alice: Any) -> None:
     assert api_login.status_code == 429
 
 
+def test_every_spelling_of_a_username_shares_one_count_of_failures(alice: Any) -> None:
+    """A login finds the account in any case, so the lockout counts its failures
+    together: guessing as "ALICE", "Alice", "alicE"... earns no fresh tries."""
+    browser = Client(REMOTE_ADDR="203.0.113.7")
+    for n, spelling in enumerate(["alice", "ALICE", "Alice", "aLice", "alicE"]):
+        browser.post("/login/", {"username": spelling, "password": f"guess {n}"})
+
+    right = browser.post("/login/", {"username": "ALiCE", "password": PASSWORD})
+
+    assert right.status_code == 429
+    assert "_auth_user_id" not in browser.session
+
+
 def test_a_few_typos_then_the_right_password_log_in(alice: Any) -> None:
     browser = Client(REMOTE_ADDR="203.0.113.7")
     for n in range(4):

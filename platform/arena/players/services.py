@@ -27,7 +27,19 @@ def player_create(
     is_staff: bool = False,
     is_house: bool = False,
 ) -> User:
-    """A user and their profile; without a password the account cannot log in."""
+    """A user and their profile; without a password the account cannot log in.
+
+    The username is taken in its NFKC form (full-width or composed letters fold
+    into the plain ones) and must differ from every other in more than case.
+    """
+    username = User.normalize_username(username)
+    taken = User.objects.filter(username__iexact=username).values_list("username", flat=True)
+    if (existing := taken.first()) is not None:
+        raise PlayerError(
+            f"the username {username!r} is taken"
+            + ("" if existing == username else f" (as {existing!r}: case does not count)")
+            + ": choose another."
+        )
     user = User(username=username, email=email, is_staff=is_staff)
     if password is None:
         user.set_unusable_password()

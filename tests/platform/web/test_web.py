@@ -737,7 +737,7 @@ def test_sign_up_errors_are_shown(alice: Any) -> None:
             "password2": "a long passphrase 42",
         },
     )
-    assert "A user with that username already exists." in text_of(taken)
+    assert "the username 'alice' is taken: choose another." in text_of(taken)
     assert not User.objects.filter(username="dora").exists()
 
 
