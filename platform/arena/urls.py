@@ -6,7 +6,9 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path, reverse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from arena.bots.apis import BotListApi, BotVersionListApi
 from arena.ladders.apis import LevelListApi
+from arena.ladders.flows import bot_submit_by_slugs, version_submit_by_slugs
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -46,9 +48,16 @@ def api_index(request: HttpRequest) -> JsonResponse:
 api_patterns: list[URLPattern | URLResolver] = [
     path("", api_index, name="api-index"),
     path("auth/", include("arena.players.urls")),
-    # Uploads enter ladders: their routes come from the ladders app, the rest from bots.
-    path("bots/", include("arena.ladders.bot_urls")),
+    # A bot's own API (the bots app) is given what an upload does: the ladders' flow,
+    # which stores the code and enters the bot (the bots app is below the ladders).
+    path("bots/", BotListApi.as_view(submit=bot_submit_by_slugs), name="bot-list"),
+    path(
+        "bots/<int:bot_id>/versions/",
+        BotVersionListApi.as_view(submit=version_submit_by_slugs),
+        name="bot-versions",
+    ),
     path("bots/", include("arena.bots.urls")),
+    path("bots/", include("arena.ladders.bot_urls")),
     path("ladders/", include("arena.ladders.urls")),
     path("matches/", include("arena.matches.urls")),
     path("challenges/", include("arena.ladders.challenge_urls")),

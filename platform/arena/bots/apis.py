@@ -1,8 +1,10 @@
 """HTTP API of bots: thin views that parse input, call a service or selector, shape output.
 
-Uploads enter a bot on ladders, so their views live with the ladders
-(``arena.ladders.apis``: ``BotSubmitApi``, ``VersionSubmitApi``), built on the
-lists here.
+An upload (``POST /api/bots/``, ``POST /api/bots/<id>/versions/``) is read here and
+handed to the ``submit`` its view is given by the URL map (``arena/urls.py``): the
+ladders' flow, which stores the code and enters the bot on ladders. This app is below
+the ladders and cannot call them itself. A bot's entries and verdicts are the
+ladders' own views, under /api/bots/ too.
 
 Who may do what: anyone reads public bots; a private bot exists only for its
 owner and staff (others get 404); only the owner changes a bot (uploads,
@@ -11,20 +13,25 @@ visibility, retiring versions), everyone else gets 403 (401 without login).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import permissions, serializers
+from rest_framework import permissions, serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.pagination import LimitOffset, paginated_response
+from arena.players.models import User
+from arena.players.selectors import signed_in
+from arena.throttling import UploadsThrottled
 
-from .models import Bot, BotVersion, Visibility
+from .models import Bot, BotVersion, Runtime, Visibility
 from .selectors import (
     bot_get_visible,
     bot_list_visible,
@@ -38,6 +45,60 @@ from .services import (
     upload_limits,
 )
 from .uploads import check_upload_size
+
+
+class BotSubmit(Protocol):
+    """What ``POST /api/bots/`` does with an upload it has read: the new version.
+
+    ``ladders``: the slugs the bot enters from now on; None keeps its entries (a new bot
+    enters every open ladder).
+    """
+
+    def __call__(
+        self,
+        *,
+        owner: User,
+        name: str,
+        filename: str,
+        content: bytes,
+        visibility: Visibility,
+        ladders: Sequence[str] | None,
+        runtime: str | None,
+    ) -> BotVersion: ...
+
+
+class VersionSubmit(Protocol):
+    """What ``POST /api/bots/<id>/versions/`` does with an upload it has read."""
+
+    def __call__(
+        self,
+        *,
+        bot: Bot,
+        filename: str,
+        content: bytes,
+        ladders: Sequence[str] | None,
+        runtime: str | None,
+    ) -> BotVersion: ...
+
+
+LADDERS_HELP = (
+    "Slugs of the ladders the bot enters from now on (repeat the field, or separate them "
+    "with commas); left out: a new bot enters every open ladder, an existing one keeps its "
+    "entries."
+)
+FILE_HELP = (
+    "One source file (.py, .js, .c, .cpp, .java, .rs, .go: the runtime from its suffix), or a "
+    ".zip with the runtime's main file (main.py, main.js, main.c, main.cpp, main.java, main.rs, "
+    "main.go) at its top."
+)
+RUNTIME_HELP = "The language, when the file's name does not tell it (default: from the file)."
+
+
+def chosen_ladders(data: dict[str, Any]) -> list[str] | None:
+    """The ladder slugs named in an upload's ``ladders`` field (None when it is left out)."""
+    if "ladders" not in data:
+        return None
+    return [slug.strip() for value in data["ladders"] for slug in value.split(",") if slug.strip()]
 
 
 def read_upload(upload: UploadedFile) -> bytes:
@@ -87,9 +148,26 @@ class VersionOutput(serializers.ModelSerializer[BotVersion]):
         )
 
 
-class BotListApi(APIView):
+class BotListApi(UploadsThrottled, APIView):
     pagination_class = LimitOffset
     permission_classes = (permissions.IsAuthenticatedOrReadOnly,)
+    parser_classes = (MultiPartParser, FormParser)
+    #: Given by the URL map: the ladders' flow (see the module's docstring).
+    submit: BotSubmit | None = None
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "BotUploadInput"
+
+        name = serializers.CharField(max_length=40)
+        visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
+        file = serializers.FileField(help_text=FILE_HELP)
+        runtime = serializers.ChoiceField(
+            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
+        )
+        ladders = serializers.ListField(
+            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
+        )
 
     class FilterSerializer(serializers.Serializer[None]):
         owner = serializers.CharField(required=False, help_text="Username of the owner.")
@@ -116,6 +194,28 @@ class BotListApi(APIView):
             request=request,
             view=self,
         )
+
+    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
+    def post(self, request: Request) -> Response:
+        """Upload code for one of your bots and enter it on ladders: the bot is created on its
+        first upload, each later upload under the same name is its next version. The version
+        plays a pre-flight game of each ladder it enters, and plays where it passed."""
+        if self.submit is None:
+            raise ImproperlyConfigured("arena/urls.py gives BotListApi its submit")
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = data["file"]
+        version = self.submit(
+            owner=signed_in(request),
+            name=data["name"],
+            filename=upload.name,
+            content=read_upload(upload),
+            visibility=data["visibility"],
+            ladders=chosen_ladders(data),
+            runtime=data.get("runtime"),
+        )
+        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
 class BotDetailApi(APIView):
@@ -161,9 +261,24 @@ class BotDetailApi(APIView):
         return Response(self.OutputSerializer(bot).data)
 
 
-class BotVersionListApi(APIView):
+class BotVersionListApi(UploadsThrottled, APIView):
     pagination_class = LimitOffset
     permission_classes = (permissions.IsAuthenticatedOrReadOnly, IsOwnerOrReadOnly)
+    parser_classes = (MultiPartParser, FormParser)
+    #: Given by the URL map: the ladders' flow (see the module's docstring).
+    submit: VersionSubmit | None = None
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "BotVersionUploadInput"
+
+        file = serializers.FileField(help_text=FILE_HELP)
+        runtime = serializers.ChoiceField(
+            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
+        )
+        ladders = serializers.ListField(
+            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
+        )
 
     @extend_schema(responses=VersionOutput(many=True))
     def get(self, request: Request, bot_id: int) -> Response:
@@ -176,6 +291,25 @@ class BotVersionListApi(APIView):
             request=request,
             view=self,
         )
+
+    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
+    def post(self, request: Request, bot_id: int) -> Response:
+        """Upload a new version of your bot (and change its ladders)."""
+        if self.submit is None:
+            raise ImproperlyConfigured("arena/urls.py gives BotVersionListApi its submit")
+        bot = visible_bot(self, request, bot_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        upload = data["file"]
+        version = self.submit(
+            bot=bot,
+            filename=upload.name,
+            content=read_upload(upload),
+            ladders=chosen_ladders(data),
+            runtime=data.get("runtime"),
+        )
+        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
 
 class BotVersionDetailApi(APIView):

@@ -2,7 +2,8 @@ from django.urls import path
 
 from .apis import BotDetailApi, BotVersionDetailApi, BotVersionRetireApi
 
-# The list, the version list (both with uploads) and entries: arena.ladders.bot_urls.
+# The list and the version list (with their uploads): arena/urls.py, which gives them
+# the ladders' flow; a bot's entries and verdicts: arena.ladders.bot_urls.
 urlpatterns = [
     path("<int:bot_id>/", BotDetailApi.as_view(), name="bot-detail"),
     path(

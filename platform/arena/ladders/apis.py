@@ -8,21 +8,16 @@ from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.bots.apis import (
-    BotListApi,
-    BotVersionListApi,
     IsOwnerOrReadOnly,
-    VersionOutput,
-    read_upload,
     visible_bot,
 )
-from arena.bots.models import Bot, BotVersion, Runtime, Visibility
+from arena.bots.models import Bot, BotVersion
 from arena.bots.selectors import (
     bot_active_version,
     bot_get_visible,
@@ -41,15 +36,12 @@ from arena.pagination import (
     paginated_response,
 )
 from arena.players.selectors import signed_in
-from arena.throttling import UploadsThrottled
 
 from .flows import (
-    bot_submit,
     challenge_create,
     entries_set,
     ladder_create,
     version_challenge_create,
-    version_submit,
 )
 from .levels import levels_list
 from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
@@ -256,102 +248,7 @@ class LadderLogsApi(APIView):
         return response
 
 
-# --------------------------------------------------------------------------- uploads, entries
-
-
-LADDERS_HELP = (
-    "Slugs of the ladders the bot enters from now on (repeat the field, or separate them "
-    "with commas); left out: a new bot enters every open ladder, an existing one keeps its "
-    "entries."
-)
-
-
-FILE_HELP = (
-    "One source file (.py, .js, .c, .cpp, .java, .rs, .go: the runtime from its suffix), or a "
-    ".zip with the runtime's main file (main.py, main.js, main.c, main.cpp, main.java, main.rs, "
-    "main.go) at its top."
-)
-RUNTIME_HELP = "The language, when the file's name does not tell it (default: from the file)."
-
-
-def _chosen_ladders(data: dict[str, Any]) -> list[Ladder] | None:
-    """The ladders named in an upload's ``ladders`` field (None when it is left out)."""
-    if "ladders" not in data:
-        return None
-    return ladders_from_slugs(
-        slug.strip() for value in data["ladders"] for slug in value.split(",") if slug.strip()
-    )
-
-
-class BotSubmitApi(UploadsThrottled, BotListApi):
-    parser_classes = (MultiPartParser, FormParser)
-
-    class InputSerializer(serializers.Serializer[None]):
-        class Meta:
-            ref_name = "BotUploadInput"
-
-        name = serializers.CharField(max_length=40)
-        visibility = serializers.ChoiceField(choices=Visibility.choices, default=Visibility.PUBLIC)
-        file = serializers.FileField(help_text=FILE_HELP)
-        runtime = serializers.ChoiceField(
-            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
-        )
-        ladders = serializers.ListField(
-            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
-        )
-
-    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
-    def post(self, request: Request) -> Response:
-        """Upload code for one of your bots and enter it on ladders: the bot is created on its
-        first upload, each later upload under the same name is its next version. The version
-        plays a pre-flight game of each ladder it enters, and plays where it passed."""
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        upload = data["file"]
-        version = bot_submit(
-            owner=signed_in(request),
-            name=data["name"],
-            filename=upload.name,
-            content=read_upload(upload),
-            visibility=data["visibility"],
-            ladders=_chosen_ladders(data),
-            runtime=data.get("runtime"),
-        )
-        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
-
-
-class VersionSubmitApi(UploadsThrottled, BotVersionListApi):
-    parser_classes = (MultiPartParser, FormParser)
-
-    class InputSerializer(serializers.Serializer[None]):
-        class Meta:
-            ref_name = "BotVersionUploadInput"
-
-        file = serializers.FileField(help_text=FILE_HELP)
-        runtime = serializers.ChoiceField(
-            choices=Runtime.choices, required=False, help_text=RUNTIME_HELP
-        )
-        ladders = serializers.ListField(
-            child=serializers.CharField(), required=False, help_text=LADDERS_HELP
-        )
-
-    @extend_schema(request=InputSerializer, responses={201: VersionOutput})
-    def post(self, request: Request, bot_id: int) -> Response:
-        """Upload a new version of your bot (and change its ladders)."""
-        bot = visible_bot(self, request, bot_id)
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        upload = data["file"]
-        version = version_submit(
-            bot=bot,
-            filename=upload.name,
-            content=read_upload(upload),
-            ladders=_chosen_ladders(data),
-            runtime=data.get("runtime"),
-        )
-        return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
+# --------------------------------------------------------------------------- entries
 
 
 class BotEntriesApi(APIView):

@@ -76,6 +76,48 @@ def version_submit(
     return version
 
 
+def bot_submit_by_slugs(
+    *,
+    owner: User,
+    name: str,
+    filename: str,
+    content: bytes,
+    visibility: Visibility,
+    ladders: Sequence[str] | None,
+    runtime: str | None,
+) -> BotVersion:
+    """:func:`bot_submit` with the ladders named by slug: ``POST /api/bots/``'s (the URL
+    map gives it to ``arena.bots.apis.BotListApi``)."""
+    return bot_submit(
+        owner=owner,
+        name=name,
+        filename=filename,
+        content=content,
+        visibility=visibility,
+        ladders=None if ladders is None else entries.ladders_from_slugs(ladders),
+        runtime=runtime,
+    )
+
+
+def version_submit_by_slugs(
+    *,
+    bot: Bot,
+    filename: str,
+    content: bytes,
+    ladders: Sequence[str] | None,
+    runtime: str | None,
+) -> BotVersion:
+    """:func:`version_submit` with the ladders named by slug: ``POST
+    /api/bots/<id>/versions/``'s (given to ``arena.bots.apis.BotVersionListApi``)."""
+    return version_submit(
+        bot=bot,
+        filename=filename,
+        content=content,
+        ladders=None if ladders is None else entries.ladders_from_slugs(ladders),
+        runtime=runtime,
+    )
+
+
 def draft_submit(*, draft: Draft) -> BotVersion:
     """Upload a draft as its bot's new version (:func:`.editor.draft_submit`)."""
     version = editor.draft_submit(draft=draft)
