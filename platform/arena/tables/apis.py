@@ -23,7 +23,15 @@ from arena.players.selectors import signed_in
 
 from .flows import table_create
 from .models import Table, TableSeat
-from .selectors import Decision, TableState, table_get, table_log_read, table_state, tables_of
+from .selectors import (
+    Answered,
+    Decision,
+    TableState,
+    table_get,
+    table_log_read,
+    table_state,
+    tables_of,
+)
 from .services import TableError, table_act, table_cancel, table_check_worker
 
 #: A person's tables listed, newest first.
@@ -63,6 +71,11 @@ class DecisionOutput(serializers.Serializer[Decision]):
         return max(0.0, round((decision.deadline_at - timezone.now()).total_seconds(), 1))
 
 
+class AnsweredOutput(serializers.Serializer[Answered]):
+    request = serializers.IntegerField(source="request_id")
+    action = serializers.CharField(help_text="Your answer, as you posted it.")
+
+
 class BoardOutput(serializers.Serializer[Any]):
     attempt = serializers.IntegerField()
     since = serializers.IntegerField(help_text="Index of the first event returned.")
@@ -93,6 +106,11 @@ class TableOutput(serializers.Serializer[TableState]):
     error = serializers.CharField(source="table.error", help_text="Why it failed (ours).")
     players = TableSeatOutput(source="table.table_seats.all", many=True)
     decision = DecisionOutput(allow_null=True, help_text="What you are asked now, if anything.")
+    answered = AnsweredOutput(
+        allow_null=True,
+        help_text="Your answer to the decision asked, until the game asks the next one "
+        "(request ids only grow in a game).",
+    )
     board = BoardOutput(
         source="events", allow_null=True, help_text="While it is played: the events so far."
     )

@@ -95,13 +95,24 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Answered:
+    """The person's answer to the decision asked, posted and not yet passed on (the
+    game has not asked the next one)."""
+
+    request_id: int
+    action: str
+
+
+@dataclass(frozen=True)
 class TableState:
     """What the person's page shows while the game is played: the board so far (the
-    events from ``since`` on, as the person may know them) and the decision asked."""
+    events from ``since`` on, as the person may know them) and the decision asked, or
+    the answer to it the person gave."""
 
     table: Table
     events: LiveEvents | None
     decision: Decision | None
+    answered: Answered | None = None
 
 
 def table_state(*, table: Table, since: int = 0) -> TableState:
@@ -110,23 +121,25 @@ def table_state(*, table: Table, since: int = 0) -> TableState:
         found = live_read(feed=table_feed(table.pk), since=since)
         if found is not None:
             live = replace(found, events=events_seen_by(found.events, table.seat))
-    decision = None
+    decision = answered = None
     observation = table.observation
     if (
         table.status == TableStatus.PLAYING
         and table.request_id is not None
         and observation is not None
         and table.deadline_at is not None
-        and not table.answer
     ):
-        decision = Decision(
-            request_id=table.request_id,
-            decision=str(observation.get("decision", "")),
-            legal_actions=[str(a) for a in observation.get("legal_actions") or []],
-            deadline_at=table.deadline_at,
-            observation=observation,
-        )
-    return TableState(table=table, events=live, decision=decision)
+        if table.answer:
+            answered = Answered(request_id=table.request_id, action=table.answer)
+        else:
+            decision = Decision(
+                request_id=table.request_id,
+                decision=str(observation.get("decision", "")),
+                legal_actions=[str(a) for a in observation.get("legal_actions") or []],
+                deadline_at=table.deadline_at,
+                observation=observation,
+            )
+    return TableState(table=table, events=live, decision=decision, answered=answered)
 
 
 def table_log_read(*, table: Table, user: User | AnonymousUser) -> dict[str, Any] | None:

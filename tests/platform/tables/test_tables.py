@@ -30,7 +30,7 @@ from arena.matches.models import ForfeitCause
 from arena.tables import flows, services
 from arena.tables.models import Table, TableStatus
 from arena.tables.play import table_run
-from arena.tables.selectors import HIDDEN_CARD, events_seen_by, table_state
+from arena.tables.selectors import HIDDEN_CARD, Answered, events_seen_by, table_state
 from arena.tables.services import (
     TableActionError,
     TableError,
@@ -226,7 +226,9 @@ def test_an_answer_must_be_legal_in_time_and_for_the_decision_asked(
             table_act(table=playing, player=bob, request_id=7, action="place 2")
         answered = table_act(table=playing, player=alice, request_id=7, action="place 5")
         assert answered.answer == "place 5"
-        assert table_state(table=answered).decision is None  # answered: nothing asked now
+        state = table_state(table=answered)
+        assert state.decision is None  # answered: nothing asked now
+        assert state.answered == Answered(request_id=7, action="place 5")
         with pytest.raises(TableActionError, match="answered decision 7 already"):
             table_act(table=playing, player=alice, request_id=7, action="place 2")
         Table.objects.filter(pk=table.pk).update(
@@ -261,6 +263,7 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
     with asked(table, ["place 1", "place 3"]):
         shown = client.get(f"/api/tables/{table.pk}/").json()
         assert shown["decision"]["legal_actions"] == ["place 1", "place 3"]
+        assert shown["answered"] is None
         assert 55 <= shown["decision"]["seconds_left"] <= 60
         refused = client.post(
             f"/api/tables/{table.pk}/act/", {"request": 7, "action": "place 4"}, format="json"
@@ -274,6 +277,11 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
             f"/api/tables/{table.pk}/act/", {"request": 7, "action": "place 3"}, format="json"
         )
         assert done.status_code == 200 and done.json()["decision"] is None
+        # Until the game asks the next decision, every read says what was answered (a
+        # page opened again, or one whose poll crossed the answer, knows it).
+        again = client.get(f"/api/tables/{table.pk}/").json()
+        for body in (done.json(), again):
+            assert body["answered"] == {"request": 7, "action": "place 3"}
     client.force_authenticate(bob)
     assert client.get(f"/api/tables/{table.pk}/").status_code == 404
     assert client.post(f"/api/tables/{table.pk}/leave/").status_code == 404
