@@ -254,15 +254,22 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
     page.set_viewport_size(PHONE)
     assert not overflows_horizontally(page)
     screenshot("table-cardgame-phone")
-    # The person plays a card: the answer is stored for the worker to send on.
+    # The person plays a card: the answer is stored for the worker to send on, and the
+    # page says which card was chosen, whichever of its replies and polls comes first.
     choice = observation["legal_actions"][-1]
     buttons.last.click()
-    expect(page.locator("#decision-line")).to_contain_text(f"You chose “{choice}”")
     wait_for(
         lambda: Table.objects.get(pk=table.pk).answer == choice,
         timeout=10,
         what="the answer to be stored",
     )
+    polls = re.compile(rf"/api/tables/{table.pk}/\?since=")
+    for _ in range(2):  # the second one sent after the answer was stored
+        with page.expect_response(polls) as polled:
+            pass
+    assert polled.value.json()["answered"] == {"request": 9, "action": choice}
+    expect(page.locator("#decision-line")).to_contain_text(f"You chose “{choice}”")
+    assert buttons.count() == 0
 
 
 def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
@@ -287,3 +294,117 @@ def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
     assert page.locator("#decision-actions .action-button").count() == 0
     assert Table.objects.get(pk=table.pk).status == TableStatus.FAILED
     screenshot("table-worker-gone")
+
+
+def _asked_table(alice: Any, house: Any, request_id: int, legal: list[str]) -> Table:
+    """A classic table being played (its worker stood in for) asking the person a decision."""
+    greedy = house_bot(house, "greedy").bot
+    table = table_start(
+        table=table_create(player=alice, rules="classic", seats=2, seat=0, opponents=[greedy])
+    )
+    observation = {"decision": "place", "legal_actions": legal, "seat": 0}
+    assert table_ask(
+        table_id=table.pk, request_id=request_id, observation=observation, time_ms=80_000
+    )
+    return table
+
+
+def _held(page: Any, url: Any) -> tuple[list[tuple[Any, Any]], Any]:
+    """Route ``url``'s requests to the server at once, holding each answer back for the
+    test to release; the list of (route, answer) held, and a switch letting them through."""
+    held: list[tuple[Any, Any]] = []
+    through = [False]
+
+    def hold(route: Any) -> None:
+        if through[0]:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))
+
+    page.route(url, hold)
+    return held, lambda: through.__setitem__(0, True)
+
+
+def _until(page: Any, condition: Any) -> None:
+    """Let the page's requests run (and route handlers with them) until ``condition()``."""
+    for _ in range(400):
+        if condition():
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page's request never came")
+
+
+def test_a_poll_read_before_the_answer_and_arriving_after_it_does_not_undo_it(
+    page: Any, log_in: Any, alice: Any, house: Any, settings: Any
+) -> None:
+    """The race of a poll crossing the answer, made to happen: the server reads the table
+    for a poll before the person's answer is stored, the poll's answer reaches the page
+    after the act's. The page keeps the answer chosen (and after a reload too)."""
+    settings.ARENA_TABLE_LEASE_SECONDS = 3600  # no worker beats: the page's polls must not fail it
+    table = _asked_table(alice, house, request_id=4, legal=["place 1", "place 4"])
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    buttons = page.locator("#decision-actions .action-button")
+    expect(buttons.first).to_be_visible()
+    polls = re.compile(rf"/api/tables/{table.pk}/\?since=")
+    held, let_through = _held(page, polls)
+    _until(page, lambda: bool(held))  # a poll read by the server, its answer held back
+    with page.expect_response(f"**/api/tables/{table.pk}/act/") as acted:
+        buttons.last.click()
+    assert acted.value.ok
+    line = page.locator("#decision-line")
+    expect(line).to_contain_text("You chose “place 4”")
+    assert Table.objects.get(pk=table.pk).answer == "place 4"
+    # The held poll, read before the answer, arrives now; then the polls after it.
+    let_through()
+    route, stale = held.pop()
+    assert stale.json()["decision"]["request"] == 4
+    route.fulfill(response=stale)
+    for _ in range(2):
+        with page.expect_response(polls):
+            pass
+    expect(line).to_contain_text("You chose “place 4”")
+    assert page.locator("#decision-actions .action-button:enabled").count() == 0
+    # A page opened again knows it too: the server says what was answered.
+    page.reload()
+    expect(line).to_contain_text("You chose “place 4”")
+    assert buttons.count() == 0
+
+
+def test_an_answers_reply_arriving_after_the_next_decision_leaves_that_decision_asked(
+    page: Any, log_in: Any, alice: Any, house: Any, settings: Any
+) -> None:
+    """The other crossing: the worker takes the answer and asks the next decision, which a
+    poll shows before the act's own reply arrives. The next decision stays asked."""
+    settings.ARENA_TABLE_LEASE_SECONDS = 3600
+    table = _asked_table(alice, house, request_id=4, legal=["place 1", "place 4"])
+    log_in("alice", PASSWORD)
+    page.goto(f"/play/{table.pk}/")
+    buttons = page.locator("#decision-actions .action-button")
+    expect(buttons.first).to_be_visible()
+    held, let_through = _held(page, f"**/api/tables/{table.pk}/act/")
+    buttons.last.click()
+    _until(page, lambda: bool(held))  # the answer stored, its reply held back
+    assert Table.objects.get(pk=table.pk).answer == "place 4"
+    observation = {"decision": "place", "legal_actions": ["place 2", "place 6"], "seat": 0}
+    assert table_ask(table_id=table.pk, request_id=5, observation=observation, time_ms=80_000)
+    expect(page.locator("#decision")).to_have_attribute("data-request", "5")
+    # Marked: a page that redraws the decision (or takes it away) loses the marks.
+    page.evaluate(
+        "document.querySelectorAll('#decision-line strong, #decision-actions button')"
+        ".forEach((node) => { node.dataset.drawn = 'once'; })"
+    )
+    let_through()
+    route, reply = held.pop()
+    assert reply.json()["decision"] is None  # read as the answer was stored
+    with page.expect_event("requestfinished", lambda request: "/act/" in request.url):
+        route.fulfill(response=reply)
+    # The page has read the reply by the time a poll sent after the next one comes back.
+    for _ in range(2):
+        with page.expect_response(re.compile(rf"/api/tables/{table.pk}/\?since=")):
+            pass
+    assert "You chose" not in page.inner_text("#decision-line")
+    assert page.locator("#decision-line strong[data-drawn=once]").count() == 1
+    assert page.inner_text("#decision-line strong") == "Your move"
+    assert page.locator("#decision-actions .action-button:enabled[data-drawn=once]").count() == 2
+    assert page.get_attribute("#decision", "data-request") == "5"

@@ -65,7 +65,13 @@
   const token = panel.querySelector("[name=csrfmiddlewaretoken]").value;
   let shown = null; // the request id whose buttons are on the page
   let deadline = 0;
-  let sending = false;
+  let sending = false; // an answer is being posted
+  // The page's own memory of what the server took (the act's reply), and the latest request
+  // id seen. The replies of polls and of the act cross on the way (a poll read before the
+  // answer was stored may arrive after the act's reply; the next decision may arrive before
+  // it): a reply is only as new as its request id, and those only grow in a game.
+  let taken = null; // {request, action}
+  let latest = -1;
 
   const seconds = () => Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
 
@@ -81,17 +87,30 @@
   window.setInterval(tick, 250);
 
   function render(body) {
+    let decision = body.decision;
+    let chosen = body.answered || null;
+    const request = decision ? decision.request : chosen ? chosen.request : null;
+    if (request !== null && request < latest) return; // about a decision already past
+    if (request !== null) latest = request;
+    if (taken && taken.request === latest && (!decision || decision.request === taken.request)) {
+      // Nothing newer asked (this reply may even have been read before our answer was
+      // stored, or as the game ended): the answer the server took stands.
+      chosen = taken;
+      decision = null;
+    }
     status.textContent = body.status === "queued" ? "waiting for a worker" : body.status;
     status.className = "badge status-" + body.status;
     const leave = document.getElementById("leave-form");
     if (leave) leave.hidden = body.status !== "queued"; // only a game not dealt yet is left
-    const decision = body.decision;
     panel.dataset.request = decision ? String(decision.request) : "";
     if (!decision) {
       shown = null;
       actions.replaceChildren();
       panel.classList.remove("your-turn");
-      if (!sending) {
+      if (chosen) {
+        failure.hidden = true;
+        line.textContent = "You chose “" + chosen.action + "”. The bots are playing…";
+      } else if (!sending) {
         line.textContent = body.status === "queued" ? "Waiting for a worker to deal the game…" : "The bots are playing…";
       }
       return;
@@ -99,7 +118,6 @@
     deadline = Date.now() + decision.seconds_left * 1000;
     if (decision.request === shown) return;
     shown = decision.request;
-    sending = false;
     failure.hidden = true;
     panel.classList.add("your-turn");
     const hand = decision.observation && decision.observation.hand;
@@ -115,6 +133,7 @@
       button.className = "button action-button";
       button.textContent = action;
       button.dataset.action = action;
+      button.disabled = sending; // an answer to the last decision is still on its way
       button.addEventListener("click", () => answer(decision.request, action));
       return button;
     }));
@@ -133,21 +152,28 @@
       .then((response) => response.json().then((body) => ({ ok: response.ok, body: body })))
       .then(({ ok, body }) => {
         if (!ok) throw Object.assign(new Error(body.detail || "the answer was refused"), { code: body.code });
-        line.textContent = "You chose “" + action + "”. The bots are playing…";
+        sending = false;
+        taken = { request: request, action: action };
         render(body);
       })
       .catch((error) => {
-        failure.textContent = "Not taken: " + error.message;
-        failure.hidden = false;
+        sending = false;
         if (error.code === "table_stopped") {
           // The game is over on our side (its worker gone): nothing left to answer. The
           // board's next poll sees the table failed and reloads to say so.
+          failure.textContent = "Not taken: " + error.message;
+          failure.hidden = false;
           status.textContent = "failed";
           status.className = "badge status-failed";
           actions.replaceChildren();
           return;
         }
-        sending = false;
+        if (request !== shown) return; // the game moved on meanwhile: the page shows where
+        failure.textContent = "Not taken: " + error.message;
+        failure.hidden = false;
+      })
+      .finally(() => {
+        // The buttons of the decision shown (this one refused, or the next one asked).
         actions.querySelectorAll("button").forEach((button) => { button.disabled = false; });
       });
   }
