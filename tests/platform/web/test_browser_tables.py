@@ -270,6 +270,7 @@ def test_the_card_game_board_hides_the_other_hands_and_takes_the_persons_card(
     assert polled.value.json()["answered"] == {"request": 9, "action": choice}
     expect(page.locator("#decision-line")).to_contain_text(f"You chose “{choice}”")
     assert buttons.count() == 0
+    screenshot("table-cardgame-chosen")
 
 
 def test_a_table_whose_worker_is_gone_says_so_and_offers_no_move(
