@@ -324,7 +324,11 @@ class SeasonListApi(APIView):
             "starts afresh (1500, provisional)."
         )
         name = serializers.CharField(
-            max_length=100, required=False, default="", help_text='Default "Season N".'
+            max_length=100,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text='The new season\'s name; left out or empty: "Season N".',
         )
 
     @extend_schema(responses=SeasonOutput(many=True))
