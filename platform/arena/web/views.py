@@ -232,9 +232,16 @@ def ladder_season(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     if ladder is None or season is None or season.standings is None:
         raise Http404("No such season.")
     rows = list(standing_rows(standings=season.standings))
+    # The table stays as archived; a bot made private since is named but not linked.
+    linked = set(
+        bot_list_visible(user=request.user)
+        .filter(pk__in=[row.bot_id for row in rows if row.bot_id])
+        .values_list("pk", flat=True)
+    )
     context = {
         "ladder": ladder,
         "season": season,
+        "linked": linked,
         "ranked": [row for row in rows if row.rank is not None],
         "unranked": [row for row in rows if row.rank is None],
         "past_seasons": list(ladder_past_seasons(ladder=ladder)),

@@ -548,6 +548,11 @@ def test_a_past_season_page_shows_its_archived_table(
     unranked = page[page.index('id="unranked"') :]
     assert "rookie" in unranked and "1900" in unranked
     assert f'href="/bots/{shark.bot_id}/"' in final
+    # A bot made private since keeps its row, unlinked for those who may not see it.
+    shark.bot.visibility = Visibility.PRIVATE
+    shark.bot.save()
+    page = Client().get("/ladders/classic-2/seasons/1/").content.decode()
+    assert "shark" in page and f'href="/bots/{shark.bot_id}/"' not in page
     assert Client().get("/ladders/classic-2/seasons/2/").status_code == 404
     assert Client().get("/ladders/nope/seasons/1/").status_code == 404
 
