@@ -210,7 +210,10 @@ class SeasonAdmin(admin.ModelAdmin[Season]):
     readonly_fields = (
         *("ladder", "number", "began", "started_at", "ended_at", "standings", "closed_by"),
     )
-    fields = ("ladder", "number", "name", "began", "started_at", "ended_at", "closed_by")
+    fields = (
+        *("ladder", "number", "name", "began", "started_at", "ended_at", "closed_by"),
+        "standings",
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

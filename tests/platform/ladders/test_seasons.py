@@ -31,6 +31,7 @@ from arena.ladders.selectors import (
 from arena.ladders.services import (
     SeasonAlreadyClosedError,
     SeasonChoiceError,
+    SeasonError,
     SeasonPermissionError,
     ladder_refit,
     ratings_apply,
@@ -333,6 +334,8 @@ def test_a_season_already_closed_is_not_closed_again(ladder: Any, carol: Any) ->
 
     with pytest.raises(SeasonAlreadyClosedError, match="season 1 of Classic 2 is already closed"):
         season_close(ladder=ladder, next_start="reset", by=carol, season=1)
+    with pytest.raises(SeasonError, match="Classic 2 has no season 3 yet: season 2 runs now"):
+        season_close(ladder=ladder, next_start="reset", by=carol, season=3)
     assert list(Season.objects.values_list("number", "began")) == [
         (1, SeasonStart.FIRST),
         (2, SeasonStart.CARRIED),

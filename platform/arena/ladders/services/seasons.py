@@ -93,10 +93,15 @@ def season_close(
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         running = Season.objects.filter(ladder=ladder, ended_at__isnull=True).first()
         number = 1 if running is None else running.number
-        if season is not None and season != number:
+        if season is not None and season < number:
             raise SeasonAlreadyClosedError(
-                f"season {season} of {ladder.name} is already closed: {number} runs now. "
-                "Reload its page to close that one."
+                f"season {season} of {ladder.name} is already closed: season {number} runs "
+                "now. Reload the ladder to close that one."
+            )
+        if season is not None and season > number:
+            raise SeasonError(
+                f"{ladder.name} has no season {season} yet: season {number} runs now, "
+                "close that one."
             )
         _rate_finished(ladder)
         now = timezone.now()
@@ -180,6 +185,9 @@ def _reset_ratings(ladder: Ladder, now: datetime) -> None:
     ladder.rated_units = 0
     ladder.refit_units = 0
     ladder.refit_at = None
+    # The boundary of the results the refit and the verdicts read (``Match.rated_at``):
+    # results rated by this close came before ``now``, and later ones wait for the
+    # ladder's lock this transaction holds, so they are stamped after it.
     ladder.ratings_reset_at = now
     ladder.save(
         update_fields=[*LADDER_CALIBRATION_FIELDS, "refit_units", "refit_at", "ratings_reset_at"]
