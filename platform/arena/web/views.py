@@ -323,7 +323,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "levels_met": levels_met(bot=bot, user=request.user, levels=levels),
         "bot_level": levels.get(bot.pk),
         "beaten_min_games": BEATEN_MIN_GAMES,
-        "placings": list(bot_season_placings(bot=bot)),
+        "season_placings": list(bot_season_placings(bot=bot)),
     }
     return render(request, "web/bot.html", context)
 
