@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from arena.bots.models import VersionStatus, Visibility
 from arena.ladders.elo import INITIAL_RATING, Calibration
@@ -263,6 +264,17 @@ def test_results_finished_before_the_close_count_in_the_closing_season(
     # The queued match stays queued: it counts in the new season when it finishes.
     assert Match.objects.get(pk=queued.pk).status == MatchStatus.QUEUED
     assert set(Rating.objects.values_list("rating", flat=True)) == {INITIAL_RATING}
+    Match.objects.filter(pk=queued.pk).update(
+        status=MatchStatus.FINISHED,
+        attempts=1,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    queued.participants.filter(seat=1).update(rank=1, money=0)
+    queued.participants.filter(seat=0).update(rank=2, money=0)
+    ratings_apply(match=Match.objects.get(pk=queued.pk))
+    assert Rating.objects.get(bot_version=turtle).rating == 1570.0  # from the fresh 1500
+    assert table(Season.objects.get(number=1))[1][5] == 1430.0
 
 
 def test_the_archived_table_never_changes_with_later_matches_ratings_or_names(
