@@ -15,6 +15,7 @@ urlpatterns = [
     path("kits/vegas-kit-<slug:lang>.zip", views.kit_download, name="kit-download"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),
     path("ladders/<slug:slug>/live/", views.ladder_live, name="ladder-live"),
+    path("ladders/<slug:slug>/seasons/<int:number>/", views.ladder_season, name="ladder-season"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
     path("bots/<int:bot_id>/versions/", views.bot_versions_live, name="bot-versions"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),

@@ -57,14 +57,19 @@ from arena.ladders.selectors import (
     bot_entries,
     bot_rating_history,
     bot_ratings,
+    bot_season_placings,
     bot_verdicts,
     bots_active_ratings,
     challenge_get,
+    ladder_current_season,
     ladder_get,
     ladder_leaderboard,
     ladder_leaderboard_count,
     ladder_list_with_counts,
+    ladder_past_seasons,
     rating_trends,
+    season_get,
+    standing_rows,
     version_qualifications,
 )
 from arena.ladders.services.challenges import ChallengeError
@@ -212,9 +217,37 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "provisional_rows": presenters.leaderboard_rows(settling, trends, first_rank=1),
         "provisional_matches": PROVISIONAL_MATCHES,
         "trend_points": TREND_POINTS,
+        "season": ladder_current_season(ladder=ladder),
+        "past_seasons": list(ladder_past_seasons(ladder=ladder)),
         **_ladder_live_context(request, ladder),
     }
     return render(request, "web/ladder.html", context)
+
+
+@require_GET
+def ladder_season(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A closed season's final table, as archived at its close."""
+    ladder = ladder_get(slug=slug)
+    season = None if ladder is None else season_get(ladder=ladder, number=number)
+    if ladder is None or season is None or season.standings is None:
+        raise Http404("No such season.")
+    rows = list(standing_rows(standings=season.standings))
+    # The table stays as archived; a bot made private since is named but not linked.
+    linked = set(
+        bot_list_visible(user=request.user)
+        .filter(pk__in=[row.bot_id for row in rows if row.bot_id])
+        .values_list("pk", flat=True)
+    )
+    context = {
+        "ladder": ladder,
+        "season": season,
+        "linked": linked,
+        "ranked": [row for row in rows if row.rank is not None],
+        "unranked": [row for row in rows if row.rank is None],
+        "past_seasons": list(ladder_past_seasons(ladder=ladder)),
+        "provisional_matches": PROVISIONAL_MATCHES,
+    }
+    return render(request, "web/season.html", context)
 
 
 def _ladder_live_context(request: HttpRequest, ladder: Ladder) -> dict[str, Any]:
@@ -290,6 +323,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "levels_met": levels_met(bot=bot, user=request.user, levels=levels),
         "bot_level": levels.get(bot.pk),
         "beaten_min_games": BEATEN_MIN_GAMES,
+        "season_placings": list(bot_season_placings(bot=bot)),
     }
     return render(request, "web/bot.html", context)
 
