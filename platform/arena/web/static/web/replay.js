@@ -693,6 +693,19 @@
     return td;
   }
 
+  // A seat's bot with its owner ("my-first-bot · alice", the house's marked): two owners'
+  // bots may share a name. A person at a table is just "You".
+  function botCell(seat) {
+    const td = cell("Bot", "bot-cell", nameOf(seat));
+    const p = players[seat];
+    if (p && p.owner && !p.person) {
+      const by = node("span", "bot-by", " · ");
+      by.appendChild(p.house ? node("span", "badge house", p.owner) : node("span", "owner", p.owner));
+      td.appendChild(by);
+    }
+    return td;
+  }
+
   function drawSeats(snapshot) {
     seatsBox.replaceChildren();
     const columns = ["Seat", "Bot"];
@@ -715,7 +728,7 @@
       const tag = cell("Seat", "");
       tag.appendChild(node("span", "seat-tag " + ownerClass(seat), "seat " + seat));
       row.appendChild(tag);
-      row.appendChild(cell("Bot", "", nameOf(seat)));
+      row.appendChild(botCell(seat));
       if (CARDS) {
         const hand = cell("Hand", "hand wide " + ownerClass(seat));
         const chosen = snapshot.chosen[seat] ? snapshot.chosen[seat].slice() : [];
