@@ -108,9 +108,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
                 queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
-            Prefetch(
-                "opponent_versions", queryset=BotVersion.objects.select_related("bot__owner")
-            ),
+            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot__owner")),
         )
         .order_by("-created_at", "-id")
     )

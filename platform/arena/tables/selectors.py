@@ -154,9 +154,7 @@ def table_log_read(*, table: Table, user: User | AnonymousUser) -> dict[str, Any
         else table.player.username
         for row in table.table_seats.all()
     }
-    return log_redact_private(
-        log_with_owners(game_logs.expand(log), owners), keep_seats=readable
-    )
+    return log_redact_private(log_with_owners(game_logs.expand(log), owners), keep_seats=readable)
 
 
 # --------------------------------------------------------------------------- opponents

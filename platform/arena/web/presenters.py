@@ -36,7 +36,6 @@ from vegas_engine.rules.royale import ROYALE_RULES
 
 from . import charts
 
-
 # --------------------------------------------------------------------------- bots
 
 
