@@ -681,7 +681,9 @@ def _withdraw_text(
 ) -> WithdrawAction | None:
     if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
         return None
-    name = entry.bot.name
+    # The organiser (or staff) may hold two owners' bots of the same name: say whose.
+    mine = entry.bot.owner_id == user.pk
+    name = entry.bot.name if mine else f"{entry.bot.name} · {bot_credit(entry.bot).name}"
     if league.started_at is not None:
         if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:
             return None
@@ -694,7 +696,7 @@ def _withdraw_text(
         )
     if entry.status not in WITHDRAWABLE_BEFORE_START:
         return None
-    verb = "Withdraw" if entry.bot.owner_id == user.pk else "Remove"
+    verb = "Withdraw" if mine else "Remove"
     return WithdrawAction(
         label=verb,
         name=name,

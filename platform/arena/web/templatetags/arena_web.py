@@ -210,10 +210,11 @@ def _fixture_seat(seat: Any) -> SafeString:
     version = seat.entry.bot_version
     rank = seat.result_rank
     return format_html(
-        '<span class="seat-tag {}">{}{}{}{}{}</span>',
+        '<span class="seat-tag {}">{}{} · {}{}{}{}</span>',
         seat_class(seat.seat),
-        bot_text(seat.entry.bot),
+        seat.entry.bot.name,
         format_html(' <span class="muted small">v{}</span>', version.number) if version else "",
+        bot_credit(seat.entry.bot).name,  # two owners' bots may share a name
         format_html(" · #{} {}", rank, money(seat.result_money)) if rank else "",
         " · forfeit" if seat.result_forfeit else "",
         " ★" if rank == 1 else "",
