@@ -268,7 +268,7 @@ def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
     assert answer.status_code == 302 and answer["Location"] == f"/challenges/{challenge.pk}/"
     assert list(challenge.opponent_versions.all()) == [v1] and challenge.games == 10
     shown = text_of(owner.get(answer["Location"]))
-    assert "shark v2 · alice against shark v1 · alice" in shown
+    assert "shark v2 against shark v1" in shown
 
     # Others see the verdict, not the button, and cannot post it.
     rival = Client()

@@ -75,7 +75,7 @@ def test_a_challenge_from_the_bot_page_lands_on_its_page_for_its_requester_only(
     challenge = Challenge.objects.get()
     assert sent.status_code == 302 and sent["Location"] == f"/challenges/{challenge.pk}/"
     shown = text_of(client_for(alice).get(sent["Location"]))
-    assert "shark v1 · alice on the game of Classic, 2 seats · 2 games · unrated" in shown
+    assert "shark v1 on the game of Classic, 2 seats · 2 games · unrated" in shown
     assert shown.count("queued") == 2 and Match.objects.filter(rated=False).count() == 2
     assert client_for(bob).get(sent["Location"]).status_code == 404
 
