@@ -180,11 +180,6 @@ class BotCredit:
     house: bool
 
 
-#: The fields of a bot's owner its credit reads: ``select_related("owner__profile")`` or
-#: ``only(*CREDIT_FIELDS)`` (prefixed by the path to the bot) loads them with the bot.
-CREDIT_FIELDS = ("owner__username", "owner__profile__is_house")
-
-
 def bot_credit(bot: Bot) -> BotCredit:
     """The owner (or, later, team) a bot is credited to. Reads no row when the owner came
     with the bot; the house flag comes from the owner's profile when it was loaded too,

@@ -74,11 +74,12 @@ def _owner_link(credit: BotCredit) -> SafeString:
     )
 
 
-def render_bot(
-    bot: Bot, *, link: bool = True, version: int | None = None, star: bool = False
-) -> SafeString:
-    """The one way pages show a bot: its name (linked to its page, if it has one and
-    ``link``), its version when given, then its owner: "my-first-bot v3 · alice"."""
+@register.simple_tag
+def bot_label(bot: Bot, *, link: bool = True, version: int | None = None) -> SafeString:
+    """``{% bot_label bot %}``, the one way pages show a bot: its name (linked to its page,
+    if it has one and ``link``), its version when given, then its owner linked to theirs:
+    "my-first-bot v3 · alice". The bot's owner must be loaded with it
+    (``select_related("owner")``; ``"owner__profile"`` for the house mark)."""
     label = present_bot(bot)
     name = (
         format_html('<a href="{}">{}</a>', _link("web:bot", label.bot_id), label.name)
@@ -86,21 +87,11 @@ def render_bot(
         else label.name
     )
     return format_html(
-        '<span class="bot-label">{}{}{}{}</span>',
+        '<span class="bot-label">{}{}<span class="bot-by"> · {}</span></span>',
         name,
         format_html(' <span class="muted small">v{}</span>', version) if version else "",
-        " ★" if star else "",
-        format_html('<span class="bot-by"> · {}</span>', _owner_link(label.credit)),
+        _owner_link(label.credit),
     )
-
-
-@register.simple_tag
-def bot_label(
-    bot: Bot, *, link: bool = True, version: int | None = None, star: bool = False
-) -> SafeString:
-    """``{% bot_label bot %}``: see :func:`render_bot`. The bot's owner must be loaded with
-    it (``select_related("owner")``; ``"owner__profile"`` for the house mark)."""
-    return render_bot(bot, link=link, version=version, star=star)
 
 
 @register.filter
