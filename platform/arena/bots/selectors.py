@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from django.contrib.auth.models import AnonymousUser
@@ -11,6 +12,7 @@ from django.core.files.storage import default_storage
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from arena.players.models import User
+from arena.players.selectors import HOUSE_USERNAME
 
 from .models import (
     WORKBENCH_SUFFIX,
@@ -163,6 +165,34 @@ def bot_shown_name(bot: Bot) -> str:
     if bot.workbench:
         return f"{bot.name.removesuffix(WORKBENCH_SUFFIX)} (test build)"
     return bot.name
+
+
+@dataclass(frozen=True)
+class BotCredit:
+    """Whom a bot is shown with wherever it appears, so that two owners' same-named bots
+    are told apart: today its owner; the one place where a team would take over."""
+
+    #: As pages and exports name it: the owner's username.
+    name: str
+    #: Whose player page to link to.
+    username: str
+    #: One of the platform's own bots (the house account's).
+    house: bool
+
+
+def bot_credit(bot: Bot) -> BotCredit:
+    """The owner (or, later, team) a bot is credited to. Reads no row when the owner came
+    with the bot; the house flag comes from the owner's profile when it was loaded too,
+    from the house account's reserved username otherwise (no query per bot either way)."""
+    owner = bot.owner
+    if User.profile.is_cached(owner):
+        try:
+            house = owner.profile.is_house
+        except User.profile.RelatedObjectDoesNotExist:
+            house = False
+    else:
+        house = owner.username == HOUSE_USERNAME
+    return BotCredit(name=owner.username, username=owner.username, house=house)
 
 
 def draft_of_test_game(*, match_id: int, user: User | AnonymousUser) -> int | None:

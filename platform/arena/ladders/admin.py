@@ -177,12 +177,17 @@ class RatingChangeInline(admin.TabularInline[RatingChange, Rating]):
 
 @admin.register(Rating)
 class RatingAdmin(admin.ModelAdmin[Rating]):
-    list_display = ("bot_version", "ladder", "display", "rated_matches", "updated_at")
+    list_display = ("bot_version", "owner", "ladder", "display", "rated_matches", "updated_at")
     list_filter = ("ladder",)
-    list_select_related = ("bot_version__bot", "ladder")
+    list_select_related = ("bot_version__bot", "bot__owner", "ladder")
     search_fields = ("bot__name",)
     readonly_fields = ("ladder", "bot", "bot_version", "rating", "rated_matches", "prior")
     inlines = (RatingChangeInline,)
+
+    @admin.display(description="owner", ordering="bot__owner__username")
+    def owner(self, rating: Rating) -> str:
+        # Two owners' bots may share a name: the list tells them apart.
+        return rating.bot.owner.username
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # ratings come from matches only

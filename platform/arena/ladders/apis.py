@@ -515,6 +515,7 @@ class ChallengeVersionOutput(serializers.Serializer[BotVersion]):
 
     bot_id = serializers.IntegerField()
     bot = serializers.CharField(source="bot.name")
+    owner = serializers.CharField(source="bot.owner.username")
     number = serializers.IntegerField()
 
 
@@ -526,6 +527,7 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
     ladder = serializers.CharField(source="ladder.slug")
     bot_id = serializers.IntegerField(source="bot_version.bot_id")
     bot = serializers.CharField(source="bot_version.bot.name")
+    owner = serializers.CharField(source="bot_version.bot.owner.username")
     version = serializers.IntegerField(source="bot_version.number")
     games = serializers.IntegerField()
     chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")
@@ -675,6 +677,9 @@ class LevelOutput(serializers.Serializer[None]):
         help_text="The house bot's id: pass it among a challenge's opponents. Null until "
         "the house bots are loaded.",
     )
+    owner = serializers.CharField(
+        allow_null=True, help_text="The house account's username; null until loaded."
+    )
 
 
 class LevelListApi(APIView):
@@ -688,6 +693,7 @@ class LevelListApi(APIView):
                 "description": row.level.description,
                 "name": row.level.bot,
                 "bot": row.bot.pk if row.bot else None,
+                "owner": row.bot.owner.username if row.bot else None,
             }
             for row in levels_list()
         ]

@@ -104,7 +104,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
     """The challenges ``user`` asked for, newest first, with their matches."""
     return (
         Challenge.objects.filter(requested_by=user)
-        .select_related("ladder", "bot_version__bot")
+        .select_related("ladder", "bot_version__bot__owner")
         .prefetch_related(
             Prefetch(
                 "matches",
@@ -112,7 +112,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
                 queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
-            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot")),
+            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot__owner")),
         )
         .order_by("-created_at", "-id")
     )

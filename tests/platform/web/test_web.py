@@ -529,8 +529,8 @@ def test_the_match_page_shows_results_and_embeds_the_log_for_the_replay(
     data = replay_data(response)
     assert data["events"] == log["events"]
     assert data["players"] == [
-        {"seat": 0, "name": "shark", "version": 1, "owner": "alice"},
-        {"seat": 1, "name": "turtle", "version": 1, "owner": "bob"},
+        {"seat": 0, "name": "shark", "version": 1, "owner": "alice", "house": False},
+        {"seat": 1, "name": "turtle", "version": 1, "owner": "bob", "house": False},
     ]
     assert b"web/replay.js" in response.content
 
