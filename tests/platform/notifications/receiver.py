@@ -31,7 +31,7 @@ def receiver(statuses: Sequence[int] = (200,)) -> Iterator[Receiver]:
     state = Receiver(url="", statuses=list(statuses))
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             with state.lock:
                 state.received.append(Received(dict(self.headers.items()), body))

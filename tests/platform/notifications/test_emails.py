@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db
 
 def tell(user: Any, kind: EventKind, key: str, capture: Any) -> list[Delivery]:
     with capture(execute=True):
-        return flows.notify(user=user, kind=kind, key=key, subject=f"about {key}", text="It happened.")
+        return flows.notify(
+            user=user, kind=kind, key=key, subject=f"about {key}", text="It happened."
+        )
 
 
 def test_an_email_arrives_with_a_one_click_unsubscribe_that_works_without_login(
@@ -75,7 +77,9 @@ def test_choices_pick_the_channels(alice: Any, django_capture_on_commit_callback
         services.webhook_set(user=alice, url=hook.url)
         tell(alice, EventKind.LEAGUE_ROUND, "round:1", django_capture_on_commit_callbacks)
         tell(alice, EventKind.CHALLENGE_FINISHED, "challenge:1", django_capture_on_commit_callbacks)
-        tell(alice, EventKind.PREFLIGHT, "preflight:1", django_capture_on_commit_callbacks)  # defaults
+        tell(
+            alice, EventKind.PREFLIGHT, "preflight:1", django_capture_on_commit_callbacks
+        )  # defaults
     sent = sorted(Delivery.objects.values_list("notification__kind", "channel"))
     assert sent == [
         ("challenge.finished", Channel.EMAIL),
@@ -112,7 +116,12 @@ def test_past_the_hourly_limit_emails_are_dropped_and_logged(
 ) -> None:
     settings.ARENA_NOTIFY_EMAILS_PER_HOUR = 3
     for number in range(5):
-        tell(alice, EventKind.CHALLENGE_FINISHED, f"challenge:{number}", django_capture_on_commit_callbacks)
+        tell(
+            alice,
+            EventKind.CHALLENGE_FINISHED,
+            f"challenge:{number}",
+            django_capture_on_commit_callbacks,
+        )
     assert len(mail.outbox) == 3
     statuses = list(Delivery.objects.order_by("pk").values_list("status", "last_error"))
     assert [s for s, _ in statuses] == [DeliveryStatus.SENT] * 3 + [DeliveryStatus.THROTTLED] * 2

@@ -16,11 +16,11 @@ from arena.ladders.models import Ladder
 from arena.ladders.tasks import ratings_apply_match
 from arena.leagues.tasks import leagues_advance
 from arena.notifications.models import Notification
+from bots_sdk.levels import LEVELS
 from tests.platform.factories import BotVersionFactory, LadderFactory, finished_match
 from tests.platform.ladders.test_challenges import playing
 from tests.platform.leagues.test_leagues import T0, create, make_bots, play_round
 from tests.platform.worker import GOOD_BOT
-from bots_sdk.levels import LEVELS
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ import pytest
 from django.core import mail
 from django.test import Client
 
+from arena.notifications.kinds import EventKind
 from arena.notifications.models import Channel, Delivery, DeliveryStatus, WebhookEndpoint
 from arena.notifications.selectors import preference_for
-from arena.notifications.kinds import EventKind
 from tests.platform.api_support import client_for
 
 from .conftest import documented_verify
@@ -107,7 +107,11 @@ def test_the_settings_page_saves_choices_sends_a_test_and_shows_the_log(
     assert b'name="email:level.beat"' in page.content and b"Nothing sent yet." in page.content
 
     # Every kind but the pre-flight's e-mail (unchecked boxes are not sent).
-    checked = {f"{channel}:{kind.value}": "on" for kind in EventKind.choosable() for channel in ("email", "webhook")}
+    checked = {
+        f"{channel}:{kind.value}": "on"
+        for kind in EventKind.choosable()
+        for channel in ("email", "webhook")
+    }
     del checked["email:version.preflight"]
     client.post("/notifications/", {"action": "choices", **checked})
     assert preference_for(user=alice, kind=EventKind.PREFLIGHT).email is False

@@ -4,6 +4,7 @@ where they could reach the platform's own network."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -73,7 +74,10 @@ def test_each_attempt_is_logged_and_the_last_one_gives_up(alice: Any, settings: 
                 services.delivery_attempt(delivery=delivery)
             delivery.refresh_from_db()
             assert (delivery.status, delivery.attempts) == (DeliveryStatus.PENDING, attempt)
-            assert (delivery.last_response, delivery.last_error) == (503, "HTTP 503 Service Unavailable")
+            assert (delivery.last_response, delivery.last_error) == (
+                503,
+                "HTTP 503 Service Unavailable",
+            )
         services.delivery_attempt(delivery=delivery)  # the last: no retry after it
         delivery.refresh_from_db()
         assert (delivery.status, delivery.attempts) == (DeliveryStatus.FAILED, 3)
@@ -96,7 +100,7 @@ def test_a_receiver_that_is_gone_is_a_failed_attempt(alice: Any) -> None:
         channel=Channel.WEBHOOK,
         target=url,
     )
-    with pytest.raises(services.DeliveryRetry, match="ConnectionRefusedError|URLError"):
+    with pytest.raises(services.DeliveryRetry, match=r"ConnectionRefusedError|URLError"):
         services.delivery_attempt(delivery=delivery)
 
 
@@ -115,7 +119,7 @@ def test_a_receiver_that_is_gone_is_a_failed_attempt(alice: Any) -> None:
 )
 def test_urls_reaching_inside_are_refused(url: str, why: str, settings: Any) -> None:
     settings.ARENA_WEBHOOK_ALLOW_PRIVATE = False
-    with pytest.raises(WebhookUrlError, match=why.replace(".", r"\.").replace("/", "/")):
+    with pytest.raises(WebhookUrlError, match=re.escape(why)):
         url_check(url)
 
 
@@ -125,7 +129,9 @@ def test_a_private_address_is_refused_again_when_sending(alice: Any, settings: A
         services.webhook_set(user=alice, url=hook.url)
         alice.email = ""
         alice.save()
-        (delivery,) = services.notify(user=alice, kind=EventKind.TEST, key="k", subject="s", text="t")
+        (delivery,) = services.notify(
+            user=alice, kind=EventKind.TEST, key="k", subject="s", text="t"
+        )
         settings.ARENA_WEBHOOK_ALLOW_PRIVATE = False
         with pytest.raises(services.DeliveryRetry, match="private or local address"):
             services.delivery_attempt(delivery=delivery)
