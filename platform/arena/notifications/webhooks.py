@@ -84,8 +84,16 @@ def url_check(url: str) -> str:
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect is an answer, not a place to follow: it could point anywhere (inside)."""
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise urllib.error.HTTPError(args[1], args[2], "redirect refused", args[4], None)
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> NoReturn:
+        raise urllib.error.HTTPError(req.full_url, code, "redirect not followed", headers, fp)
 
 
 _opener = urllib.request.build_opener(_NoRedirects)

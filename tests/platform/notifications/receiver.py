@@ -25,9 +25,9 @@ class Receiver:
 
 
 @contextmanager
-def receiver(statuses: Sequence[int] = (200,)) -> Iterator[Receiver]:
-    """A server on 127.0.0.1 answering ``statuses`` in turn (the last one thereafter);
-    stopped on the way out, whatever happened."""
+def receiver(statuses: Sequence[int] = (200,), location: str = "") -> Iterator[Receiver]:
+    """A server on 127.0.0.1 answering ``statuses`` in turn (the last one thereafter), with
+    a ``Location`` header if given; stopped on the way out, whatever happened."""
     state = Receiver(url="", statuses=list(statuses))
 
     class Handler(BaseHTTPRequestHandler):
@@ -37,6 +37,8 @@ def receiver(statuses: Sequence[int] = (200,)) -> Iterator[Receiver]:
                 state.received.append(Received(dict(self.headers.items()), body))
                 status = state.statuses.pop(0) if len(state.statuses) > 1 else state.statuses[0]
             self.send_response(status)
+            if location:
+                self.send_header("Location", location)
             self.send_header("Content-Length", "0")
             self.end_headers()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from arena.notifications import flows, services
 from arena.notifications.kinds import EventKind
 from arena.notifications.models import Channel, Delivery, DeliveryStatus, Notification
-from arena.notifications.tasks import delivery_send
+from arena.notifications.tasks import deliveries_requeue_lost, delivery_send
 from arena.notifications.webhooks import WebhookUrlError, url_check
 
 from .conftest import documented_verify
@@ -145,3 +146,36 @@ def test_the_secret_is_made_by_the_platform_and_can_be_replaced(alice: Any) -> N
     assert (same.url, same.secret) == ("http://127.0.0.1:9/b", endpoint.secret)
     replaced = services.webhook_secret_regenerate(user=alice)
     assert replaced.secret != endpoint.secret and len(replaced.secret) == 64
+
+
+def test_a_redirect_is_not_followed(alice: Any) -> None:
+    """It could point anywhere, inside the platform's network too: a failed attempt."""
+    with receiver([302], location="http://10.0.0.1/inside") as hook:
+        services.webhook_set(user=alice, url=hook.url)
+        alice.email = ""
+        alice.save()
+        (delivery,) = services.notify(
+            user=alice, kind=EventKind.TEST, key="k", subject="s", text="t"
+        )
+        with pytest.raises(services.DeliveryRetry, match="HTTP 302 redirect not followed"):
+            services.delivery_attempt(delivery=delivery)
+    assert len(hook.received) == 1
+
+
+def test_a_delivery_whose_message_was_lost_is_queued_again_by_the_sweep(alice: Any) -> None:
+    alice.email = ""
+    alice.save()
+    with receiver() as hook:
+        services.webhook_set(user=alice, url=hook.url)
+        # Stored, its message never published (the broker was down at the commit).
+        (delivery,) = services.notify(
+            user=alice, kind=EventKind.TEST, key="k", subject="s", text="t"
+        )
+        assert deliveries_requeue_lost.delay().get() == 0  # young: its message may be coming
+        Delivery.objects.filter(pk=delivery.pk).update(
+            created_at=delivery.created_at - services.LOST_AFTER - timedelta(seconds=1)
+        )
+        assert deliveries_requeue_lost.delay().get() == 1
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == (DeliveryStatus.SENT, 1)
+    assert len(hook.received) == 1
