@@ -74,6 +74,13 @@ PAGES: tuple[DocPage, ...] = (
         COMPETING,
     ),
     DocPage(
+        "notifications",
+        "notifications.md",
+        "Notifications",
+        "E-mails and signed webhooks when a pre-flight, a round or a challenge is decided.",
+        COMPETING,
+    ),
+    DocPage(
         "rules",
         "rules.md",
         "The rules",

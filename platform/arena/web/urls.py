@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import editor_views, level_views, table_views, views
+from . import editor_views, level_views, notification_views, table_views, views
 
 app_name = "web"
 
@@ -54,6 +54,7 @@ urlpatterns = [
     path("editor/<int:draft_id>/delete/", editor_views.editor_delete, name="editor-delete"),
     path("levels/", level_views.levels_page, name="levels"),
     path("levels/<int:number>/code/", level_views.level_code_view, name="level-code"),
+    path("notifications/", notification_views.notifications_page, name="notifications"),
     path("play/", table_views.play, name="play"),
     path("play/<int:table_id>/", table_views.table_page, name="table"),
     path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),
