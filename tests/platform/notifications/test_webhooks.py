@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from datetime import timedelta
 from typing import Any
 
@@ -136,6 +137,41 @@ def test_a_private_address_is_refused_again_when_sending(alice: Any, settings: A
         settings.ARENA_WEBHOOK_ALLOW_PRIVATE = False
         with pytest.raises(services.DeliveryRetry, match="private or local address"):
             services.delivery_attempt(delivery=delivery)
+    assert hook.received == []
+
+
+def test_an_attempt_connects_to_the_address_it_checked(
+    alice: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebinding name server answers a public address to the check and a local one
+    after it: the POST goes to the address checked, never to a second lookup's."""
+    with receiver() as hook:
+        services.webhook_set(user=alice, url=hook.url.replace("127.0.0.1", "hooks.example"))
+        alice.email = ""
+        alice.save()
+        (delivery,) = services.notify(
+            user=alice, kind=EventKind.TEST, key="k", subject="s", text="t"
+        )
+        settings.ARENA_WEBHOOK_ALLOW_PRIVATE = False
+        lookups: list[str] = []
+
+        def rebinding(host: str, port: int, *args: Any, **kwargs: Any) -> list[Any]:
+            address = "93.184.216.34" if not lookups else "127.0.0.1"
+            lookups.append(address)
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+        connected: list[tuple[str, int]] = []
+
+        def refuse(target: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
+            connected.append(target)
+            raise ConnectionRefusedError("refused by the test")
+
+        monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+        monkeypatch.setattr(socket, "create_connection", refuse)
+        with pytest.raises(services.DeliveryRetry, match="refused by the test"):
+            services.delivery_attempt(delivery=delivery)
+    assert connected == [("93.184.216.34", int(hook.url.split(":")[2].split("/")[0]))]
+    assert lookups == ["93.184.216.34"]
     assert hook.received == []
 
 
