@@ -38,6 +38,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
                     "challenges",
                     "levels",
                     "leagues",
+                    "competitions",
                     "tables",
                 )
             },
@@ -63,6 +64,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("challenges/", include("arena.ladders.challenge_urls")),
     path("levels/", LevelListApi.as_view(), name="level-list"),
     path("leagues/", include("arena.leagues.urls")),
+    path("competitions/", include("arena.competitions.urls")),
     path("tables/", include("arena.tables.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from local static files (drf-spectacular-sidecar). Not Redoc: its page

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -54,7 +55,7 @@ class LadderSettings:
     duplicate_deals: bool | None = None
 
 
-def may_create(user: User) -> bool:
+def may_create(user: User | AnonymousUser) -> bool:
     """Staff; or any signed-in player when ARENA_COMPETITIONS_OPEN_TO_USERS is on (the
     platform keeps no verified e-mail addresses, so signed in is all it can check)."""
     if not user.is_authenticated or not user.is_active:
@@ -62,7 +63,7 @@ def may_create(user: User) -> bool:
     return bool(user.is_staff or settings.ARENA_COMPETITIONS_OPEN_TO_USERS)
 
 
-def may_manage(user: User, competition: Competition) -> bool:
+def may_manage(user: User | AnonymousUser, competition: Competition) -> bool:
     return bool(user.is_authenticated and (user.is_staff or competition.organiser_id == user.pk))
 
 
