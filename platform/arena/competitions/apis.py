@@ -252,6 +252,11 @@ class CompetitionEntriesApi(APIView):
         token = serializers.CharField(
             required=False, allow_blank=True, help_text="The invitation link's token, if needed."
         )
+        rules = serializers.CharField(
+            required=False,
+            help_text="The rule system it enters in: needed only when the competition has "
+            "several and the bot is not rated in just one of them.",
+        )
 
     @extend_schema(request=InputSerializer, responses={201: EntryOutput})
     def post(self, request: Request, slug: str) -> Response:
@@ -265,6 +270,7 @@ class CompetitionEntriesApi(APIView):
             bot=bot,
             by=signed_in(request),
             token=serializer.validated_data.get("token") or None,
+            rules=serializer.validated_data.get("rules"),
         )
         entry = competition_entries(competition=competition).get(pk=entry.pk)
         return Response(EntryOutput(entry).data, status=status.HTTP_201_CREATED)

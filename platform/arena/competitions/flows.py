@@ -19,12 +19,13 @@ def competition_enter(
     bot: Bot,
     by: User,
     token: str | None = None,
+    rules: str | None = None,
     now: datetime | None = None,
 ) -> CompetitionEntry:
     """Enter ``bot`` (:func:`.services.competition_enter`); its pre-flights on the
     competition's ladder are queued."""
     entry = services.competition_enter(
-        competition=competition, bot=bot, by=by, token=token, now=now
+        competition=competition, bot=bot, by=by, token=token, rules=rules, now=now
     )
     queue_preflights([bot.pk])
     return entry

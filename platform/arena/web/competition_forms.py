@@ -119,11 +119,21 @@ class CompetitionForm(forms.Form):
 
 class CompetitionEnterForm(forms.Form):
     bot = forms.TypedChoiceField(coerce=int, label="Your bot")
+    rules = forms.ChoiceField(label="Rule system", required=False)
     token = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, *args: Any, bots: list[tuple[int, str]], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, bots: list[tuple[int, str]], rules: list[str], **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["bot"]).choices = bots
+        # Asked only of a competition in several rule systems.
+        if len(rules) > 1:
+            cast(forms.ChoiceField, self.fields["rules"]).choices = [
+                (name, name.capitalize()) for name in rules
+            ]
+        else:
+            del self.fields["rules"]
 
 
 class CompetitionCancelForm(forms.Form):

@@ -80,7 +80,15 @@ def _enter_form(request: HttpRequest, competition: Competition, token: str) -> A
     if competition.phase != Phase.ENTRY or not request.user.is_authenticated:
         return None
     bots = enterable_bots(competition=competition, user=request.user)
-    return CompetitionEnterForm(bots=[(bot.pk, bot.name) for bot in bots], initial={"token": token})
+    return CompetitionEnterForm(
+        bots=[(bot.pk, bot.name) for bot in bots],
+        rules=_rules(competition),
+        initial={"token": token},
+    )
+
+
+def _rules(competition: Competition) -> list[str]:
+    return [place.ladder.rules for place in competition_ladders(competition=competition)]
 
 
 @require_GET
@@ -141,14 +149,22 @@ def competition_enter_view(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition_or_404(slug)
     user = signed_in(request)
     bots = enterable_bots(competition=competition, user=user)
-    form = CompetitionEnterForm(request.POST, bots=[(bot.pk, bot.name) for bot in bots])
+    form = CompetitionEnterForm(
+        request.POST, bots=[(bot.pk, bot.name) for bot in bots], rules=_rules(competition)
+    )
     token = str(request.POST.get("token", ""))
     if not form.is_valid():
         messages.error(request, "Choose one of your bots to enter.")
         return _back(competition, token)
     bot = next(bot for bot in bots if bot.pk == form.cleaned_data["bot"])
     try:
-        competition_enter(competition=competition, bot=bot, by=user, token=token or None)
+        competition_enter(
+            competition=competition,
+            bot=bot,
+            by=user,
+            token=token or None,
+            rules=form.cleaned_data.get("rules") or None,
+        )
     except ArenaError as error:
         messages.error(request, error.message)
         return _back(competition, token)

@@ -33,14 +33,15 @@ from arena.competitions.services import (
     competition_invitation_renew,
     competition_withdraw,
     competitions_advance_due,
+    frozen_version,
 )
 from arena.competitions.tasks import competitions_advance
-from arena.ladders.models import Entry, Ladder, Qualification
+from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.services.entries import EntryError, entries_set, open_ladders
 from arena.leagues.models import GameStatus, LeagueEntry, LeagueGame, LeagueStatus
 from arena.leagues.services import leagues_advance_due
 from arena.players.models import User
-from tests.platform.factories import BotVersionFactory, LadderFactory, UserFactory
+from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFactory, UserFactory
 from tests.platform.leagues.test_leagues import play_game
 
 pytestmark = pytest.mark.django_db
@@ -141,6 +142,7 @@ def test_a_public_competition_from_creation_to_its_archive(
     first = BotVersion.objects.get(bot=bots["alice"])
     first.status = VersionStatus.RETIRED
     first.save(update_fields=["status"])
+    Qualification.objects.filter(bot_version=first).update(status=QualificationStatus.PASSED)
     after = BotVersionFactory(bot=bots["alice"], number=2)
     BotVersion.objects.filter(pk=after.pk).update(created_at=FREEZE + timedelta(minutes=5))
 
@@ -181,6 +183,25 @@ def test_a_public_competition_from_creation_to_its_archive(
     assert [p.competition_id for p in bot_placings(bot=bots["bob"])] == [competition.pk]
     with pytest.raises(CompetitionPhaseError, match="archived: it cannot become cancelled"):
         competition_cancel(competition=competition, by=carol, now=FINAL + timedelta(days=31))
+
+
+def test_the_frozen_version_is_the_one_active_at_the_freeze(carol: User, alice: User) -> None:
+    competition = create(carol)
+    competition = sweep(competition, OPENS)
+    bot = bot_of(alice, "versions")
+    entry = competition_enter(competition=competition, bot=bot, by=alice, now=OPENS)
+    first = BotVersion.objects.get(bot=bot)
+    assert frozen_version(entry=entry, at=FREEZE) == first
+    # v2 was withdrawn before it was validated, v3 uploaded after the freeze and active now.
+    BotVersionFactory(bot=bot, number=2, status=VersionStatus.RETIRED)
+    BotVersion.objects.filter(pk=first.pk).update(status=VersionStatus.RETIRED)
+    third = BotVersionFactory(bot=bot, number=3)
+    BotVersion.objects.filter(pk=third.pk).update(created_at=FREEZE + HOUR)
+    # v1 never passed a pre-flight here (a factory's version): nothing counts.
+    assert frozen_version(entry=entry, at=FREEZE) is None
+    Qualification.objects.filter(bot_version=first).update(status=QualificationStatus.PASSED)
+    assert frozen_version(entry=entry, at=FREEZE) == first
+    assert frozen_version(entry=entry, at=FREEZE + 2 * HOUR) == third
 
 
 def test_an_invitation_only_competition_needs_its_link(carol: User, alice: User) -> None:
@@ -282,3 +303,32 @@ def test_the_beat_task_takes_a_driven_clock(carol: User) -> None:
     with pytest.raises(ValueError, match="no UTC offset"):
         competitions_advance(now="2031-05-02T09:00:00")
     assert competition_advance(competition=competition, now=OPENS).phase == Phase.ENTRY
+
+
+def test_a_competition_in_two_rule_systems(carol: User, alice: User, bob: User) -> None:
+    competition = create(
+        carol, ladders=[LadderSettings("classic", 2), LadderSettings("boulevard", 2)]
+    )
+    assert [x.ladder.rules for x in competition.ladders.order_by("pk")] == ["classic", "boulevard"]
+    competition = sweep(competition, OPENS)
+    fresh = bot_of(alice, "fresh")
+    with pytest.raises(CompetitionEntryError, match="choose the rule system fresh enters in"):
+        competition_enter(competition=competition, bot=fresh, by=alice, now=OPENS)
+    with pytest.raises(CompetitionEntryError, match="not played in royale"):
+        competition_enter(competition=competition, bot=fresh, by=alice, rules="royale", now=OPENS)
+    entry = competition_enter(
+        competition=competition, bot=fresh, by=alice, rules="boulevard", now=OPENS
+    )
+    assert entry.ladder.ladder.rules == "boulevard"
+    # A bot rated on classic enters classic by itself, and nothing else.
+    rated = bot_of(bob, "rated")
+    RatingFactory(ladder=LadderFactory(slug="classic-2"), bot_version=rated.versions.get())
+    entry = competition_enter(competition=competition, bot=rated, by=bob, now=OPENS)
+    assert entry.ladder.ladder.rules == "classic"
+    competition_withdraw(competition=competition, bot=rated, by=bob, now=OPENS)
+    with pytest.raises(CompetitionEntryError, match="plays classic, not boulevard"):
+        competition_enter(competition=competition, bot=rated, by=bob, rules="boulevard", now=OPENS)
+    # Each ladder has too few entrants for a final: the competition is cancelled, saying why.
+    competition = sweep(competition, FREEZE)
+    assert competition.phase == Phase.CANCELLED
+    assert "classic:" in competition.note and "boulevard:" in competition.note

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from arena.competitions.models import Competition, Phase
-from arena.competitions.services import competition_cancel
+from arena.competitions.services import LadderSettings, competition_cancel
 from arena.players.models import User
 from tests.platform.competitions.test_competitions import (
     CLOSES,
@@ -131,3 +131,17 @@ def test_the_list_puts_running_first_and_folds_the_past(carol: User) -> None:
     page = client_of(None).get("/competitions/").content.decode()
     assert page.index("Live cup") < page.index("Soon cup") < page.index("Old cup")
     assert '<details class="past-competitions"' in page
+
+
+def test_entering_a_competition_in_two_rule_systems_asks_which(carol: User, alice: User) -> None:
+    competition = create(
+        carol, ladders=[LadderSettings("classic", 2), LadderSettings("boulevard", 2)]
+    )
+    competition = sweep(competition, OPENS)
+    bot = bot_of(alice, "fresh")
+    url = f"/competitions/{competition.slug}/"
+    assert 'id="id_rules"' in client_of(alice).get(url).content.decode()
+    refused = client_of(alice).post(f"{url}enter/", {"bot": bot.pk}, follow=True)
+    assert "choose the rule system fresh enters in" in refused.content.decode()
+    client_of(alice).post(f"{url}enter/", {"bot": bot.pk, "rules": "boulevard"})
+    assert competition.entries.get().ladder.ladder.rules == "boulevard"

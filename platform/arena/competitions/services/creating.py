@@ -247,15 +247,33 @@ def _check_token(competition: Competition, token: str | None) -> None:
         )
 
 
-def _competition_ladder(competition: Competition, bot: Bot) -> CompetitionLadder:
+def _competition_ladder(competition: Competition, bot: Bot, rules: str | None) -> CompetitionLadder:
+    """The competition's ladder ``bot`` enters: of ``rules`` when given, else the only one
+    of the rule systems it is known to play (a bot not rated yet may play any)."""
     ladders = list(competition.ladders.select_related("ladder").order_by("pk"))
+    offered = ", ".join(x.ladder.rules for x in ladders)
     systems = bot_rule_systems(bot=bot)
+    if rules is not None:
+        chosen = [x for x in ladders if x.ladder.rules == rules]
+        if not chosen:
+            raise CompetitionEntryError(
+                f"{competition} is not played in {rules}: choose one of {offered}."
+            )
+        if systems and rules not in systems:
+            raise CompetitionEntryError(
+                f"{bot.name} plays {', '.join(sorted(systems))}, not {rules}: enter a bot "
+                f"written for {rules}."
+            )
+        return chosen[0]
     fitting = [x for x in ladders if not systems or x.ladder.rules in systems]
     if not fitting:
-        offered = ", ".join(x.ladder.rules for x in ladders)
         raise CompetitionEntryError(
             f"{bot.name} plays {', '.join(sorted(systems))}; {competition} is played in "
             f"{offered}: enter a bot written for it."
+        )
+    if len(fitting) > 1:
+        raise CompetitionEntryError(
+            f"{competition} is played in {offered}: choose the rule system {bot.name} enters in."
         )
     return fitting[0]
 
@@ -266,12 +284,13 @@ def competition_enter(
     bot: Bot,
     by: User,
     token: str | None = None,
+    rules: str | None = None,
     now: datetime | None = None,
 ) -> CompetitionEntry:
     """``by`` enters their ``bot`` while entry is open; with invitation-only access the
     invitation link's ``token`` is needed. The bot joins the competition's ladder of its
-    rule system (its pre-flights there are left pending: ``flows.competition_enter``
-    queues them)."""
+    rule system (``rules``, needed only when it could enter several; its pre-flights
+    there are left pending: ``flows.competition_enter`` queues them)."""
     now = now or timezone.now()
     with transaction.atomic():
         locked = lock_competition(competition)
@@ -299,7 +318,7 @@ def competition_enter(
                 f"{bot.name} has no active version: upload one that passes its pre-flight, "
                 "then enter it."
             )
-        place = _competition_ladder(locked, bot)
+        place = _competition_ladder(locked, bot, rules)
         entry = CompetitionEntry.objects.filter(competition=locked, bot=bot).first()
         if entry is not None and entry.status == EntryStatus.ENTERED:
             raise CompetitionEntryError(f"{bot.name} is already entered in {locked}.")

@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, VersionStatus
+from arena.ladders.models import QualificationStatus
 from arena.ladders.services import ladder_close
 from arena.leagues.models import League, LeagueStatus, LeagueVisibility
 from arena.leagues.selectors import league_standings
@@ -83,13 +84,16 @@ def competition_advance(*, competition: Competition, now: datetime | None = None
 
 
 def frozen_version(*, entry: CompetitionEntry, at: datetime) -> BotVersion | None:
-    """The version of ``entry``'s bot active at ``at``: its newest version uploaded by then
-    that passed validation (active now, or retired since by a newer one)."""
+    """The version of ``entry``'s bot active at ``at``: the active version if it was
+    uploaded by then, else the newest uploaded by then that passed a pre-flight and was
+    retired since by a newer one (a version withdrawn before validating never counts)."""
+    versions = BotVersion.objects.filter(bot_id=entry.bot_id, created_at__lte=at)
+    active = versions.filter(status=VersionStatus.ACTIVE).first()
+    if active is not None:
+        return active
     return (
-        BotVersion.objects.filter(
-            bot_id=entry.bot_id,
-            created_at__lte=at,
-            status__in=[VersionStatus.ACTIVE, VersionStatus.RETIRED],
+        versions.filter(
+            status=VersionStatus.RETIRED, qualifications__status=QualificationStatus.PASSED
         )
         .order_by("-number")
         .first()
