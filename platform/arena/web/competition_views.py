@@ -36,6 +36,7 @@ from arena.competitions.services import (
 )
 from arena.errors import ArenaError
 from arena.ladders.selectors import ladder_leaderboard, rating_trends
+from arena.leagues.selectors import league_get_visible
 from arena.players.selectors import signed_in
 
 from . import presenters
@@ -102,6 +103,11 @@ def competition_page(request: HttpRequest, slug: str) -> HttpResponse:
         if place.league is not None and competition.phase != Phase.FROZEN:
             final = league_results_context(request, place.league)
             final["standings_actions"] = False
+            # An invitation-only competition's final is a private league: its own page is
+            # for the entrants' owners, the organiser and staff (this page shows its table).
+            final["league_page"] = (
+                league_get_visible(slug=place.league.slug, user=request.user) is not None
+            )
         places.append(
             {
                 "place": place,

@@ -113,6 +113,10 @@ def test_a_competition_page_through_its_phases(carol: User, alice: User, bob: Us
     assert competition.phase == Phase.ARCHIVED
     page = client_of(None).get(url).content.decode()
     assert "Final standings" in page and "Final event" in page and "Standings" in page
+    # The final is a private league (invitation only): its page is linked for its entrants.
+    league_url = f'href="/leagues/{competition.slug}-final/"'
+    assert league_url not in page
+    assert league_url in client_of(alice).get(url).content.decode()
     bot_page = client_of(None).get(f"/bots/{bots['alice'].pk}/").content.decode()
     assert 'id="competitions"' in bot_page and competition.title in bot_page
 
