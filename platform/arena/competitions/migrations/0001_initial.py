@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("bots", "0005_editor"),
-        ("ladders", "0011_ladder_restricted"),
+        ("ladders", "0012_ladder_restricted"),
         ("leagues", "0003_league_sweep"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

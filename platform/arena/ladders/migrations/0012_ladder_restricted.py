@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ladders", "0010_challenge_opponent_versions"),
+        ("ladders", "0011_seasons"),
     ]
 
     operations = [
