@@ -39,7 +39,8 @@ from arena.competitions.tasks import competitions_advance
 from arena.ladders.models import Entry, Ladder, Qualification, QualificationStatus
 from arena.ladders.services.entries import EntryError, entries_set, open_ladders
 from arena.leagues.models import GameStatus, LeagueEntry, LeagueGame, LeagueStatus
-from arena.leagues.services import leagues_advance_due
+from arena.leagues.selectors import league_ladders
+from arena.leagues.services import LeagueConfigError, league_create, leagues_advance_due
 from arena.players.models import User
 from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFactory, UserFactory
 from tests.platform.leagues.test_leagues import play_game
@@ -293,6 +294,20 @@ def test_a_competition_ladder_is_entered_only_through_it(carol: User, alice: Use
         ladder.slug,
     }
     assert Ladder.objects.filter(restricted=True).count() == 1
+    # Nor does a league play there: only the competition's final event.
+    with pytest.raises(LeagueConfigError, match="is a competition's ladder"):
+        league_create(
+            organiser=carol,
+            ladder=ladder,
+            name="Poach",
+            slug="poach",
+            format="round_robin",
+            start_at=FINAL,
+            round_interval=HOUR,
+            bots=[bot, bot_of(carol, "other")],
+            now=CREATED,
+        )
+    assert ladder not in league_ladders()
 
 
 def test_the_beat_task_takes_a_driven_clock(carol: User) -> None:

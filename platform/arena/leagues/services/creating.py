@@ -81,18 +81,24 @@ def league_validate(
     rounds: int | None,
     max_tables: int,
     now: datetime,
-    public_by_anyone: bool = False,
+    frozen_final: bool = False,
 ) -> int:
     """Check a league's settings; returns its number of rounds.
 
-    ``public_by_anyone``: a public league need not be organised by staff (a
-    competition's final event, whose organiser the competition allowed).
+    ``frozen_final``: a competition's final event (:func:`league_create_frozen`): it
+    plays on the competition's restricted ladder, and is public without staff (the
+    competition allowed its organiser).
     """
     if format not in LeagueFormat.values:
         raise LeagueConfigError(
             f"unknown format {format!r}: use one of {', '.join(LeagueFormat.values)}."
         )
-    if visibility == LeagueVisibility.PUBLIC and not (organiser.is_staff or public_by_anyone):
+    if ladder.restricted and not frozen_final:
+        raise LeagueConfigError(
+            f"{ladder} is a competition's ladder: it plays that competition's final event "
+            "only. Choose another ladder."
+        )
+    if visibility == LeagueVisibility.PUBLIC and not (organiser.is_staff or frozen_final):
         raise LeagueConfigError(
             "only staff organise public leagues: create a private league and invite bots."
         )
@@ -255,7 +261,7 @@ def league_create_frozen(
         rounds=rounds,
         max_tables=DEFAULT_MAX_TABLES,
         now=now,
-        public_by_anyone=True,
+        frozen_final=True,
     )
     try:
         with transaction.atomic():
