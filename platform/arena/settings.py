@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.leagues",
+    "arena.competitions",
     "arena.live",
     "arena.tables",
     "arena.notifications",
@@ -341,6 +342,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.leagues.tasks.leagues_advance_due",
         "schedule": 10.0,
     },
+    "advance-competitions": {
+        "task": "arena.competitions.tasks.competitions_advance_due",
+        "schedule": 10.0,
+    },
     "sweep-live-feeds": {
         "task": "arena.live.tasks.live_sweep",
         "schedule": 3600.0,
@@ -444,6 +449,9 @@ ARENA_TABLES_OPEN_MAX = env_int("ARENA_TABLES_OPEN_MAX", 4)
 # Builds one player may have in flight (uploads and editor test builds not built and
 # pre-flighted yet): each holds a worker process of the builds queue while it runs.
 ARENA_BUILDS_IN_FLIGHT_MAX = env_int("ARENA_BUILDS_IN_FLIGHT_MAX", 2)
+# Competitions are created by staff; with this on, by any signed-in player too (the
+# platform does not verify e-mail addresses, so signed in is all it can ask).
+ARENA_COMPETITIONS_OPEN_TO_USERS = env_bool("ARENA_COMPETITIONS_OPEN_TO_USERS", False)
 
 # A running match's page shows its replay as it grows: the worker publishes the new
 # events at most this often (milliseconds). Feeds of games that never ended properly

@@ -39,6 +39,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
                     "challenges",
                     "levels",
                     "leagues",
+                    "competitions",
                     "tables",
                     "notifications",
                 )
@@ -65,6 +66,7 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("challenges/", include("arena.ladders.challenge_urls")),
     path("levels/", LevelListApi.as_view(), name="level-list"),
     path("leagues/", include("arena.leagues.urls")),
+    path("competitions/", include("arena.competitions.urls")),
     path("tables/", include("arena.tables.urls")),
     path("notifications/", include("arena.notifications.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

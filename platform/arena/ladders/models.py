@@ -51,6 +51,12 @@ class Ladder(models.Model):
     )
     # Closed ladders keep their ratings and history but get no new matches.
     is_open = models.BooleanField(default=True)
+    # A competition's ladder: only its entrants play there (admitted by the competition),
+    # so uploads and the entry forms never enter it, nor do house bots.
+    restricted = models.BooleanField(
+        default=False,
+        help_text="Entered only through its competition: no uploads' entries, no house bots.",
+    )
     # The shown Elo's stretch (elo.stretch): its ratings are INITIAL_RATING + elo_scale times
     # the Elo its updates run on (elo.working_rating) minus INITIAL_RATING.
     # Kept by the rating service only.

@@ -147,7 +147,8 @@ def league_ladders() -> QuerySet[Ladder]:
         .values("n")
     )
     return (
-        Ladder.objects.filter(is_open=True)
+        # A competition's ladder (restricted) plays only its own final event.
+        Ladder.objects.filter(is_open=True, restricted=False)
         .annotate(entrant_count=Coalesce(Subquery(entered), 0))
         .order_by("name")
     )

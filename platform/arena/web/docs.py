@@ -74,6 +74,13 @@ PAGES: tuple[DocPage, ...] = (
         COMPETING,
     ),
     DocPage(
+        "competitions",
+        "competitions.md",
+        "Competitions",
+        "Events with entry dates, a submission freeze and a final event, for a class or a club.",
+        COMPETING,
+    ),
+    DocPage(
         "notifications",
         "notifications.md",
         "Notifications",

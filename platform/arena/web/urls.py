@@ -3,7 +3,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import editor_views, level_views, notification_views, table_views, views
+from . import (
+    competition_views,
+    editor_views,
+    level_views,
+    notification_views,
+    table_views,
+    views,
+)
 
 app_name = "web"
 
@@ -44,6 +51,30 @@ urlpatterns = [
         "leagues/<slug:slug>/entries/<int:bot_id>/respond/",
         views.league_entry_respond_view,
         name="league-entry-respond",
+    ),
+    path("competitions/", competition_views.competitions_page, name="competitions"),
+    # Before competitions/<slug>/: "new" is no competition's slug.
+    path("competitions/new/", competition_views.competition_new, name="competition-new"),
+    path("competitions/<slug:slug>/", competition_views.competition_page, name="competition"),
+    path(
+        "competitions/<slug:slug>/enter/",
+        competition_views.competition_enter_view,
+        name="competition-enter",
+    ),
+    path(
+        "competitions/<slug:slug>/entries/<int:bot_id>/withdraw/",
+        competition_views.competition_withdraw_view,
+        name="competition-withdraw",
+    ),
+    path(
+        "competitions/<slug:slug>/invitation/",
+        competition_views.competition_invitation_view,
+        name="competition-invitation",
+    ),
+    path(
+        "competitions/<slug:slug>/cancel/",
+        competition_views.competition_cancel_view,
+        name="competition-cancel",
     ),
     path("editor/", editor_views.editor_home, name="editor"),
     path("editor/<int:draft_id>/", editor_views.editor_draft, name="editor-draft"),

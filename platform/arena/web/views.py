@@ -48,6 +48,7 @@ from arena.bots.selectors import (
 )
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
+from arena.competitions.selectors import bot_placings
 from arena.errors import ArenaError
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.flows import bot_submit, challenge_create, entries_set, version_challenge_create
@@ -317,6 +318,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         ],
         # Each version against its parent (ladders.verdicts), from the versions and ratings read.
         "verdicts": bot_verdicts(versions=versions, ratings=ratings),
+        "placings": list(bot_placings(bot=bot)),
         "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
@@ -653,6 +655,21 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
             request.GET.get("entrants")
         )
         entries = presenters.league_entry_rows(entries_page.object_list, league, request.user)
+    context = {
+        **league_results_context(request, league),
+        "entries": entries,
+        "entries_page": entries_page,
+        "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
+        "controls": controls,
+        "add_form": add_form,
+        "cancel_form": LeagueCancelForm() if controls.cancel else None,
+    }
+    return render(request, "web/league.html", context)
+
+
+def league_results_context(request: HttpRequest, league: League) -> dict[str, Any]:
+    """What ``_league_results.html`` shows: a page of standings and of fixtures, the rounds
+    (a league's page, and a competition's final event)."""
     standings_page = Paginator(league_standings(league=league), LEAGUE_ROWS_PAGE_SIZE).get_page(
         request.GET.get("standings")
     )
@@ -665,7 +682,7 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         requested=request.GET.get("fixtures"),
         per_page=FIXTURES_PAGE_TABLES,
     )
-    context = {
+    return {
         "league": league,
         "rounds": rounds,
         "fixtures": league_page_fixtures(league=league)[pages.start : pages.stop],
@@ -673,14 +690,7 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "standings": standings,
         "standings_page": standings_page,
         "standings_actions": any(row.withdraw for row in standings),
-        "entries": entries,
-        "entries_page": entries_page,
-        "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
-        "controls": controls,
-        "add_form": add_form,
-        "cancel_form": LeagueCancelForm() if controls.cancel else None,
     }
-    return render(request, "web/league.html", context)
 
 
 @login_required(login_url="web:login")
