@@ -4,6 +4,7 @@ queued once the event commits (a rolled-back event sends nothing)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from arena.players.models import User
@@ -29,11 +30,14 @@ def notify(
     subject: str,
     text: str,
     payload: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
 ) -> list[Delivery]:
     """Tell ``user`` of an event (:func:`.services.notify`): once per ``key``, on the
     channels they chose for ``kind``; the deliveries are queued."""
     return _queue(
-        services.notify(user=user, kind=kind, key=key, subject=subject, text=text, payload=payload)
+        services.notify(
+            user=user, kind=kind, key=key, subject=subject, text=text, payload=payload, now=now
+        )
     )
 
 

@@ -16,7 +16,8 @@ class EventKind(models.TextChoices):
     """Emitted by ``ladders.tasks.version_qualify`` once a version's pre-flights are decided
     (one notification for the ladders decided together)."""
     COMPETITION_PHASE = "competition.phase", "A competition you entered changed phase"
-    """Reserved for competitions (not built yet): they emit it at each change of phase."""
+    """Emitted by ``competitions`` at each change of a competition's phase (to its organiser
+    and each entrant's owner, once per phase)."""
     LEAGUE_ROUND = "league.round", "Results of a league round your bot played"
     """Emitted by ``leagues.tasks`` after a sweep or tick closed a round (to each entrant's
     owner, once per round)."""
@@ -45,7 +46,7 @@ DESCRIPTIONS: dict[EventKind, str] = {
     ),
     EventKind.COMPETITION_PHASE: (
         "A competition you entered opened, froze submissions, started its final event or "
-        "ended. Reserved: competitions emit it once they exist on this platform."
+        "ended (or was cancelled)."
     ),
     EventKind.LEAGUE_ROUND: (
         "A round of a league one of your bots plays in closed: your bots' places and the "

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from django.core import mail
 
 from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.competitions.models import (
@@ -347,3 +348,30 @@ def test_a_competition_in_two_rule_systems(carol: User, alice: User, bob: User) 
     competition = sweep(competition, FREEZE)
     assert competition.phase == Phase.CANCELLED
     assert "classic:" in competition.note and "boulevard:" in competition.note
+
+
+def test_each_phase_is_told_to_the_organiser_and_the_entrants(
+    carol: User, alice: User, bob: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    """By e-mail here (the kind's default), once per person and phase, as it commits."""
+    competition = create(carol)
+    with django_capture_on_commit_callbacks(execute=True):
+        competition = sweep(competition, OPENS)
+    assert [(m.to, m.subject) for m in mail.outbox] == [
+        ([carol.email], "[Las Vegas Arena] Spring cup: Entry open")
+    ]
+    for user in (alice, bob):
+        competition_enter(competition=competition, bot=bot_of(user, "b"), by=user, now=OPENS)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        competition = sweep(competition, CLOSES)
+        competition = sweep(competition, CLOSES)  # a second sweep tells nobody again
+    assert sorted(m.to[0] for m in mail.outbox) == sorted([carol.email, alice.email, bob.email])
+    assert {m.subject for m in mail.outbox} == {"[Las Vegas Arena] Spring cup: Season"}
+    assert "you may still upload versions" in mail.outbox[0].body
+    assert "/competitions/spring-cup/" in mail.outbox[0].body
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        competition_cancel(competition=competition, by=carol, reason="snow", now=CLOSES)
+    assert {m.subject for m in mail.outbox} == {"[Las Vegas Arena] Spring cup: Cancelled"}
+    assert all("snow" in m.body for m in mail.outbox) and len(mail.outbox) == 3

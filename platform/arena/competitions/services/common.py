@@ -9,6 +9,7 @@ from datetime import datetime
 from arena.errors import ArenaError
 from arena.transitions import check_move
 
+from .. import notices
 from ..models import Competition, Phase
 
 log = logging.getLogger(__name__)
@@ -65,9 +66,7 @@ def move(locked: Competition, to: Phase, *, now: datetime) -> None:
 
 
 def _phase_changed(competition: Competition, old: Phase, new: Phase, now: datetime) -> None:
-    """Hook for what follows a phase change (notifications, once that app exists).
-
-    Deliberately does nothing but log: it runs inside the move's transaction, so
-    whatever is wired here should queue its work on commit.
-    """
+    """What follows a phase change: a log line, and the organiser and entrants told
+    (:mod:`..notices`; queued once this move commits)."""
     log.info("competition %s: %s -> %s at %s", competition.pk, old, new, now.isoformat())
+    notices.phase_changed(competition, old, new, now)

@@ -207,9 +207,10 @@ def _archive(locked: Competition, now: datetime) -> None:
 
 
 def _cancel(locked: Competition, reason: str, now: datetime) -> None:
-    move(locked, Phase.CANCELLED, now=now)
+    # The reason first: the move tells people (notices) and says why.
     locked.note = reason
     locked.save(update_fields=["note"])
+    move(locked, Phase.CANCELLED, now=now)
     for place in locked.ladders.select_related("league", "ladder"):
         if place.league is not None and place.league.status not in LEAGUE_OVER:
             league_cancel(league=place.league, reason=f"{locked} was cancelled: {reason}", now=now)
