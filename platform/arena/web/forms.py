@@ -415,7 +415,8 @@ class LeagueForm(forms.Form):
     )
     round_interval = IntervalField(
         label="A round every",
-        initial="1 day",
+        # Short, so that a league started now is over the same day; a weekly club sets more.
+        initial="10 minutes",
         help_text=f"The time between two rounds' starts, {_INTERVAL_HINT}.",
     )
     bots = forms.MultipleChoiceField(
@@ -506,28 +507,65 @@ class LeagueForm(forms.Form):
             self.add_error("start_at", "Choose the start time, or tick Start now.")
         return data
 
-    def league_arguments(self, *, now: datetime) -> dict[str, Any]:
-        """The keyword arguments of leagues.services.league_create (after is_valid); "start
-        now" is a start just after ``now``, which the service accepts as in the future."""
+    def plan_arguments(self, *, now: datetime) -> dict[str, Any]:
+        """The keyword arguments of leagues.services.league_plan, for the calendar's preview
+        (after is_valid, whatever the name and slug): the ticked bots are its entrants; "start
+        now" is a start just after ``now``, which the services accept as in the future."""
         data = self.cleaned_data
         start_at = now + START_NOW_DELAY if data["start_now"] else data["start_at"]
         return {
             "ladder": self.ladders[data["ladder"]],
-            "bots": [self.candidates[bot_id].bot for bot_id in data["bots"]],
-            "name": data["name"],
-            "slug": data["slug"],
+            "entrants": len(data["bots"]),
             "format": data["format"],
             "visibility": data["visibility"],
             "start_at": start_at,
             "round_interval": data["round_interval"],
             "games_per_table": 1 if data["games_per_table"] is None else data["games_per_table"],
-            "duplicate": data["duplicate"],
-            "rated": data["rated"],
             "points_per_rank": data["points_per_rank"],
             "advance": data["advance"],
             "rounds": data["rounds"],
             "max_tables": DEFAULT_MAX_TABLES if data["max_tables"] is None else data["max_tables"],
         }
+
+    def league_arguments(self, *, now: datetime) -> dict[str, Any]:
+        """The keyword arguments of leagues.services.league_create (after is_valid)."""
+        data = self.cleaned_data
+        arguments = self.plan_arguments(now=now)
+        del arguments["entrants"]
+        return {
+            **arguments,
+            "bots": [self.candidates[bot_id].bot for bot_id in data["bots"]],
+            "name": data["name"],
+            "slug": data["slug"],
+            "duplicate": data["duplicate"],
+            "rated": data["rated"],
+        }
+
+    def plan_problem(self) -> str | None:
+        """What keeps the calendar from being previewed: the first error of a field it
+        depends on (the name and slug do not count), or None."""
+        for name in PLAN_FIELDS:
+            if name in self.errors:
+                label = self.fields[name].label or name.replace("_", " ").capitalize()
+                return f"{label}: {self.errors[name][0]}"
+        return None
+
+
+#: The fields the calendar's preview reads (LeagueForm.plan_arguments).
+PLAN_FIELDS = (
+    "ladder",
+    "format",
+    "visibility",
+    "start_now",
+    "start_at",
+    "round_interval",
+    "bots",
+    "games_per_table",
+    "points_per_rank",
+    "advance",
+    "rounds",
+    "max_tables",
+)
 
 
 def _candidate_choices(candidates: Sequence[EntryCandidate], user: User) -> list[tuple[int, str]]:

@@ -37,6 +37,7 @@ urlpatterns = [
     path("leagues/", views.league_list_page, name="leagues"),
     # Before leagues/<slug>/: "new" is no league's slug (leagues.services.RESERVED_SLUGS).
     path("leagues/new/", views.league_new, name="league-new"),
+    path("leagues/new/plan/", views.league_plan_view, name="league-plan"),
     path("leagues/<slug:slug>/", views.league_detail, name="league"),
     path("leagues/<slug:slug>/pause/", views.league_pause_view, name="league-pause"),
     path("leagues/<slug:slug>/resume/", views.league_resume_view, name="league-resume"),

@@ -100,6 +100,7 @@ from arena.leagues.services import (
     league_entry_remove,
     league_entry_respond,
     league_pause,
+    league_plan,
 )
 from arena.matches.models import UNPLAYED
 from arena.matches.selectors import (
@@ -115,6 +116,7 @@ from arena.matches.selectors import (
 )
 from arena.matches.study import match_study_seats
 from arena.pagination import EndNearPaginator
+from arena.players.models import User
 from arena.players.selectors import player_get, signed_in
 from arena.players.services import player_create
 from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
@@ -693,6 +695,43 @@ def league_results_context(request: HttpRequest, league: League) -> dict[str, An
     }
 
 
+def _league_plan(form: LeagueForm, user: User) -> dict[str, Any]:
+    """The new-league form's calendar preview: the rounds and the last one's time that
+    league_plan (the services' own rule) gives the form's settings, or what keeps it from one."""
+    if not form.is_bound:
+        return {"problem": "Tick the entrants to see how many rounds they play and when."}
+    form.is_valid()
+    problem = form.plan_problem()
+    if problem is not None:
+        return {"problem": problem}
+    arguments = form.plan_arguments(now=timezone.now())
+    if not arguments["entrants"]:
+        return {"problem": "Tick the entrants to see how many rounds they play and when."}
+    try:
+        plan = league_plan(organiser=user, **arguments)
+    except ArenaError as error:
+        return {"problem": error.message}
+    return {
+        "plan": plan,
+        "start_now": form.cleaned_data["start_now"],
+        "interval": form.data.get("round_interval", ""),
+    }
+
+
+@login_required(login_url="web:login")
+@require_GET
+def league_plan_view(request: HttpRequest) -> HttpResponse:
+    """The calendar preview of /leagues/new/, fetched by htmx as the form's fields change."""
+    user = signed_in(request)
+    form = LeagueForm(
+        request.GET,
+        user=user,
+        ladders=list(league_ladders()),
+        candidates=league_entry_candidates(user=user),
+    )
+    return render(request, "web/_league_plan.html", _league_plan(form, user))
+
+
 @login_required(login_url="web:login")
 @require_http_methods(["GET", "POST"])
 def league_new(request: HttpRequest) -> HttpResponse:
@@ -721,7 +760,7 @@ def league_new(request: HttpRequest) -> HttpResponse:
             when = "within a minute or two" if form.cleaned_data["start_now"] else "on time"
             messages.success(request, f"Created {league.name}: it starts by itself {when}.")
             return redirect("web:league", slug=league.slug)
-    return render(request, "web/league_new.html", {"form": form})
+    return render(request, "web/league_new.html", {"form": form, **_league_plan(form, user)})
 
 
 # A league page's buttons: POST, back to the page with a message.

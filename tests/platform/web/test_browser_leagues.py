@@ -137,3 +137,47 @@ def test_carol_creates_a_league_then_pauses_and_resumes_it(
     expect(page.locator("h1 .badge")).to_have_text(re.compile("scheduled", re.I))
     league.refresh_from_db()
     assert league.status == LeagueStatus.SCHEDULED
+
+
+def test_the_form_previews_the_calendar_as_it_is_filled(
+    page: Any, screenshot: Any, log_in: Any, alice: Any
+) -> None:
+    LadderFactory(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    bots = make_bots(alice, 6, "cup")
+    start = (timezone.now() + timedelta(days=2)).replace(hour=9, minute=0, second=0, microsecond=0)
+
+    log_in("alice", PASSWORD)
+    page.goto("/leagues/new/")
+    plan = page.locator("#league-plan")
+    expect(plan).to_contain_text("Tick the entrants")
+    page.fill("#id_name", "Lunch cup")
+    page.select_option("#id_ladder", "classic-2")
+    page.fill("#id_start_at", start.strftime("%Y-%m-%dT%H:%M"))
+    for bot in bots[:4]:
+        page.locator("#entrants label", has_text=bot.name).locator("input").check()
+    # Four bots two by two: three rounds, ten minutes apart (the default interval).
+    expect(page.locator("#plan-rounds")).to_have_text("3 rounds")
+    expect(page.locator("#plan-end")).to_have_text(
+        (start + timedelta(minutes=20)).strftime("%a %-d %b %Y, %H:%M UTC")
+    )
+    # Each change is previewed: more entrants, another interval.
+    for bot in bots[4:]:
+        page.locator("#entrants label", has_text=bot.name).locator("input").check()
+    page.fill("#id_round_interval", "1 hour")
+    expect(page.locator("#plan-rounds")).to_have_text("5 rounds")
+    expect(page.locator("#plan-end")).to_have_text(
+        (start + timedelta(hours=4)).strftime("%a %-d %b %Y, %H:%M UTC")
+    )
+    page.fill("#id_round_interval", "soon")
+    expect(plan).to_contain_text("'soon' is not a duration")
+    page.fill("#id_round_interval", "1 hour")
+    expect(page.locator("#plan-rounds")).to_have_text("5 rounds")
+    # Started now, the first round is within a minute or two.
+    page.check("#id_start_now")
+    expect(plan).to_contain_text("the first within a minute or two")
+    plan.scroll_into_view_if_needed()
+    screenshot("league-new-plan")
+    page.click("#league-form button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/leagues/lunch-cup/$"))
+    league = League.objects.get(slug="lunch-cup")
+    assert league.round_interval == timedelta(hours=1) and league.entries.count() == 6

@@ -802,3 +802,126 @@ def test_the_fixture_rows_tag_writes_what_the_template_wrote(
     # Seat tags are inline: the space between them is what sets them apart on screen.
     assert re.search(r'</span>\s+<span class="seat-tag', written)
     assert written.count("<tr>") == sum(len(f.games.all()) for f in fixtures) > 2
+
+
+# --------------------------------------------------------------------------- the calendar preview
+
+
+def plan_of(html: str) -> tuple[int, datetime | None]:
+    """The preview's number of rounds and its last round's time (None: a single round)."""
+    rounds = re.search(r'id="plan-rounds">(\d+) rounds?<', html)
+    assert rounds, html
+    end = re.search(r'id="plan-end">(.*?) UTC<', html)
+    last = (
+        datetime.strptime(end.group(1), "%a %d %b %Y, %H:%M").replace(tzinfo=UTC) if end else None
+    )
+    return int(rounds.group(1)), last
+
+
+@pytest.mark.parametrize(
+    ("form", "seats", "expected"),
+    [
+        # 6 bots, 4 seats: C(6, 4) = 15 tables, fitted into rounds.
+        ({"format": "round_robin"}, 4, None),
+        ({"format": "swiss"}, 4, 3),
+        ({"format": "swiss", "rounds": "5"}, 4, 5),
+        ({"format": "knockout", "advance": "2"}, 4, None),
+    ],
+)
+def test_the_preview_shows_the_rounds_and_end_the_league_then_schedules(
+    field: dict[str, Bot],
+    alice: User,
+    bob: User,
+    form: dict[str, str],
+    seats: int,
+    expected: int | None,
+) -> None:
+    from arena.leagues.models import LeagueRound
+
+    bots = [field[name] for name in ("a0", "a1", "a2", "a3", "b0", "b1")]
+    start = (timezone.now() + timedelta(days=2)).replace(second=0, microsecond=0)
+    data = league_form(
+        bots, start_at=start_field(start), round_interval="2 hours 30 minutes", **form
+    )
+    client = client_for(alice)
+    response = client.get("/leagues/new/plan/", data)
+    assert response.status_code == 200
+    rounds, last = plan_of(response.content.decode())
+    if expected is not None:
+        assert rounds == expected
+    assert last == start + (rounds - 1) * timedelta(hours=2, minutes=30)
+
+    assert client.post("/leagues/new/", data).status_code == 302
+    league = League.objects.get(slug="winter")
+    # Bob accepts his invitation: the six ticked bots all play.
+    for bot in (field["b0"], field["b1"]):
+        client_for(bob).post(f"/leagues/winter/entries/{bot.pk}/respond/", {"accept": "yes"})
+    assert league.entries.filter(status=EntryStatus.ACCEPTED).count() == 6
+    advance(league, start)
+    scheduled = list(
+        LeagueRound.objects.filter(league=league)
+        .order_by("number")
+        .values_list("scheduled_at", flat=True)
+    )
+    assert len(scheduled) == rounds
+    assert scheduled[-1] == last
+
+
+def test_the_preview_says_what_keeps_it_from_a_calendar(field: dict[str, Bot], alice: User) -> None:
+    client = client_for(alice)
+    bots = [field["a0"], field["a1"], field["a3"], field["b0"]]
+    said = {
+        "no bots": league_form([]),
+        "too few": league_form(bots[:2]),
+        "no interval": league_form(bots, round_interval="soon"),
+        "too close": league_form(bots, round_interval="0 minutes"),
+        "knockout": league_form(bots, format="knockout"),
+        "no start": league_form(bots, start_at=""),
+    }
+    texts = {case: text_of(client.get("/leagues/new/plan/", data)) for case, data in said.items()}
+    assert "Tick the entrants" in texts["no bots"]
+    assert "2 entrants" in texts["too few"] and "4" in texts["too few"], texts["too few"]
+    assert "A round every: 'soon' is not a duration" in texts["no interval"]
+    assert "at least 0:01:00 apart" in texts["too close"]
+    assert "a knockout needs `advance`" in texts["knockout"]
+    assert "Choose the start time, or tick Start now." in texts["no start"]
+    # The name and slug do not matter to the calendar.
+    rounds, _ = plan_of(
+        client.get("/leagues/new/plan/", league_form(bots, name="", slug="")).content.decode()
+    )
+    assert rounds == 1
+    # Visitors are sent to log in.
+    assert Client().get("/leagues/new/plan/").status_code == 302
+
+
+def test_the_default_start_now_league_is_over_the_same_day(
+    field: dict[str, Bot], pairs: Ladder, alice: User
+) -> None:
+    """With the form's defaults (round robin, its initial interval), started now in the
+    morning, sixteen bots on a 2-seat ladder (fifteen rounds) have their last round that day."""
+    from arena.leagues.models import LeagueRound
+    from arena.leagues.services import league_create, league_plan
+    from arena.web.forms import START_NOW_DELAY, IntervalField, LeagueForm
+
+    fields = LeagueForm.base_fields
+    interval = IntervalField().clean(fields["round_interval"].initial)
+    assert fields["format"].initial == "round_robin"
+    assert not fields["start_now"].initial
+    now = datetime(2031, 3, 2, 9, 0, tzinfo=UTC)
+    bots = make_bots(alice, 16, "day")
+    settings = {
+        "ladder": pairs,
+        "format": fields["format"].initial,
+        "visibility": fields["visibility"].initial,
+        "start_at": now + START_NOW_DELAY,
+        "round_interval": interval,
+    }
+    plan = league_plan(organiser=alice, entrants=len(bots), now=now, **settings)
+    assert plan.rounds == 15
+    assert plan.last_round_at.date() == now.date(), plan
+    league = league_create(
+        organiser=alice, bots=bots, name="Today", slug="today", now=now, **settings
+    )
+    advance(league, now + START_NOW_DELAY)
+    times = list(LeagueRound.objects.filter(league=league).values_list("scheduled_at", flat=True))
+    assert (len(times), max(times)) == (plan.rounds, plan.last_round_at)

@@ -20,11 +20,13 @@ from .common import (
     LeagueTransitionError,
 )
 from .creating import (
+    LeaguePlan,
     league_create,
     league_create_frozen,
     league_entry_add,
     league_entry_remove,
     league_entry_respond,
+    league_plan,
     league_validate,
 )
 from .organiser import league_cancel, league_pause, league_resume
@@ -37,6 +39,7 @@ __all__ = [
     "RESERVED_SLUGS",
     "LeagueConfigError",
     "LeagueEntryError",
+    "LeaguePlan",
     "LeagueTransitionError",
     "league_advance",
     "league_cancel",
@@ -46,6 +49,7 @@ __all__ = [
     "league_entry_remove",
     "league_entry_respond",
     "league_pause",
+    "league_plan",
     "league_resume",
     "league_standings_recompute",
     "league_validate",

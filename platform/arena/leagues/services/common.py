@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from arena.errors import ArenaError
 from arena.matches.models import MatchStatus
@@ -90,6 +90,12 @@ def planned_rounds(
     if format == LeagueFormat.SWISS:
         return rounds or max(1, math.ceil(math.log2(entrants)))
     return formats.round_robin_rounds(entrants, seats, max_tables=max_tables, rounds=rounds)
+
+
+def round_times(*, start_at: datetime, round_interval: timedelta, rounds: int) -> list[datetime]:
+    """When each round starts: the one rule for a league's calendar, stored at its start
+    (tick) and shown before its creation (creating.league_plan)."""
+    return [start_at + (number - 1) * round_interval for number in range(1, rounds + 1)]
 
 
 def forfeit_entry(entry: LeagueEntry, why: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -34,6 +35,7 @@ from .common import (
     forfeit_entry,
     lock_league,
     planned_rounds,
+    round_times,
 )
 from .standings import league_standings_recompute
 
@@ -143,6 +145,56 @@ def league_validate(
             "or a balanced design (lower the table cap)."
         )
     return planned
+
+
+@dataclass(frozen=True)
+class LeaguePlan:
+    """A league's calendar before its creation: what its start will schedule."""
+
+    entrants: int
+    rounds: int
+    first_round_at: datetime
+    last_round_at: datetime
+
+
+def league_plan(
+    *,
+    organiser: User,
+    ladder: Ladder,
+    format: str,
+    visibility: str,
+    start_at: datetime,
+    round_interval: timedelta,
+    entrants: int,
+    games_per_table: int = 1,
+    points_per_rank: Sequence[float] | None = None,
+    advance: int | None = None,
+    rounds: int | None = None,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    now: datetime | None = None,
+) -> LeaguePlan:
+    """The rounds and their times a league of these settings gets if ``entrants`` bots play,
+    by the checks of league_create and the rule its start schedules with (LeagueConfigError
+    says what league_create would refuse)."""
+    count = league_validate(
+        organiser=organiser,
+        ladder=ladder,
+        format=format,
+        visibility=visibility,
+        start_at=start_at,
+        round_interval=round_interval,
+        entrants=entrants,
+        games_per_table=games_per_table,
+        points_per_rank=list(points_per_rank or formats.default_points(ladder.seats)),
+        advance=advance,
+        rounds=rounds,
+        max_tables=max_tables,
+        now=now or timezone.now(),
+    )
+    times = round_times(start_at=start_at, round_interval=round_interval, rounds=count)
+    return LeaguePlan(
+        entrants=entrants, rounds=count, first_round_at=times[0], last_round_at=times[-1]
+    )
 
 
 def league_create(

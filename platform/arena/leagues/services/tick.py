@@ -55,6 +55,7 @@ from .common import (
     forfeit_entry,
     lock_league,
     planned_rounds,
+    round_times,
 )
 from .standings import _byes_so_far, _compute_lines, league_standings_recompute
 
@@ -150,12 +151,13 @@ def _start(locked: League, now: datetime) -> None:
         log.warning("league %s cancelled at its start: %s", locked.pk, error)
         return
     rounds = LeagueRound.objects.bulk_create(
-        LeagueRound(
-            league=locked,
-            number=number,
-            scheduled_at=locked.start_at + (number - 1) * locked.round_interval,
+        LeagueRound(league=locked, number=number, scheduled_at=when)
+        for number, when in enumerate(
+            round_times(
+                start_at=locked.start_at, round_interval=locked.round_interval, rounds=count
+            ),
+            start=1,
         )
-        for number in range(1, count + 1)
     )
     if locked.format == LeagueFormat.ROUND_ROBIN:
         _store_round_robin(locked, rounds, playing)
