@@ -233,25 +233,6 @@ def ladders_needing_refit() -> list[Ladder]:
     return [ladder for ladder in ladders if refit_due(ladder.rated_units, ladder.refit_units)]
 
 
-def ladder_list_with_counts() -> list[Ladder]:
-    """Ladders by name, each with ``bot_count``: the public bots on its leaderboard.
-
-    Counted for all ladders in one grouped query (each ladder's own count joined the
-    bots and versions again), set on the ladders read by a second.
-    """
-    counts = dict(
-        _on_board(Rating.objects.all())
-        .order_by()
-        .values_list("ladder_id")
-        .annotate(n=Count("pk"))
-        .values_list("ladder_id", "n")
-    )
-    ladders = list(ladder_list())
-    for ladder in ladders:
-        ladder.bot_count = counts.get(ladder.pk, 0)  # type: ignore[attr-defined]
-    return ladders
-
-
 def rating_changes_recent(
     *, rating_ids: Sequence[int], points: int
 ) -> dict[int, list[RatingChange]]:

@@ -66,7 +66,6 @@ from arena.ladders.selectors import (
     ladder_get,
     ladder_leaderboard,
     ladder_leaderboard_count,
-    ladder_list_with_counts,
     ladder_past_seasons,
     rating_trends,
     season_get,
@@ -135,6 +134,7 @@ from .forms import (
     VersionChallengeForm,
     open_ladders_query,
 )
+from .selectors import competitions_running, home_page
 
 LEADERBOARD_PAGE_SIZE = 50
 TREND_POINTS = 12
@@ -160,8 +160,18 @@ WAITING_STATUSES = (VersionStatus.PENDING, VersionStatus.VALIDATING)
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    games = presenters.ladders_by_game(ladder_list_with_counts())
-    return render(request, "web/home.html", {"games": games})
+    page = home_page()
+    rows = {row.ladder.pk: row for row in page.ladders}
+    games = [
+        {"game": game, "ladders": [rows[ladder.pk] for ladder in game.ladders]}
+        for game in presenters.ladders_by_game(row.ladder for row in page.ladders)
+    ]
+    context = {
+        "page": page,
+        "games": games,
+        "competitions": competitions_running(),
+    }
+    return render(request, "web/home.html", context)
 
 
 @require_GET

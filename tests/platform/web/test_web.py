@@ -116,10 +116,12 @@ def test_home_lists_the_ladders_with_their_bot_count(ladder: Any) -> None:
     assert response.status_code == 200
     text = text_of(response)
     assert "Classic, 2 seats" in text
-    # Grouped by game: the rule system's title, then each ladder with seats and bots.
+    # Grouped by game: the rule system's title, then each ladder with seats, leaders, bots.
     assert re.search(
-        r"Las Vegas, the dice game \(alea 2012\) classic .* Classic, 2 seats 2 3 ", text
-    )
+        r"Las Vegas, the dice game \(alea 2012\) classic .* Classic, 2 seats 2 seats "
+        r"1\. bot000 · \S+ 2000 2\. bot001 · \S+ 1999 3\. bot002 · \S+ 1998 3 ",
+        text,
+    ), text
 
 
 def test_the_ladder_ranks_settled_bots_and_lists_provisional_ones_apart(ladder: Any) -> None:
@@ -779,7 +781,9 @@ def test_home_and_player_pages_cost_a_bounded_number_of_queries(
         version = BotVersionFactory(bot=BotFactory(owner=alice, name=f"shark{i}"))
         RatingFactory(ladder=ladder, bot_version=version)
     client = client_for()
-    with django_assert_max_num_queries(2):  # the bot counts of every ladder, the ladders
+    # Matches in play and results (3 each), the ladders, each one's count and leaders
+    # (test_web_home.py).
+    with django_assert_max_num_queries(9):
         client.get("/")
     with django_assert_max_num_queries(3):  # player + profile, bots, their ratings
         response = client.get("/players/alice/")

@@ -1,0 +1,195 @@
+"""Reads of the site's own pages that gather several apps: the home page.
+
+The home page is the busiest page and shows the same to everyone (what an
+anonymous visitor may see), so it is read in a bounded number of queries,
+each served by an index and cut by a LIMIT (never a count over every rating
+or match), and kept in Django's cache for HOME_CACHE_SECONDS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.db.models import Prefetch
+
+from arena.ladders.models import Ladder, Rating
+from arena.ladders.selectors import ladder_leaderboard, ladder_list
+from arena.matches.models import Match, MatchStatus
+from arena.matches.selectors import matches_visible, seats_shown
+
+#: Seconds the home page's content is reused: short, as it shows matches in play.
+HOME_CACHE_SECONDS = 15
+HOME_CACHE_KEY = "arena:home:v1"
+#: Matches in play and latest results shown.
+HOME_LIVE_MATCHES = 8
+HOME_LATEST_RESULTS = 8
+#: Leaders shown per ladder.
+HOME_LEADERS = 3
+#: A ladder's bots are counted up to this many ("1000+" above): a bounded count.
+HOME_BOT_COUNT_CAP = 1000
+
+
+@dataclass(frozen=True)
+class BotOwner:
+    """A bot as the home page names it: with its owner (``web/_bot_owner.html``)."""
+
+    bot_id: int
+    name: str
+    owner: str
+
+
+@dataclass(frozen=True)
+class HomeSeat:
+    bot: BotOwner
+    seat: int
+    rank: int | None
+    money: int | None
+
+
+@dataclass(frozen=True)
+class HomeMatch:
+    match_id: int
+    ladder_name: str
+    status: str
+    #: When it started (in play) or finished (a result).
+    at: datetime | None
+    seats: tuple[HomeSeat, ...]
+
+
+@dataclass(frozen=True)
+class HomeLeader:
+    position: int
+    bot: BotOwner
+    rating: float
+
+
+@dataclass(frozen=True)
+class HomeLadder:
+    ladder: Ladder
+    #: Public bots on its leaderboard, counted up to HOME_BOT_COUNT_CAP + 1.
+    bot_count: int
+    leaders: tuple[HomeLeader, ...]
+
+    @property
+    def bot_count_shown(self) -> str:
+        if self.bot_count > HOME_BOT_COUNT_CAP:
+            return f"{HOME_BOT_COUNT_CAP:,}+"
+        return f"{self.bot_count:,}"
+
+
+@dataclass(frozen=True)
+class RunningCompetition:
+    """A competition under way, as the home page's slot shows it with a countdown."""
+
+    title: str
+    url: str
+    #: What the countdown counts down to ("entry closes", "final event starts", ...).
+    phase: str
+    next_at: datetime
+
+
+@dataclass(frozen=True)
+class HomePage:
+    live: tuple[HomeMatch, ...]
+    latest: tuple[HomeMatch, ...]
+    ladders: tuple[HomeLadder, ...]
+
+
+def competitions_running() -> list[RunningCompetition]:
+    """HOOK for competitions (issue 33, point 1): the competitions under way, soonest
+    deadline first. There are none until competitions exist; the home page shows
+    nothing for an empty list. Not cached with the rest: a countdown's deadline is fixed,
+    the page counts down to it."""
+    return []
+
+
+def _bot(bot_id: int, name: str, owner: str) -> BotOwner:
+    return BotOwner(bot_id=bot_id, name=name, owner=owner)
+
+
+def _home_matches(matches: Sequence[Match], *, started: bool) -> tuple[HomeMatch, ...]:
+    return tuple(
+        HomeMatch(
+            match_id=match.pk,
+            ladder_name=match.ladder.name if match.ladder_id else "",
+            status=match.status,
+            at=match.started_at if started else match.finished_at,
+            seats=tuple(
+                HomeSeat(
+                    bot=_bot(
+                        seat.bot_version.bot_id,
+                        seat.bot_version.bot.name,
+                        seat.bot_version.bot.owner.username,
+                    ),
+                    seat=seat.seat,
+                    rank=seat.rank,
+                    money=seat.money,
+                )
+                for seat in match.participants.all()
+            ),
+        )
+        for match in matches
+    )
+
+
+def _matches(status: str, limit: int) -> list[Match]:
+    """The newest ``limit`` matches of ``status`` anyone may see, with their seats: the
+    newest first by id (ids grow with time), a backward walk of the primary key or of
+    match_status_created that stops after ``limit`` rows."""
+    order = "-created_at" if status == MatchStatus.RUNNING else "-id"
+    matches = matches_visible(
+        Match.objects.filter(status=status).select_related("ladder").order_by(order, "-id"),
+        user=AnonymousUser(),
+    )
+    seats = Prefetch("participants", queryset=seats_shown())
+    return list(matches.prefetch_related(seats)[:limit])
+
+
+def _ladder(ladder: Ladder) -> HomeLadder:
+    board = ladder_leaderboard(ladder=ladder)
+    # A count stopped at the cap (COUNT over a LIMIT subquery), not one over every rating.
+    count = board.order_by()[: HOME_BOT_COUNT_CAP + 1].count()
+    leaders: list[Rating] = list(
+        ladder_leaderboard(ladder=ladder, provisional=False)[:HOME_LEADERS]
+    )
+    return HomeLadder(
+        ladder=ladder,
+        bot_count=count,
+        leaders=tuple(
+            HomeLeader(
+                position=position,
+                bot=_bot(rating.bot_id, rating.bot.name, rating.bot.owner.username),
+                rating=rating.rating,
+            )
+            for position, rating in enumerate(leaders, start=1)
+        ),
+    )
+
+
+def home_page_read() -> HomePage:
+    """The home page's content, read now: 7 + 2 per ladder queries, each bounded (each list
+    of matches reads the private versions it leaves out, then the matches and their seats)."""
+    return HomePage(
+        live=_home_matches(_matches(MatchStatus.RUNNING, HOME_LIVE_MATCHES), started=True),
+        latest=_home_matches(_matches(MatchStatus.FINISHED, HOME_LATEST_RESULTS), started=False),
+        ladders=tuple(_ladder(ladder) for ladder in ladder_list()),
+    )
+
+
+def home_page() -> HomePage:
+    """The home page's content, read at most every HOME_CACHE_SECONDS (in Django's cache;
+    read each time when the cache cannot be reached)."""
+    try:
+        page = cache.get(HOME_CACHE_KEY)
+    except Exception:  # the cache backend's own errors (redis, ...): read instead
+        page = None
+    if not isinstance(page, HomePage):
+        page = home_page_read()
+        with contextlib.suppress(Exception):  # uncached, it is read again next time
+            cache.set(HOME_CACHE_KEY, page, HOME_CACHE_SECONDS)
+    return page

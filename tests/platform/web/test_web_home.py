@@ -1,0 +1,156 @@
+"""The home page: matches in play (linked to their live pages), the latest results, each
+ladder's leaders with their owners, and no competition slot while there is none; read in
+a bounded number of queries whatever the number of bots, then from the cache."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.utils import timezone
+
+from arena.bots.models import Visibility
+from arena.ladders.elo import PROVISIONAL_MATCHES
+from arena.ladders.models import Ladder, Rating
+from arena.matches.models import Match, MatchStatus
+from arena.players.models import User
+from arena.web import selectors
+from tests.platform.factories import (
+    BotFactory,
+    BotVersionFactory,
+    LadderFactory,
+    MatchFactory,
+    ParticipantFactory,
+    RatingFactory,
+    UserFactory,
+)
+from tests.platform.scenes import play_match
+from tests.platform.web.test_web import text_of
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pairs(db: None) -> Ladder:
+    return LadderFactory(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+
+
+def running(ladder: Ladder, versions: list[Any]) -> Match:
+    """A match being played, as the worker leaves it while it plays."""
+    match = MatchFactory(
+        ladder=ladder, status=MatchStatus.RUNNING, attempts=1, started_at=timezone.now()
+    )
+    for seat, version in enumerate(versions):
+        ParticipantFactory(match=match, seat=seat, bot_version=version)
+    return match
+
+
+def section(html: str, ident: str) -> str:
+    found = re.search(rf'<section id="{ident}">(.*?)</section>', html, flags=re.S)
+    assert found, ident
+    return found.group(1)
+
+
+def test_the_home_page_shows_matches_in_play_results_and_leaders(
+    pairs: Ladder, alice: User, bob: User
+) -> None:
+    shark = BotVersionFactory(bot__owner=alice, bot__name="shark")
+    turtle = BotVersionFactory(bot__owner=bob, bot__name="turtle")
+    hidden = BotVersionFactory(
+        bot__owner=bob, bot__name="secret", bot__visibility=Visibility.PRIVATE
+    )
+    finished, log = play_match(pairs, [shark, turtle], seed=7)
+    live = running(pairs, [turtle, shark])
+    private = running(pairs, [hidden, shark])
+    # Rated by the match; settled here, with ratings to read.
+    for version, rating in ((shark, 1620.4), (turtle, 1580)):
+        Rating.objects.filter(ladder=pairs, bot_version=version).update(
+            rating=rating, rated_matches=PROVISIONAL_MATCHES
+        )
+
+    response = Client().get("/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    playing = section(html, "playing-now")
+    # The match in play links to its page (which follows it live); each bot with its owner.
+    assert f'href="/matches/{live.pk}/"' in playing
+    assert re.search(
+        r"turtle</a>\s*<span[^>]*>· bob</span>.*shark</a>\s*<span[^>]*>· alice", playing, re.S
+    )
+    # Another player's private bot's match is not listed (as in every list of matches).
+    assert f"/matches/{private.pk}/" not in html
+    results = section(html, "latest-results")
+    assert f'href="/matches/{finished.pk}/"' in results
+    winner = next(row for row in log["events"][-1]["result"] if row["rank"] == 1)
+    name = ["shark", "turtle"][winner["seat"]]
+    assert re.search(rf"1\. <span class=\"bot-owner\"><a href=\"/bots/\d+/\">{name}</a>", results)
+    assert f"${winner['money']}" in results
+    # Each ladder's leaders, best first, with owners; the bots counted.
+    text = text_of(response)
+    assert re.search(
+        r"Classic, 2 seats 2 seats 1\. shark · alice 1620 2\. turtle · bob 1580 2 ", text
+    ), text
+    # No competition exists: the slot shows nothing.
+    assert 'id="competitions"' not in html and "Competitions" not in text
+
+
+def test_a_competition_under_way_is_shown_with_its_countdown(
+    monkeypatch: pytest.MonkeyPatch, pairs: Ladder
+) -> None:
+    # The hook competitions fill: what the page does with one.
+    when = timezone.now() + timedelta(days=2, hours=3)
+    monkeypatch.setattr(
+        "arena.web.views.competitions_running",
+        lambda: [selectors.RunningCompetition("Winter open", "/x/", "entry closes", when)],
+    )
+    html = Client().get("/").content.decode()
+    assert 'id="competitions"' in html and "Winter open" in html
+    assert re.search(
+        r"entry closes in\s*<time datetime=\"[^\"]+\">2\xa0days, 2\xa0hours|2\xa0days, 3\xa0hours",
+        html,
+    )
+
+
+def test_the_home_page_is_read_in_bounded_queries_then_from_the_cache(
+    pairs: Ladder, django_assert_max_num_queries: Any, django_assert_num_queries: Any
+) -> None:
+    LadderFactory(slug="classic-4", name="Classic, 4 seats", rules="classic", seats=4)
+    owners = [UserFactory() for _ in range(3)]
+    made = 0
+    for count in (2, 40):
+        versions = [
+            BotVersionFactory(bot=BotFactory(owner=owners[i % 3], name=f"b{made + i}"))
+            for i in range(count)
+        ]
+        made += count
+        for i, version in enumerate(versions):
+            RatingFactory(ladder=pairs, bot_version=version, rating=1500 + i, rated_matches=40)
+        for i in range(0, count - 1, 2):
+            running(pairs, versions[i : i + 2])
+            play_match(pairs, versions[i : i + 2], seed=made + i)
+        cache.clear()
+        # For the running then the finished matches: the private versions left out, the
+        # matches, their seats; the ladders, then per ladder its count (stopped at the
+        # cap) and its leaders.
+        with django_assert_max_num_queries(3 + 3 + 1 + 2 * 2):
+            first = Client().get("/")
+        assert first.status_code == 200
+        # Then from the cache, with no query.
+        with django_assert_num_queries(0):
+            again = Client().get("/")
+        assert again.content == first.content
+
+
+def test_a_ladders_bots_are_counted_up_to_a_cap(
+    pairs: Ladder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(4):
+        RatingFactory(ladder=pairs, bot_version__bot__name=f"c{i}")
+    assert selectors.home_page_read().ladders[0].bot_count_shown == "4"
+    monkeypatch.setattr(selectors, "HOME_BOT_COUNT_CAP", 3)
+    row = selectors.home_page_read().ladders[0]
+    assert (row.bot_count, row.bot_count_shown) == (4, "3+")
