@@ -88,7 +88,7 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
     winner = next(row for row in log["events"][-1]["result"] if row["rank"] == 1)
     name = ["shark", "turtle"][winner["seat"]]
     assert re.search(rf"1\. <span class=\"bot-owner\"><a href=\"/bots/\d+/\">{name}</a>", results)
-    assert f"${winner['money']}" in results
+    assert f"${winner['money']:,}" in results
     # Each ladder's leaders, best first, with owners; the bots counted.
     text = text_of(response)
     assert re.search(
