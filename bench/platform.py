@@ -745,6 +745,8 @@ class Target:
     label: str
     url: str
     user: Any = None
+    #: A cache key deleted before each request: the page as its cache expires.
+    uncached: str = ""
 
 
 def latency_targets(showcase_match: int | None) -> list[Target]:
@@ -758,6 +760,7 @@ def latency_targets(showcase_match: int | None) -> list[Target]:
     from arena.leagues.models import League
     from arena.matches.models import Match, MatchStatus, Participant
     from arena.players.models import User
+    from arena.web.selectors import HOME_CACHE_KEY
 
     slug = LADDER_SHARES[0][0]
     house = list(Bot.objects.filter(owner__profile__is_house=True).values_list("pk", flat=True))
@@ -786,6 +789,7 @@ def latency_targets(showcase_match: int | None) -> list[Target]:
     last_page = max(1, math.ceil(settled / 50))
     targets = [
         Target("home", "/"),
+        Target("home, its cache expired", "/", uncached=HOME_CACHE_KEY),
         Target("docs index", "/docs/"),
         Target("a docs page", "/docs/platform/"),
         Target("kits", "/kits/"),
@@ -866,6 +870,7 @@ def measure_latency(
 ) -> None:
     """p95 of every page and API list beside the target (``LATENCY_TARGET_MS``); ``only``:
     just the endpoints whose label or URL contains one of these (case-insensitive)."""
+    from django.core.cache import cache
     from django.test import Client
 
     # The requests run in a process set up as a server's worker: the application loaded
@@ -907,7 +912,11 @@ def measure_latency(
             _say(f"  {target.label:<42} not measured: {target.url} answered {response.status_code}")
             continue
 
-        def call(url: str = target.url, client: Any = client) -> None:
+        def call(
+            url: str = target.url, client: Any = client, uncached: str = target.uncached
+        ) -> None:
+            if uncached:
+                cache.delete(uncached)
             response = client.get(url)
             if response.streaming:
                 b"".join(response.streaming_content)
