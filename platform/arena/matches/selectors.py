@@ -185,6 +185,14 @@ def matches_visible(matches: QuerySet[Match], *, user: User | AnonymousUser) -> 
     return _visible(matches, _hidden_versions(user))
 
 
+def matches_visible_each(
+    *lists: QuerySet[Match], user: User | AnonymousUser
+) -> list[QuerySet[Match]]:
+    """:func:`matches_visible` of several lists of matches, the hidden versions read once."""
+    hidden = _hidden_versions(user)
+    return [_visible(matches, hidden) for matches in lists]
+
+
 def _visible(matches: QuerySet[Match], hidden: list[int] | None) -> QuerySet[Match]:
     """``matches`` that are no test game and seat none of the ``hidden`` versions
     (:func:`_hidden_versions`): the one rule of every list of matches."""

@@ -20,11 +20,13 @@ from django.db.models import Prefetch
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import ladder_leaderboard, ladder_list
 from arena.matches.models import Match, MatchStatus
-from arena.matches.selectors import matches_visible, seats_shown
+from arena.matches.selectors import matches_visible_each, seats_shown
 
 #: Seconds the home page's content is reused: short, as it shows matches in play.
 HOME_CACHE_SECONDS = 15
 HOME_CACHE_KEY = "arena:home:v1"
+#: Seconds each ladder's count of bots is reused (it moves slowly).
+HOME_COUNTS_SECONDS = 300
 #: Matches in play and latest results shown.
 HOME_LIVE_MATCHES = 8
 HOME_LATEST_RESULTS = 8
@@ -137,29 +139,46 @@ def _home_matches(matches: Sequence[Match], *, started: bool) -> tuple[HomeMatch
     )
 
 
-def _matches(status: str, limit: int) -> list[Match]:
-    """The newest ``limit`` matches of ``status`` anyone may see, with their seats: the
-    newest first by id (ids grow with time), a backward walk of the primary key or of
-    match_status_created that stops after ``limit`` rows."""
-    order = "-created_at" if status == MatchStatus.RUNNING else "-id"
-    matches = matches_visible(
-        Match.objects.filter(status=status).select_related("ladder").order_by(order, "-id"),
+def _matches() -> tuple[list[Match], list[Match]]:
+    """The newest matches in play and the latest results anyone may see, with their seats:
+    newest first (ids grow with time), backward walks of match_status_created and of the
+    primary key that stop at their LIMIT."""
+    running, finished = matches_visible_each(
+        Match.objects.filter(status=MatchStatus.RUNNING).order_by("-created_at", "-id"),
+        Match.objects.filter(status=MatchStatus.FINISHED).order_by("-id"),
         user=AnonymousUser(),
     )
     seats = Prefetch("participants", queryset=seats_shown())
-    return list(matches.prefetch_related(seats)[:limit])
-
-
-def _ladder(ladder: Ladder) -> HomeLadder:
-    board = ladder_leaderboard(ladder=ladder)
-    # A count stopped at the cap (COUNT over a LIMIT subquery), not one over every rating.
-    count = board.order_by()[: HOME_BOT_COUNT_CAP + 1].count()
-    leaders: list[Rating] = list(
-        ladder_leaderboard(ladder=ladder, provisional=False)[:HOME_LEADERS]
+    return (
+        list(running.select_related("ladder").prefetch_related(seats)[:HOME_LIVE_MATCHES]),
+        list(finished.select_related("ladder").prefetch_related(seats)[:HOME_LATEST_RESULTS]),
     )
+
+
+def _bot_counts(ladders: Sequence[Ladder]) -> dict[int, int]:
+    """Each ladder's public bots, counted up to HOME_BOT_COUNT_CAP + 1 (a COUNT over a
+    LIMIT subquery, never one over every rating), read at most every HOME_COUNTS_SECONDS:
+    the number moves slowly, the page's other parts quickly."""
+    key = f"{HOME_CACHE_KEY}:counts"
+    with contextlib.suppress(Exception):  # the cache backend's own errors: count instead
+        counts = cache.get(key)
+        if isinstance(counts, dict) and all(ladder.pk in counts for ladder in ladders):
+            return counts
+    counts = {
+        ladder.pk: ladder_leaderboard(ladder=ladder).order_by()[: HOME_BOT_COUNT_CAP + 1].count()
+        for ladder in ladders
+    }
+    with contextlib.suppress(Exception):  # uncached, they are counted again next time
+        cache.set(key, counts, HOME_COUNTS_SECONDS)
+    return counts
+
+
+def _ladder(ladder: Ladder, bot_count: int) -> HomeLadder:
+    settled = ladder_leaderboard(ladder=ladder, provisional=False)
+    leaders: list[Rating] = list(settled[:HOME_LEADERS])
     return HomeLadder(
         ladder=ladder,
-        bot_count=count,
+        bot_count=bot_count,
         leaders=tuple(
             HomeLeader(
                 position=position,
@@ -172,12 +191,16 @@ def _ladder(ladder: Ladder) -> HomeLadder:
 
 
 def home_page_read() -> HomePage:
-    """The home page's content, read now: 7 + 2 per ladder queries, each bounded (each list
-    of matches reads the private versions it leaves out, then the matches and their seats)."""
+    """The home page's content, read now: the private versions left out, the matches in
+    play and the results with their seats (5 queries), the ladders, each one's leaders
+    and, at most every HOME_COUNTS_SECONDS, each one's bots counted (1 + 2 per ladder)."""
+    running, finished = _matches()
+    ladders = list(ladder_list())
+    counts = _bot_counts(ladders)
     return HomePage(
-        live=_home_matches(_matches(MatchStatus.RUNNING, HOME_LIVE_MATCHES), started=True),
-        latest=_home_matches(_matches(MatchStatus.FINISHED, HOME_LATEST_RESULTS), started=False),
-        ladders=tuple(_ladder(ladder) for ladder in ladder_list()),
+        live=_home_matches(running, started=True),
+        latest=_home_matches(finished, started=False),
+        ladders=tuple(_ladder(ladder, counts[ladder.pk]) for ladder in ladders),
     )
 
 
