@@ -16,7 +16,11 @@ from datetime import datetime
 from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db.models import Prefetch
+from django.urls import reverse
 
+from arena.competitions.models import Competition
+from arena.competitions.selectors import RUNNING as COMPETITIONS_RUNNING
+from arena.competitions.selectors import next_step
 from arena.ladders.models import Ladder, Rating
 from arena.ladders.selectors import ladder_leaderboard, ladder_list
 from arena.matches.models import Match, MatchStatus
@@ -30,6 +34,8 @@ HOME_COUNTS_SECONDS = 300
 #: Matches in play and latest results shown.
 HOME_LIVE_MATCHES = 8
 HOME_LATEST_RESULTS = 8
+#: Competitions under way shown.
+HOME_COMPETITIONS = 5
 #: Leaders shown per ladder.
 HOME_LEADERS = 3
 #: A ladder's bots are counted up to this many ("1000+" above): a bounded count.
@@ -90,9 +96,10 @@ class RunningCompetition:
 
     title: str
     url: str
-    #: What the countdown counts down to ("entry closes", "final event starts", ...).
+    #: What the countdown counts down to ("entry closes", ...), or the phase when
+    #: nothing is on its calendar any more (the final event runs).
     phase: str
-    next_at: datetime
+    next_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -100,14 +107,29 @@ class HomePage:
     live: tuple[HomeMatch, ...]
     latest: tuple[HomeMatch, ...]
     ladders: tuple[HomeLadder, ...]
+    competitions: tuple[RunningCompetition, ...] = ()
 
 
 def competitions_running() -> list[RunningCompetition]:
-    """HOOK for competitions (issue 33, point 1): the competitions under way, soonest
-    deadline first. There are none until competitions exist; the home page shows
-    nothing for an empty list. Not cached with the rest: a countdown's deadline is fixed,
-    the page counts down to it."""
-    return []
+    """The competitions under way (entry open, season, frozen, final event), the one
+    whose final event starts first first; the home page shows nothing when there is none.
+    The countdown is written when the page is (``timeuntil``), so it is right even from
+    the cache."""
+    running = Competition.objects.filter(phase__in=COMPETITIONS_RUNNING).order_by(
+        "final_starts_at", "pk"
+    )[:HOME_COMPETITIONS]
+    shown = []
+    for competition in running:
+        step = next_step(competition=competition)
+        shown.append(
+            RunningCompetition(
+                title=competition.title,
+                url=reverse("web:competition", args=[competition.slug]),
+                phase=step.what if step else competition.get_phase_display().lower(),
+                next_at=step.at if step else None,
+            )
+        )
+    return shown
 
 
 def _bot(bot_id: int, name: str, owner: str) -> BotOwner:
@@ -192,8 +214,9 @@ def _ladder(ladder: Ladder, bot_count: int) -> HomeLadder:
 
 def home_page_read() -> HomePage:
     """The home page's content, read now: the private versions left out, the matches in
-    play and the results with their seats (5 queries), the ladders, each one's leaders
-    and, at most every HOME_COUNTS_SECONDS, each one's bots counted (1 + 2 per ladder)."""
+    play and the results with their seats (5 queries), the ladders, each one's leaders,
+    the competitions under way and, at most every HOME_COUNTS_SECONDS, each ladder's bots
+    counted (2 + 2 per ladder)."""
     running, finished = _matches()
     ladders = list(ladder_list())
     counts = _bot_counts(ladders)
@@ -201,6 +224,7 @@ def home_page_read() -> HomePage:
         live=_home_matches(running, started=True),
         latest=_home_matches(finished, started=False),
         ladders=tuple(_ladder(ladder, counts[ladder.pk]) for ladder in ladders),
+        competitions=tuple(competitions_running()),
     )
 
 

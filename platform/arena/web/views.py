@@ -134,7 +134,7 @@ from .forms import (
     VersionChallengeForm,
     open_ladders_query,
 )
-from .selectors import competitions_running, home_page
+from .selectors import home_page
 
 LEADERBOARD_PAGE_SIZE = 50
 TREND_POINTS = 12
@@ -166,12 +166,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {"game": game, "ladders": [rows[ladder.pk] for ladder in game.ladders]}
         for game in presenters.ladders_by_game(row.ladder for row in page.ladders)
     ]
-    context = {
-        "page": page,
-        "games": games,
-        "competitions": competitions_running(),
-    }
-    return render(request, "web/home.html", context)
+    return render(request, "web/home.html", {"page": page, "games": games})
 
 
 @require_GET

@@ -782,8 +782,8 @@ def test_home_and_player_pages_cost_a_bounded_number_of_queries(
         RatingFactory(ladder=ladder, bot_version=version)
     client = client_for()
     # The private versions hidden, matches in play and results (+ their seats), the
-    # ladders, each one's count and leaders (test_web_home.py).
-    with django_assert_max_num_queries(8):
+    # ladders, the competitions, each ladder's count and leaders (test_web_home.py).
+    with django_assert_max_num_queries(9):
         client.get("/")
     with django_assert_max_num_queries(3):  # player + profile, bots, their ratings
         response = client.get("/players/alice/")

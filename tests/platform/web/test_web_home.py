@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.bots.models import Visibility
+from arena.competitions.models import Competition, Phase
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.models import Ladder, Rating
 from arena.matches.models import Match, MatchStatus
@@ -50,7 +51,7 @@ def running(ladder: Ladder, versions: list[Any]) -> Match:
 
 
 def section(html: str, ident: str) -> str:
-    found = re.search(rf'<section id="{ident}">(.*?)</section>', html, flags=re.S)
+    found = re.search(rf'<section[^>]* id="{ident}">(.*?)</section>', html, flags=re.S)
     assert found, ident
     return found.group(1)
 
@@ -95,24 +96,36 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
         r"Classic, 2 seats 2 seats 1\. shark · alice 1620 2\. turtle · bob 1580 2 ", text
     ), text
     # No competition exists: the slot shows nothing.
-    assert 'id="competitions"' not in html and "Competitions" not in text
+    assert 'class="home-competitions"' not in html and "Competitions</h2>" not in html
 
 
-def test_a_competition_under_way_is_shown_with_its_countdown(
-    monkeypatch: pytest.MonkeyPatch, pairs: Ladder
-) -> None:
-    # The hook competitions fill: what the page does with one.
-    when = timezone.now() + timedelta(days=2, hours=3)
-    monkeypatch.setattr(
-        "arena.web.views.competitions_running",
-        lambda: [selectors.RunningCompetition("Winter open", "/x/", "entry closes", when)],
-    )
+def test_competitions_under_way_are_shown_with_their_countdowns(pairs: Ladder, carol: User) -> None:
+    now = timezone.now()
+
+    def competition(slug: str, phase: str, closes: timedelta) -> Competition:
+        return Competition.objects.create(
+            slug=slug,
+            title=slug.capitalize(),
+            organiser=carol,
+            invitation_token=slug,
+            phase=phase,
+            entry_opens_at=now - timedelta(days=1),
+            entry_closes_at=now + closes,
+            freeze_at=now + closes + timedelta(days=1),
+            final_starts_at=now + closes + timedelta(days=2),
+            final_format="round_robin",
+        )
+
+    competition("winter", Phase.ENTRY, timedelta(days=2, hours=3))
+    competition("draft", Phase.DRAFT, timedelta(days=3))
+    competition("old", Phase.ARCHIVED, timedelta(days=4))
     html = Client().get("/").content.decode()
-    assert 'id="competitions"' in html and "Winter open" in html
-    assert re.search(
-        r"entry closes in\s*<time datetime=\"[^\"]+\">2\xa0days, 2\xa0hours|2\xa0days, 3\xa0hours",
-        html,
-    )
+    slot = section(html, "competitions").replace("\xa0", " ")
+    assert 'href="/competitions/winter/"' in slot and "Winter" in slot
+    # The countdown to its next step, written when the page is.
+    assert re.search(r"entry closes in\s*<time datetime=\"[^\"]+\">2 days, [23] hours</time>", slot)
+    # Neither a draft nor a past competition.
+    assert "Draft" not in slot and "Old" not in slot
 
 
 def test_the_home_page_is_read_in_bounded_queries_then_from_the_cache(
@@ -134,9 +147,9 @@ def test_the_home_page_is_read_in_bounded_queries_then_from_the_cache(
             play_match(pairs, versions[i : i + 2], seed=made + i)
         cache.clear()
         # The private versions left out, the matches in play + their seats, the results +
-        # their seats; the ladders, then per ladder its count (stopped at the cap) and its
-        # leaders.
-        with django_assert_max_num_queries(5 + 1 + 2 * 2):
+        # their seats; the ladders, the competitions under way, then per ladder its count
+        # (stopped at the cap) and its leaders.
+        with django_assert_max_num_queries(5 + 2 + 2 * 2):
             first = Client().get("/")
         assert first.status_code == 200
         # Then from the cache, with no query.
@@ -145,7 +158,7 @@ def test_the_home_page_is_read_in_bounded_queries_then_from_the_cache(
         assert again.content == first.content
         # The page's cache expires before the counts' (kept longer): no count then.
         cache.delete(selectors.HOME_CACHE_KEY)
-        with django_assert_max_num_queries(5 + 1 + 2):
+        with django_assert_max_num_queries(5 + 2 + 2):
             assert Client().get("/").content == first.content
 
 
