@@ -745,8 +745,8 @@ class Target:
     label: str
     url: str
     user: Any = None
-    #: A cache key deleted before each request: the page as its cache expires.
-    uncached: str = ""
+    #: Cache keys deleted before each request: the page as its cache expires.
+    uncached: tuple[str, ...] = ()
 
 
 def latency_targets(showcase_match: int | None) -> list[Target]:
@@ -760,7 +760,7 @@ def latency_targets(showcase_match: int | None) -> list[Target]:
     from arena.leagues.models import League
     from arena.matches.models import Match, MatchStatus, Participant
     from arena.players.models import User
-    from arena.web.selectors import HOME_CACHE_KEY
+    from arena.web.selectors import HOME_CACHE_KEY, HOME_CACHE_KEYS
 
     slug = LADDER_SHARES[0][0]
     house = list(Bot.objects.filter(owner__profile__is_house=True).values_list("pk", flat=True))
@@ -789,7 +789,8 @@ def latency_targets(showcase_match: int | None) -> list[Target]:
     last_page = max(1, math.ceil(settled / 50))
     targets = [
         Target("home", "/"),
-        Target("home, its cache expired", "/", uncached=HOME_CACHE_KEY),
+        Target("home, its cache expired", "/", uncached=(HOME_CACHE_KEY,)),
+        Target("home, its bot counts expired too", "/", uncached=HOME_CACHE_KEYS),
         Target("docs index", "/docs/"),
         Target("a docs page", "/docs/platform/"),
         Target("kits", "/kits/"),
@@ -913,10 +914,10 @@ def measure_latency(
             continue
 
         def call(
-            url: str = target.url, client: Any = client, uncached: str = target.uncached
+            url: str = target.url, client: Any = client, uncached: tuple[str, ...] = target.uncached
         ) -> None:
             if uncached:
-                cache.delete(uncached)
+                cache.delete_many(uncached)
             response = client.get(url)
             if response.streaming:
                 b"".join(response.streaming_content)

@@ -29,6 +29,9 @@ from arena.matches.selectors import matches_visible_each, seats_shown
 #: Seconds the home page's content is reused: short, as it shows matches in play.
 HOME_CACHE_SECONDS = 15
 HOME_CACHE_KEY = "arena:home:v1"
+HOME_COUNTS_KEY = f"{HOME_CACHE_KEY}:counts"
+#: Every key the home page keeps (the bench expires them all).
+HOME_CACHE_KEYS = (HOME_CACHE_KEY, HOME_COUNTS_KEY)
 #: Seconds each ladder's count of bots is reused (it moves slowly).
 HOME_COUNTS_SECONDS = 300
 #: Matches in play and latest results shown.
@@ -181,7 +184,7 @@ def _bot_counts(ladders: Sequence[Ladder]) -> dict[int, int]:
     """Each ladder's public bots, counted up to HOME_BOT_COUNT_CAP + 1 (a COUNT over a
     LIMIT subquery, never one over every rating), read at most every HOME_COUNTS_SECONDS:
     the number moves slowly, the page's other parts quickly."""
-    key = f"{HOME_CACHE_KEY}:counts"
+    key = HOME_COUNTS_KEY
     with contextlib.suppress(Exception):  # the cache backend's own errors: count instead
         counts = cache.get(key)
         if isinstance(counts, dict) and all(ladder.pk in counts for ladder in ladders):
