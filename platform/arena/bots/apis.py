@@ -37,6 +37,7 @@ from .selectors import (
     bot_list_visible,
     bot_version_get,
     bot_versions,
+    may_manage_bot,
     may_read_internals,
 )
 from .services import (
@@ -109,14 +110,15 @@ def read_upload(upload: UploadedFile) -> bytes:
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
-    """Reads for whoever sees the bot; changes for its owner only."""
+    """Reads for whoever sees the bot; changes for those who manage it
+    (``selectors.may_manage_bot``: its owner, its team's members, staff)."""
 
-    message = "only the bot's owner may change it."
+    message = "only the bot's owner or its team's members may change it."
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
         if request.method in permissions.SAFE_METHODS:
             return True
-        return bool(request.user.is_authenticated and obj.owner_id == request.user.pk)
+        return may_manage_bot(request.user, obj)
 
 
 def visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:

@@ -9,8 +9,10 @@ from pathlib import PurePosixPath
 from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.urls import reverse
 
-from arena.players.models import User
+from arena.players.models import TeamMembership, User
+from arena.players.selectors import user_team_ids
 
 from .models import (
     WORKBENCH_SUFFIX,
@@ -24,12 +26,41 @@ from .models import (
 )
 
 
+def may_manage_bot(user: User | AnonymousUser | None, bot: Bot, *, staff: bool = True) -> bool:
+    """The one access rule for acting on a bot and reading its internals (uploading
+    versions, changing it, entering ladders and leagues, challenging with it; reports,
+    stderr, faults, private bots): staff, its owner, and the members of its team.
+
+    ``staff=False`` leaves staff out: the bot's own people, who answer for it (an
+    invitation to a league) and see it as theirs ("yours" on pages)."""
+    if user is None or not user.is_authenticated:
+        return False
+    if (staff and user.is_staff) or user.pk == bot.owner_id:
+        return True
+    return bot.team_id is not None and bot.team_id in user_team_ids(user)
+
+
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
-    """The one access rule for a bot's internals (reports, stderr, faults, private bots):
-    its owner and staff read them, nobody else."""
-    return bool(
-        user is not None and user.is_authenticated and (user.is_staff or user.pk == bot.owner_id)
-    )
+    """Who reads a bot's internals: :func:`may_manage_bot`'s people (one rule for both)."""
+    return may_manage_bot(user, bot)
+
+
+def managed_bots_q(user: User | AnonymousUser | None, *, prefix: str = "") -> Q:
+    """:func:`may_manage_bot` as a filter on bots (``prefix``: the path to the bot, e.g.
+    ``"bot__"``), staff left out: the bots ``user`` owns or shares through a team."""
+    if user is None or not user.is_authenticated:
+        return Q(pk__in=[])
+    teams = TeamMembership.objects.filter(user_id=user.pk).values("team_id")
+    return Q(**{f"{prefix}owner_id": user.pk}) | Q(**{f"{prefix}team_id__in": teams})
+
+
+def bot_owner_label(bot: Bot) -> tuple[str, str]:
+    """Who a bot is shown as belonging to, and where that links: its team (the team's
+    page) when it has one, else its owner (their player page). The one place pages
+    and presenters ask, so a team's bot never shows as one member's."""
+    if (team := bot.team) is not None:
+        return team.name, reverse("web:team", args=[team.pk])
+    return bot.owner.username, reverse("web:player", args=[bot.owner.username])
 
 
 def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
@@ -39,7 +70,8 @@ def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | 
     no API, nothing to upload to, enter or challenge with; its test games are
     reached from the editor.
     """
-    bot = Bot.objects.select_related("owner").filter(pk=bot_id, workbench=False).first()
+    bots = Bot.objects.select_related("owner", "team").filter(pk=bot_id, workbench=False)
+    bot = bots.first()
     if bot is None:
         return None
     if bot.visibility == Visibility.PUBLIC or may_read_internals(user, bot):
@@ -55,15 +87,19 @@ def bot_active_version(*, bot: Bot) -> BotVersion | None:
     return bot.versions.filter(status=VersionStatus.ACTIVE).first()
 
 
-def bot_list_visible(*, user: User | AnonymousUser, owner: str | None = None) -> QuerySet[Bot]:
-    """The bots ``user`` may see (public ones, their own, every bot for staff), by name."""
+def bot_list_visible(
+    *, user: User | AnonymousUser, owner: str | None = None, team: int | None = None
+) -> QuerySet[Bot]:
+    """The bots ``user`` may see (public ones, their own and their teams', every bot for
+    staff), by name; ``owner`` (a username) and ``team`` (an id) narrow them."""
     # Workbenches (the editor's test builds) are the editor's own, listed nowhere.
     bots = Bot.objects.select_related("owner").filter(workbench=False).order_by("name", "id")
     if not user.is_staff:
-        mine = Q(owner_id=user.pk) if user.is_authenticated else Q(pk__in=[])
-        bots = bots.filter(Q(visibility=Visibility.PUBLIC) | mine)
+        bots = bots.filter(Q(visibility=Visibility.PUBLIC) | managed_bots_q(user))
     if owner is not None:
         bots = bots.filter(owner__username=owner)
+    if team is not None:
+        bots = bots.filter(team_id=team)
     return bots
 
 

@@ -26,7 +26,7 @@ from django.db.models import (
 )
 
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
-from arena.bots.selectors import may_read_internals
+from arena.bots.selectors import managed_bots_q, may_read_internals
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -156,7 +156,7 @@ def _hidden_versions(user: User | AnonymousUser) -> list[int] | None:
         return None
     private = BotVersion.objects.filter(bot__visibility=Visibility.PRIVATE, bot__workbench=False)
     if user.is_authenticated:
-        private = private.exclude(bot__owner_id=user.pk)
+        private = private.exclude(managed_bots_q(user, prefix="bot__"))
     return list(private.values_list("pk", flat=True))
 
 

@@ -16,6 +16,7 @@ from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.bots.models import Bot, Runtime, Visibility
+from arena.bots.selectors import may_manage_bot
 from arena.ladders.models import Ladder
 from arena.leagues.models import LeagueFormat, LeagueVisibility
 from arena.leagues.selectors import EntryCandidate
@@ -357,7 +358,7 @@ class EntrantCheckboxes(_OptionData, ManyOptions, forms.CheckboxSelectMultiple):
 def entrant_label(candidate: EntryCandidate, *, user: User, games: bool) -> str:
     """ "shark — yours · classic", "turtle — bob's, invited · classic, boulevard"."""
     bot = candidate.bot
-    whose = "yours" if bot.owner_id == user.pk else f"{bot.owner.username}'s"
+    whose = "yours" if may_manage_bot(user, bot, staff=False) else f"{bot.owner.username}'s"
     if candidate.invited:
         whose += ", invited"
     if not games:

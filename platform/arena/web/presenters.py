@@ -18,7 +18,7 @@ from django.contrib.auth.models import AnonymousUser
 
 import vegas_engine
 from arena.bots.models import Bot
-from arena.bots.selectors import bot_shown_name, may_read_internals
+from arena.bots.selectors import bot_shown_name, may_manage_bot, may_read_internals
 from arena.ladders.models import Ladder, Qualification, Rating
 from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
@@ -40,7 +40,7 @@ from . import charts
 def owned_seats(participants: Iterable[Participant], user: User | AnonymousUser) -> set[int]:
     if not user.is_authenticated:
         return set()
-    return {p.seat for p in participants if p.bot_version.bot.owner_id == user.pk}
+    return {p.seat for p in participants if may_manage_bot(user, p.bot_version.bot, staff=False)}
 
 
 # --------------------------------------------------------------------------- ratings
@@ -661,7 +661,7 @@ def _withdraw_text(
         )
     if entry.status not in WITHDRAWABLE_BEFORE_START:
         return None
-    verb = "Withdraw" if entry.bot.owner_id == user.pk else "Remove"
+    verb = "Withdraw" if may_manage_bot(user, entry.bot, staff=False) else "Remove"
     return WithdrawAction(
         label=verb,
         name=name,

@@ -42,6 +42,7 @@ from arena.bots.selectors import (
     bot_version_get,
     bot_versions,
     draft_of_test_game,
+    may_manage_bot,
     may_read_internals,
     player_bots,
     version_source_lines,
@@ -365,8 +366,8 @@ def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:
     bot = bot_get_visible(bot_id=bot_id, user=request.user)
     if bot is None:
         raise Http404("No such bot.")
-    if bot.owner_id != request.user.pk:
-        raise PermissionDenied("Only the bot's owner may change it.")
+    if not may_manage_bot(request.user, bot):
+        raise PermissionDenied("Only the bot's owner or its team's members may change it.")
     return bot
 
 
