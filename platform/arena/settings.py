@@ -469,6 +469,8 @@ REST_FRAMEWORK = {
         "login": env_str("ARENA_RATE_LOGIN", "10/min"),
         "signup": env_str("ARENA_RATE_SIGNUP", "10/hour"),
         "upload": env_str("ARENA_RATE_UPLOAD", "30/hour"),
+        # Uploads to a team's bots, all its members together (on top of each one's own).
+        "upload_team": env_str("ARENA_RATE_TEAM_UPLOAD", "30/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
