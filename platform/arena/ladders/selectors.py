@@ -127,6 +127,7 @@ def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
 RATING_SHOWN = (
     *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
 )
 

@@ -229,6 +229,7 @@ ENTRY_SHOWN = (
     *("league_id", "bot_id", "bot_version_id", "status", "seed", "reason"),
     *("last_round", "last_place", "created_at"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
     *("bot_version__bot_id", "bot_version__number", "bot_version__code_sha256"),
     "bot_version__status",
 )

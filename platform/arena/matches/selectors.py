@@ -53,7 +53,8 @@ SEAT_SHOWN = (
     *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
-    "bot_version__bot__owner__username",
+    # The team too: the access rule (bots.selectors.may_manage_bot) reads it per seat.
+    *("bot_version__bot__owner__username", "bot_version__bot__team_id"),
 )
 #: A match's own page also tells a test build (``Bot.workbench``: no bot page) from a bot.
 SEAT_ON_MATCH_PAGE = (*SEAT_SHOWN, "bot_version__bot__workbench")

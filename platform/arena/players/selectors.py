@@ -37,6 +37,7 @@ def signed_in(request: HttpRequest | Request) -> User:
 
 # --------------------------------------------------------------------------- teams
 
+#: Where user_team_ids keeps them (players.services forgets them when they change).
 _TEAM_IDS = "_arena_team_ids"
 
 

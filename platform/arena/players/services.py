@@ -133,6 +133,7 @@ def team_create(*, user: User, name: str, description: str = "") -> Team:
     except IntegrityError:
         raise TeamNameTakenError(f"the team name {team.name!r} is taken: choose another.") from None
     TeamMembership.objects.create(team=team, user=user, role=TeamRole.OWNER)
+    _forget_teams(user)
     return team
 
 
@@ -182,7 +183,13 @@ def team_join(*, user: User, token: str) -> TeamMembership:
     membership, _ = TeamMembership.objects.get_or_create(
         team=team, user=user, defaults={"role": TeamRole.MEMBER}
     )
+    _forget_teams(user)
     return membership
+
+
+def _forget_teams(user: User) -> None:
+    """Drop the teams ``selectors.user_team_ids`` kept on this user object: they changed."""
+    user.__dict__.pop("_arena_team_ids", None)
 
 
 def _locked_membership(team: Team, user: User) -> TeamMembership:
@@ -210,6 +217,7 @@ def team_leave(*, team: Team, user: User) -> None:
     membership = _locked_membership(team, user)
     _check_not_last_owner(team, membership)
     membership.delete()
+    _forget_teams(user)
 
 
 @transaction.atomic
@@ -219,6 +227,7 @@ def team_member_remove(*, team: Team, user: User, by: User) -> None:
     membership = _locked_membership(team, user)
     _check_not_last_owner(team, membership)
     membership.delete()
+    _forget_teams(user)
 
 
 @transaction.atomic
