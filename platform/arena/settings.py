@@ -80,8 +80,10 @@ INSTALLED_APPS = [
     "arena.ladders",
     "arena.matches",
     "arena.leagues",
+    "arena.competitions",
     "arena.live",
     "arena.tables",
+    "arena.notifications",
     "arena.web",
 ]
 
@@ -340,6 +342,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.leagues.tasks.leagues_advance_due",
         "schedule": 10.0,
     },
+    "advance-competitions": {
+        "task": "arena.competitions.tasks.competitions_advance_due",
+        "schedule": 10.0,
+    },
     "sweep-live-feeds": {
         "task": "arena.live.tasks.live_sweep",
         "schedule": 3600.0,
@@ -349,6 +355,10 @@ CELERY_BEAT_SCHEDULE = {
     "end-lost-tables": {
         "task": "arena.tables.tasks.tables_end_lost",
         "schedule": 5.0,
+    },
+    "requeue-lost-notifications": {
+        "task": "arena.notifications.tasks.deliveries_requeue_lost",
+        "schedule": 600.0,
     },
     "sweep-orphaned-files": {
         "task": "arena.blobs.tasks.storage_sweep",
@@ -442,12 +452,50 @@ ARENA_TABLES_OPEN_MAX = env_int("ARENA_TABLES_OPEN_MAX", 4)
 # Builds one player may have in flight (uploads and editor test builds not built and
 # pre-flighted yet): each holds a worker process of the builds queue while it runs.
 ARENA_BUILDS_IN_FLIGHT_MAX = env_int("ARENA_BUILDS_IN_FLIGHT_MAX", 2)
+# Competitions are created by staff; with this on, by any signed-in player too (the
+# platform does not verify e-mail addresses, so signed in is all it can ask).
+ARENA_COMPETITIONS_OPEN_TO_USERS = env_bool("ARENA_COMPETITIONS_OPEN_TO_USERS", False)
 
 # A running match's page shows its replay as it grows: the worker publishes the new
 # events at most this often (milliseconds). Feeds of games that never ended properly
 # are swept after ARENA_LIVE_KEEP_HOURS.
 ARENA_LIVE_PUBLISH_MS = env_int("ARENA_LIVE_PUBLISH_MS", 500)
 ARENA_LIVE_KEEP_HOURS = env_int("ARENA_LIVE_KEEP_HOURS", 24)
+
+# --------------------------------------------------------------------------- notifications
+
+# The site's address as people reach it: links in e-mails (sent by workers, outside any request).
+ARENA_SITE_URL = env_str("ARENA_SITE_URL", "http://localhost:8000")
+# E-mail: Django's SMTP backend once EMAIL_HOST is set, else the console backend (`make run`
+# prints each e-mail in the worker's log); the tests use Django's in-memory outbox.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Las Vegas Arena <arena@localhost>")
+# Per author and hour, at most: past it a notification's delivery is logged as throttled
+# and never sent (the settings page's log shows it).
+ARENA_NOTIFY_EMAILS_PER_HOUR = env_int("ARENA_NOTIFY_EMAILS_PER_HOUR", 10)
+ARENA_NOTIFY_WEBHOOKS_PER_HOUR = env_int("ARENA_NOTIFY_WEBHOOKS_PER_HOUR", 120)
+# Attempts at one delivery; the retries wait BASE seconds, doubling, at most an hour.
+ARENA_NOTIFY_MAX_ATTEMPTS = env_int("ARENA_NOTIFY_MAX_ATTEMPTS", 6)
+ARENA_NOTIFY_RETRY_BASE_SECONDS = env_int("ARENA_NOTIFY_RETRY_BASE_SECONDS", 30)
+if ARENA_NOTIFY_RETRY_BASE_SECONDS < 1 or ARENA_NOTIFY_MAX_ATTEMPTS < 1:
+    raise ImproperlyConfigured(
+        "ARENA_NOTIFY_RETRY_BASE_SECONDS and ARENA_NOTIFY_MAX_ATTEMPTS: at least 1."
+    )
+ARENA_WEBHOOK_TIMEOUT_SECONDS = env_int("ARENA_WEBHOOK_TIMEOUT_SECONDS", 5)
+# Webhooks to loopback and private addresses: refused unless this is on (DEBUG, tests): an
+# author's URL must not reach the platform's own network.
+ARENA_WEBHOOK_ALLOW_PRIVATE = env_bool("ARENA_WEBHOOK_ALLOW_PRIVATE", DEBUG)
 
 # --------------------------------------------------------------------------- api
 

@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from arena.bots.apis import BotListApi, BotVersionListApi
 from arena.ladders.apis import LevelListApi
 from arena.ladders.flows import bot_submit_by_slugs, version_submit_by_slugs
+from arena.notifications.views import unsubscribe
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -38,7 +39,9 @@ def api_index(request: HttpRequest) -> JsonResponse:
                     "challenges",
                     "levels",
                     "leagues",
+                    "competitions",
                     "tables",
+                    "notifications",
                     "teams",
                 )
             },
@@ -65,7 +68,9 @@ api_patterns: list[URLPattern | URLResolver] = [
     path("challenges/", include("arena.ladders.challenge_urls")),
     path("levels/", LevelListApi.as_view(), name="level-list"),
     path("leagues/", include("arena.leagues.urls")),
+    path("competitions/", include("arena.competitions.urls")),
     path("tables/", include("arena.tables.urls")),
+    path("notifications/", include("arena.notifications.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from local static files (drf-spectacular-sidecar). Not Redoc: its page
     # loads web fonts from Google. The split view serves its start-up script as a file
@@ -81,6 +86,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
     path("healthz", healthz, name="healthz"),
+    # Signed-token links in e-mails: no login (the notifications app's own page).
+    path("notifications/unsubscribe/<str:token>/", unsubscribe, name="notification-unsubscribe"),
     path("", include("arena.web.urls")),
 ]
 

@@ -151,6 +151,18 @@ def test_no_circle_among_the_platforms_apps() -> None:
     assert not found, "apps import each other in a circle:\n" + describe(found, apps)
 
 
+def test_notifications_sit_low_importing_only_the_players() -> None:
+    """Every app above may tell an author something; notifications know none of them."""
+    reached = {
+        app_of(target)
+        for module, targets in graph().items()
+        if app_of(module) == "notifications"
+        for target in targets
+        if (ARENA / target.split(".")[1]).is_dir() and app_of(target) != "notifications"
+    }
+    assert reached == {"players"}
+
+
 @pytest.mark.parametrize("call", ["send_task", "import_string", "import_module"])
 def test_no_task_or_module_is_reached_by_name(call: str) -> None:
     # A task queued by its name, or a module loaded by its dotted path, is an import

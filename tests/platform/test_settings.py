@@ -29,6 +29,7 @@ print(json.dumps({
     "hosts": settings.ALLOWED_HOSTS, "media": str(settings.MEDIA_ROOT),
     "storage": settings.STORAGES["default"],
     "secret": settings.SECRET_KEY,
+    "email": settings.EMAIL_BACKEND, "webhooks_inside": settings.ARENA_WEBHOOK_ALLOW_PRIVATE,
 }))
 """
 
@@ -44,6 +45,9 @@ _CLEARED = (
     "STORAGE_BACKEND",
     "STORAGE_OPTIONS",
     "CELERY_TASK_ALWAYS_EAGER",
+    "EMAIL_BACKEND",
+    "EMAIL_HOST",
+    "ARENA_WEBHOOK_ALLOW_PRIVATE",
 )
 
 
@@ -108,6 +112,20 @@ def test_a_deployment_sets_services_by_environment(tmp_path: Path) -> None:
         "OPTIONS": {"bucket_name": "arena"},
     }
     assert not (tmp_path / "secret_key").exists()
+
+
+def test_e_mails_go_to_the_console_until_an_smtp_host_is_set(tmp_path: Path, settings: Any) -> None:
+    """`make run` and development print e-mails in the worker's log; the tests keep them in
+    Django's outbox; a deployment names its SMTP server. Webhooks into the platform's own
+    network are refused unless DEBUG."""
+    plain = settings_in_subprocess(tmp_path)
+    assert plain["email"] == "django.core.mail.backends.console.EmailBackend"
+    assert plain["webhooks_inside"] is False
+    deployed = settings_in_subprocess(tmp_path, EMAIL_HOST="smtp.example.org")
+    assert deployed["email"] == "django.core.mail.backends.smtp.EmailBackend"
+    developing = settings_in_subprocess(tmp_path, DEBUG="1")
+    assert developing["webhooks_inside"] is True
+    assert settings.EMAIL_BACKEND == "django.core.mail.backends.locmem.EmailBackend"
 
 
 def test_rabbitmq_confirms_each_publish_and_has_no_visibility_timeout(tmp_path: Path) -> None:

@@ -33,9 +33,9 @@ class BotAdmin(admin.ModelAdmin[Bot]):
 
 @admin.register(BotVersion)
 class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
-    list_display = ("__str__", "status", "code_format", "code_size", "created_at")
+    list_display = ("__str__", "owner", "status", "code_format", "code_size", "created_at")
     list_filter = ("status", "code_format")
-    list_select_related = ("bot",)
+    list_select_related = ("bot__owner",)
     search_fields = ("bot__name", "code_sha256")
     # Versions are immutable: the admin shows them; uploads and services create them.
     # The code's name only (code_name): a file widget asks the storage for a URL.
@@ -58,6 +58,11 @@ class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="owner", ordering="bot__owner__username")
+    def owner(self, version: BotVersion) -> str:
+        # Two owners' bots may share a name: the list tells them apart.
+        return version.bot.owner.username
 
     @admin.display(description="code")
     def code_name(self, version: BotVersion) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from django.contrib.auth.models import AnonymousUser
@@ -12,7 +13,7 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.urls import reverse
 
 from arena.players.models import TeamMembership, User
-from arena.players.selectors import user_team_ids
+from arena.players.selectors import HOUSE_USERNAME, user_team_ids
 
 from .models import (
     WORKBENCH_SUFFIX,
@@ -56,11 +57,11 @@ def managed_bots_q(user: User | AnonymousUser | None, *, prefix: str = "") -> Q:
 
 def bot_owner_label(bot: Bot) -> tuple[str, str]:
     """Who a bot is shown as belonging to, and where that links: its team (the team's
-    page) when it has one, else its owner (their player page). The one place pages
-    and presenters ask, so a team's bot never shows as one member's."""
-    if (team := bot.team) is not None:
-        return team.name, reverse("web:team", args=[team.pk])
-    return bot.owner.username, reverse("web:player", args=[bot.owner.username])
+    page) when it has one, else its owner (their player page): :func:`bot_credit`'s."""
+    credit = bot_credit(bot)
+    if credit.team_id is not None:
+        return credit.name, reverse("web:team", args=[credit.team_id])
+    return credit.name, reverse("web:player", args=[credit.username])
 
 
 def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
@@ -199,6 +200,44 @@ def bot_shown_name(bot: Bot) -> str:
     if bot.workbench:
         return f"{bot.name.removesuffix(WORKBENCH_SUFFIX)} (test build)"
     return bot.name
+
+
+@dataclass(frozen=True)
+class BotCredit:
+    """Whom a bot is shown with wherever it appears, so that two owners' same-named bots
+    are told apart: its team when it has one, else its owner."""
+
+    #: As pages and exports name it: the team's name, or the owner's username.
+    name: str
+    #: Whose player page to link to (the owner's; a team's bot links to the team's page).
+    username: str
+    #: One of the platform's own bots (the house account's).
+    house: bool
+    #: The team credited (its page is linked instead of the owner's); None: the owner.
+    team_id: int | None = None
+
+
+def bot_credit(bot: Bot) -> BotCredit:
+    """The team or owner a bot is credited to. Reads no row when the owner came with the
+    bot; the house flag comes from the owner's profile when it was loaded too, from the
+    house account's reserved username otherwise (no query per bot either way). A team's
+    bot reads its team unless it came with the bot (select_related); a bot read without
+    its ``team_id`` (``only()`` leaving it out) is credited to its owner rather than
+    loaded again, one query per bot."""
+    team_id = bot.__dict__.get("team_id")
+    if team_id is not None:
+        return BotCredit(
+            name=bot.team.name if bot.team else "", username="", house=False, team_id=team_id
+        )
+    owner = bot.owner
+    if User.profile.is_cached(owner):
+        try:
+            house = owner.profile.is_house
+        except User.profile.RelatedObjectDoesNotExist:
+            house = False
+    else:
+        house = owner.username == HOUSE_USERNAME
+    return BotCredit(name=owner.username, username=owner.username, house=house)
 
 
 def draft_of_test_game(*, match_id: int, user: User | AnonymousUser) -> int | None:

@@ -44,20 +44,26 @@ from .flows import (
     version_challenge_create,
 )
 from .levels import levels_list
-from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating
+from .models import DEFAULT_SERIES_GAMES, Challenge, Entry, Ladder, Rating, Season, StandingRow
 from .selectors import (
     VersionVerdict,
     bot_entries,
     bot_ratings,
+    bot_season_placings,
     bot_verdicts,
     challenge_get,
+    ladder_current_season,
     ladder_get,
     ladder_leaderboard,
     ladder_leaderboard_count,
     ladder_list,
+    ladder_past_seasons,
     player_challenges,
+    season_get,
+    standing_rows,
     version_qualifications,
 )
+from .services import season_close
 from .services.challenges import ChallengeError
 from .services.entries import ladders_from_slugs
 from .verdicts import VerdictKind
@@ -248,6 +254,141 @@ class LadderLogsApi(APIView):
         return response
 
 
+# --------------------------------------------------------------------------- seasons
+
+
+class SeasonOutput(serializers.Serializer[Season]):
+    class Meta:
+        ref_name = "Season"
+
+    number = serializers.IntegerField()
+    name = serializers.CharField()
+    began = serializers.CharField(
+        help_text="first (the ladder's first season), carried (ratings carried over from the "
+        "season before) or reset (every rating started afresh)."
+    )
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(
+        allow_null=True, help_text="Null for the season running now."
+    )
+
+
+class StandingRowOutput(serializers.Serializer[StandingRow]):
+    class Meta:
+        ref_name = "StandingRow"
+
+    position = serializers.IntegerField(help_text="Order in the table, from 1.")
+    rank = serializers.IntegerField(
+        allow_null=True, help_text="The place; null for a provisional rating, listed unranked."
+    )
+    bot_id = serializers.IntegerField(allow_null=True, help_text="Null if the bot was deleted.")
+    bot = serializers.CharField(source="bot_name", help_text="Its name at the close.")
+    owner = serializers.CharField(source="owner_username", help_text="At the close.")
+    version = serializers.IntegerField(source="version_number", allow_null=True)
+    rating = serializers.FloatField(allow_null=True)
+    display = serializers.CharField(help_text='Rounded, with "?" while provisional.')
+    games = serializers.IntegerField(help_text="Rated games (a duplicate deal counts once).")
+    provisional = serializers.BooleanField()
+
+
+class SeasonTableOutput(SeasonOutput):
+    class Meta:
+        ref_name = "SeasonTable"
+
+    ladder = serializers.CharField(source="ladder.slug")
+    standings = serializers.SerializerMethodField(
+        help_text="The final table as archived at the close: later matches never change it."
+    )
+
+    @extend_schema_field(StandingRowOutput(many=True))
+    def get_standings(self, season: Season) -> list[dict[str, Any]]:
+        assert season.standings is not None  # a closed season's
+        rows = standing_rows(standings=season.standings)
+        return list(StandingRowOutput(rows, many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
+
+
+class SeasonListApi(APIView):
+    # Staff only closes: the service says so to anyone else (403).
+    permission_classes = (permissions.IsAuthenticatedOrReadOnly,)
+
+    class InputSerializer(serializers.Serializer[None]):
+        class Meta:
+            ref_name = "SeasonCloseInput"
+
+        season = serializers.IntegerField(
+            help_text="The number of the season you close (the running one's, as you read "
+            "it): if another close got there first, yours is refused (409)."
+        )
+        next_start = serializers.CharField(
+            help_text='"carry": the next season keeps every rating; "reset": every rating '
+            "starts afresh (1500, provisional)."
+        )
+        name = serializers.CharField(
+            max_length=100,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text='The new season\'s name; left out or empty: "Season N".',
+        )
+
+    @extend_schema(responses=SeasonOutput(many=True))
+    def get(self, request: Request, slug: str) -> Response:
+        """The ladder's seasons, latest first: the running one, then the closed ones (their
+        final tables at /api/ladders/<slug>/seasons/<number>/)."""
+        ladder = _ladder_or_404(slug)
+        seasons = [ladder_current_season(ladder=ladder), *ladder_past_seasons(ladder=ladder)]
+        return Response(SeasonOutput(seasons, many=True).data)  # type: ignore[arg-type]  # many=True takes a list
+
+    @extend_schema(request=InputSerializer, responses={201: SeasonOutput})
+    def post(self, request: Request, slug: str) -> Response:
+        """Close the running season (staff): its standings are archived for good and the
+        next season opens, its ratings carried over or reset."""
+        ladder = _ladder_or_404(slug)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        following = season_close(
+            ladder=ladder,
+            next_start=data["next_start"],
+            by=signed_in(request),
+            season=data["season"],
+            name=data["name"],
+        )
+        return Response(SeasonOutput(following).data, status=status.HTTP_201_CREATED)
+
+
+class SeasonDetailApi(APIView):
+    @extend_schema(responses=SeasonTableOutput)
+    def get(self, request: Request, slug: str, number: int) -> Response:
+        """A closed season with its final table, as archived."""
+        season = season_get(ladder=_ladder_or_404(slug), number=number)
+        if season is None:
+            raise Http404
+        return Response(SeasonTableOutput(season).data)
+
+
+class BotPlacingOutput(serializers.Serializer[StandingRow]):
+    class Meta:
+        ref_name = "BotSeasonPlacing"
+
+    ladder = serializers.CharField(source="standings.season.ladder.slug")
+    season = serializers.IntegerField(source="standings.season.number")
+    season_name = serializers.CharField(source="standings.season.name")
+    ended_at = serializers.DateTimeField(source="standings.season.ended_at")
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: provisional, unranked.")
+    version = serializers.IntegerField(source="version_number", allow_null=True)
+    rating = serializers.FloatField(allow_null=True)
+    games = serializers.IntegerField()
+
+
+class BotPlacingsApi(APIView):
+    @extend_schema(responses=BotPlacingOutput(many=True))
+    def get(self, request: Request, bot_id: int) -> Response:
+        """The bot's places in the final tables of closed ladder seasons, latest first."""
+        bot = visible_bot(self, request, bot_id)
+        return Response(BotPlacingOutput(bot_season_placings(bot=bot), many=True).data)  # type: ignore[arg-type]  # many=True takes a queryset
+
+
 # --------------------------------------------------------------------------- entries
 
 
@@ -374,6 +515,7 @@ class ChallengeVersionOutput(serializers.Serializer[BotVersion]):
 
     bot_id = serializers.IntegerField()
     bot = serializers.CharField(source="bot.name")
+    owner = serializers.CharField(source="bot.owner.username")
     number = serializers.IntegerField()
 
 
@@ -385,6 +527,7 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
     ladder = serializers.CharField(source="ladder.slug")
     bot_id = serializers.IntegerField(source="bot_version.bot_id")
     bot = serializers.CharField(source="bot_version.bot.name")
+    owner = serializers.CharField(source="bot_version.bot.owner.username")
     version = serializers.IntegerField(source="bot_version.number")
     games = serializers.IntegerField()
     chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")
@@ -534,6 +677,9 @@ class LevelOutput(serializers.Serializer[None]):
         help_text="The house bot's id: pass it among a challenge's opponents. Null until "
         "the house bots are loaded.",
     )
+    owner = serializers.CharField(
+        allow_null=True, help_text="The house account's username; null until loaded."
+    )
 
 
 class LevelListApi(APIView):
@@ -547,6 +693,7 @@ class LevelListApi(APIView):
                 "description": row.level.description,
                 "name": row.level.bot,
                 "bot": row.bot.pk if row.bot else None,
+                "owner": row.bot.owner.username if row.bot else None,
             }
             for row in levels_list()
         ]

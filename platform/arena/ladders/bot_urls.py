@@ -3,9 +3,10 @@ under /api/bots/ beside arena.bots.urls."""
 
 from django.urls import path
 
-from .apis import BotEntriesApi, BotVerdictsApi
+from .apis import BotEntriesApi, BotPlacingsApi, BotVerdictsApi
 
 urlpatterns = [
     path("<int:bot_id>/ladders/", BotEntriesApi.as_view(), name="bot-entries"),
     path("<int:bot_id>/verdicts/", BotVerdictsApi.as_view(), name="bot-verdicts"),
+    path("<int:bot_id>/seasons/", BotPlacingsApi.as_view(), name="bot-seasons"),
 ]

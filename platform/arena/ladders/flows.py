@@ -137,6 +137,12 @@ def entries_set(*, bot: Bot, ladders: Sequence[Ladder]) -> list[Entry]:
     return entered
 
 
+def queue_preflights(bot_ids: Iterable[int]) -> None:
+    """Queue the pending pre-flights of these bots' versions once the write commits: for
+    an app above that entered them on a ladder (a competition's admission)."""
+    _queue_preflights(bot_ids)
+
+
 def house_bot_enter_everywhere(*, bot: Bot) -> None:
     """A house bot enters every open ladder; its pre-flights there are queued."""
     entries.house_bot_enter_everywhere(bot=bot)

@@ -66,7 +66,10 @@ def levels_list() -> list[LevelRow]:
             bot_id__in=list(bots), bot_version__status=VersionStatus.ACTIVE
         )
     }
-    bot_rows = {bot.pk: bot for bot in Bot.objects.filter(pk__in=list(bots))}
+    bot_rows = {
+        bot.pk: bot
+        for bot in Bot.objects.select_related("owner__profile").filter(pk__in=list(bots))
+    }
     of_level = {level.number: bot_id for bot_id, level in bots.items()}
     rows = []
     for level in LEVELS:

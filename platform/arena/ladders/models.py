@@ -51,6 +51,12 @@ class Ladder(models.Model):
     )
     # Closed ladders keep their ratings and history but get no new matches.
     is_open = models.BooleanField(default=True)
+    # A competition's ladder: only its entrants play there (admitted by the competition),
+    # so uploads and the entry forms never enter it, nor do house bots.
+    restricted = models.BooleanField(
+        default=False,
+        help_text="Entered only through its competition: no uploads' entries, no house bots.",
+    )
     # The shown Elo's stretch (elo.stretch): its ratings are INITIAL_RATING + elo_scale times
     # the Elo its updates run on (elo.working_rating) minus INITIAL_RATING.
     # Kept by the rating service only.
@@ -65,6 +71,9 @@ class Ladder(models.Model):
     refit_units = models.PositiveIntegerField(default=0, editable=False)
     # When the ratings were last refitted.
     refit_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # When a season last began with its ratings reset (services.season_close): the refit and
+    # the version verdicts read only results rated since. Null: every result counts.
+    ratings_reset_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -299,3 +308,114 @@ class RatingChange(models.Model):
             # A rating's history, newest first.
             models.Index("rating", models.F("id").desc(), name="ratingchange_rating_recent"),
         )
+
+
+class Standings(models.Model):
+    """A final table, frozen: its rows were copied when it was archived and never change,
+    whatever later matches do to the ratings. A ladder's season keeps one
+    (:class:`Season`); so may any other event that archives its final standings."""
+
+    title = models.CharField(max_length=200)
+    archived_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "standings"
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class StandingRow(models.Model):
+    """One place of a frozen table, as it stood: names are copied, so a renamed bot or
+    owner (or a deleted one) leaves the table as it was."""
+
+    standings = models.ForeignKey(Standings, on_delete=models.CASCADE, related_name="rows")
+    #: Order in the table, from 1 (ranked rows first, then the unranked ones).
+    position = models.PositiveIntegerField()
+    #: The place; null for a row listed but not ranked (a provisional rating).
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    bot = models.ForeignKey(
+        "bots.Bot", on_delete=models.SET_NULL, null=True, blank=True, related_name="standings"
+    )
+    bot_name = models.CharField(max_length=100)
+    bot_version = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    version_number = models.PositiveIntegerField(null=True, blank=True)
+    owner = models.ForeignKey(
+        "players.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    owner_username = models.CharField(max_length=150)
+    rating = models.FloatField(null=True, blank=True)
+    #: The rating's uncertainty, where the table's rating model gives one.
+    deviation = models.FloatField(null=True, blank=True)
+    #: A league format's points, where the table has them.
+    points = models.FloatField(null=True, blank=True)
+    #: Rated games (a duplicate deal counts once), or an event's games.
+    games = models.PositiveIntegerField(default=0)
+    provisional = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("standings", "position")
+        constraints = (
+            models.UniqueConstraint(fields=["standings", "position"], name="standingrow_once"),
+        )
+        indexes = (
+            # A bot's placings (its page).
+            models.Index(fields=["bot", "standings"], name="standingrow_bot"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.bot_name}"
+
+    @property
+    def display(self) -> str:
+        return "" if self.rating is None else display_rating(self.rating, self.games)
+
+
+class SeasonStart(models.TextChoices):
+    """How a ladder's season began."""
+
+    FIRST = "first", "The ladder's first"
+    CARRIED = "carried", "Ratings carried over"
+    RESET = "reset", "Ratings reset"
+
+
+class Season(models.Model):
+    """A stretch of a ladder's life between two closes by staff (``services.season_close``).
+
+    A ladder without a row is in its first season, begun when it was created; the
+    first close writes that season and the next. The season still running has no
+    ``ended_at`` and no ``standings``; a closed one keeps its final table.
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=100)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    began = models.CharField(max_length=16, choices=SeasonStart.choices)
+    standings = models.OneToOneField(
+        Standings, on_delete=models.PROTECT, null=True, blank=True, related_name="season"
+    )
+    closed_by = models.ForeignKey(
+        "players.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ("ladder", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["ladder", "number"], name="season_once"),
+            # One running season per ladder.
+            models.UniqueConstraint(
+                fields=["ladder"], condition=models.Q(ended_at__isnull=True), name="season_running"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.ladder} · {self.name}"
+
+    @property
+    def has_own_name(self) -> bool:
+        """Named by staff, not just "Season N"."""
+        return self.name != f"Season {self.number}"

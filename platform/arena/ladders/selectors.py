@@ -8,7 +8,7 @@ import operator
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.core.cache import cache
@@ -32,6 +32,10 @@ from .models import (
     QualificationStatus,
     Rating,
     RatingChange,
+    Season,
+    SeasonStart,
+    StandingRow,
+    Standings,
 )
 from .refit import refit_due
 from .verdicts import Direct, Evidence, Opposed, Verdict, verdict
@@ -103,7 +107,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
     """The challenges ``user`` asked for, newest first, with their matches."""
     return (
         Challenge.objects.filter(requested_by=user)
-        .select_related("ladder", "bot_version__bot")
+        .select_related("ladder", "bot_version__bot__owner")
         .prefetch_related(
             Prefetch(
                 "matches",
@@ -111,7 +115,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
                 queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
-            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot")),
+            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot__owner")),
         )
         .order_by("-created_at", "-id")
     )
@@ -192,21 +196,26 @@ def unrated_finished_matches(limit: int = 500) -> list[Match]:
     return list(latest.values())
 
 
-def ladder_rated_units(*, ladder_id: int) -> Iterator[list[tuple[int, int]]]:
+def ladder_rated_units(
+    *, ladder_id: int, since: datetime | None = None
+) -> Iterator[list[tuple[int, int]]]:
     """Every unit the ladder's Elo rated (a match, or a whole duplicate deal), as it compared them.
 
     (version id, rank) per seat, ranked as ``services.ratings_apply`` ranked
     them (``deals.unit_standings``). Streamed a unit at a time, in the order
     of their first match (a deal's games are read together), so a refit of
-    a million matches holds their pairs' totals, not the matches.
+    a million matches holds their pairs' totals, not the matches. ``since``:
+    only the units rated from then on (a season that reset the ratings).
     """
     # A deal's id is its first game's match id: no single match shares it.
     unit_key = Coalesce("match__deal_id", "match_id")
+    participants = Participant.objects.filter(
+        match__ladder_id=ladder_id, match__rated=True, match__rated_at__isnull=False
+    )
+    if since is not None:
+        participants = participants.filter(match__rated_at__gte=since)
     rows = (
-        Participant.objects.filter(
-            match__ladder_id=ladder_id, match__rated=True, match__rated_at__isnull=False
-        )
-        .annotate(unit=unit_key)
+        participants.annotate(unit=unit_key)
         .order_by("unit", "match_id", "seat")
         .values_list("unit", "match__deal_id", "bot_version_id", "rank", "money", "forfeit")
     )
@@ -493,14 +502,18 @@ class VersionVerdict:
 #: rated rows, whose count is the rating's).
 #: Units are compared as the ratings compare them (``selectors.ladder_rated_units``,
 #: ``deals.unit_standings``): a game on its ranks, a duplicate deal on each bot's money over
-#: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1).
+#: it, a forfeit below every clean total; each pair of a unit of N weighs 3/(N+1). Rated
+#: units before a season reset the ladder's ratings (``Ladder.ratings_reset_at``) are
+#: left out, as the refit leaves them out: they were rated against the old ratings.
 _VERDICT_PAIRS_SQL = """
 WITH pair (key, ladder_id, child, parent) AS (VALUES {pairs}),
 unit_match AS (
     SELECT DISTINCT m.ladder_id, 0 AS child, COALESCE(m.deal_id, m.id) AS unit,
            m.id AS match_id, m.deal_id IS NOT NULL AS in_deal, m.seats
     FROM {participant} p JOIN {match} m ON m.id = p.match_id
+    JOIN {ladder} l ON l.id = m.ladder_id
     WHERE p.bot_version_id IN ({versions}) AND m.rated AND m.rated_at IS NOT NULL
+      AND (l.ratings_reset_at IS NULL OR m.rated_at >= l.ratings_reset_at)
   UNION
     SELECT m.ladder_id, pair.key, COALESCE(m.deal_id, m.id), m.id, m.deal_id IS NOT NULL,
            m.seats
@@ -581,6 +594,7 @@ def _verdict_rows(
         "participant": Participant._meta.db_table,
         "match": Match._meta.db_table,
         "rating": Rating._meta.db_table,
+        "ladder": Ladder._meta.db_table,
         "challenge_match": Challenge.matches.through._meta.db_table,
     }
     query = _VERDICT_PAIRS_SQL.format(
@@ -718,3 +732,49 @@ def bot_verdicts(
         )
     found.sort(key=lambda f: (-f.version.number, f.ladder.name, f.ladder.pk))
     return found
+
+
+# --------------------------------------------------------------------------- seasons
+
+
+def ladder_current_season(*, ladder: Ladder) -> Season:
+    """The ladder's running season: a ladder never closed is in its first, begun with it
+    (an unsaved row: the first close writes it)."""
+    running = Season.objects.filter(ladder=ladder, ended_at__isnull=True).first()
+    if running is not None:
+        return running
+    return Season(
+        ladder=ladder,
+        number=1,
+        name="Season 1",
+        started_at=ladder.created_at,
+        began=SeasonStart.FIRST,
+    )
+
+
+def ladder_past_seasons(*, ladder: Ladder) -> QuerySet[Season]:
+    """The ladder's closed seasons, latest first."""
+    return Season.objects.filter(ladder=ladder, ended_at__isnull=False).order_by("-number")
+
+
+def season_get(*, ladder: Ladder, number: int) -> Season | None:
+    """One closed season of the ladder, with its final table."""
+    return (
+        Season.objects.filter(ladder=ladder, number=number, ended_at__isnull=False)
+        .select_related("ladder", "standings")
+        .first()
+    )
+
+
+def standing_rows(*, standings: Standings) -> QuerySet[StandingRow]:
+    """A frozen table's rows in order, as archived."""
+    return StandingRow.objects.filter(standings=standings).order_by("position")
+
+
+def bot_season_placings(*, bot: Bot) -> QuerySet[StandingRow]:
+    """The bot's rows in the final tables of closed ladder seasons, latest first."""
+    return (
+        StandingRow.objects.filter(bot=bot, standings__season__isnull=False)
+        .select_related("standings__season__ladder")
+        .order_by("-standings__archived_at", "-standings_id")
+    )

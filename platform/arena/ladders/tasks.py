@@ -25,6 +25,7 @@ from arena.matches import services as matches
 from arena.matches.models import Match
 from arena.queueing import publish_on_commit
 
+from . import notices
 from .selectors import unrated_finished_matches
 from .services import editor, entries, ratings_apply
 from .services import ladders_fill_queues as fill_queues
@@ -56,11 +57,13 @@ def version_qualify(version_id: int) -> None:
     if version is None:  # deleted before a worker got to it
         return
     try:
-        entries.version_qualify(version=version)
+        decided = entries.version_qualify(version=version)
     except InfrastructureError as error:
         # Nothing was decided; qualifications_requeue_stuck queues it again later,
         # when a worker that can isolate it may take it.
         log.error("pre-flight of version %s postponed: %s", version_id, error)
+        return
+    notices.preflights_decided(version=version, decided=decided)
 
 
 @shared_task(name="arena.ladders.tasks.qualifications_requeue_stuck")
@@ -109,6 +112,7 @@ def match_run(
             countdown=5,
         ) from error
     publish_runs(run.retries)
+    notices.challenges_check(match=run.match)
 
 
 @shared_task(name="arena.ladders.tasks.matches_requeue_stale")
@@ -139,14 +143,14 @@ def matches_republish_queued() -> int:
 def ratings_apply_match(match_id: int) -> None:
     match = Match.objects.filter(pk=match_id).first()
     if match is not None:
-        ratings_apply(match=match)
+        notices.levels_check(match_ids=ratings_apply(match=match))
 
 
 @shared_task(name="arena.ladders.tasks.ratings_apply_pending")
 def ratings_apply_pending() -> None:
     """Beat safety net: rate finished matches whose rating task was lost."""
     for match in unrated_finished_matches():
-        ratings_apply(match=match)
+        notices.levels_check(match_ids=ratings_apply(match=match))
 
 
 @shared_task(name="arena.ladders.tasks.ladders_fill_queues")

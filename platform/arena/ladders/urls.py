@@ -1,6 +1,14 @@
 from django.urls import path
 
-from .apis import LadderDetailApi, LadderListApi, LadderLogsApi, LadderMatchesApi, LeaderboardApi
+from .apis import (
+    LadderDetailApi,
+    LadderListApi,
+    LadderLogsApi,
+    LadderMatchesApi,
+    LeaderboardApi,
+    SeasonDetailApi,
+    SeasonListApi,
+)
 
 urlpatterns = [
     path("", LadderListApi.as_view(), name="ladder-list"),
@@ -8,4 +16,6 @@ urlpatterns = [
     path("<slug:slug>/leaderboard/", LeaderboardApi.as_view(), name="ladder-leaderboard"),
     path("<slug:slug>/matches/", LadderMatchesApi.as_view(), name="ladder-matches"),
     path("<slug:slug>/logs/", LadderLogsApi.as_view(), name="ladder-logs"),
+    path("<slug:slug>/seasons/", SeasonListApi.as_view(), name="ladder-seasons"),
+    path("<slug:slug>/seasons/<int:number>/", SeasonDetailApi.as_view(), name="ladder-season"),
 ]

@@ -88,6 +88,12 @@ class LeagueOutput(serializers.Serializer[League]):
     paused_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     winner = serializers.CharField(source="winner.bot.name", allow_null=True, default=None)
+    winner_owner = serializers.CharField(
+        source="winner.bot.owner.username",
+        allow_null=True,
+        default=None,
+        help_text="The username of the winner's owner.",
+    )
     note = serializers.CharField()
     standings_updated_at = serializers.DateTimeField(allow_null=True)
 
@@ -357,6 +363,7 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
             seat = serializers.IntegerField()
             bot_id = serializers.IntegerField(source="entry.bot_id")
             bot = serializers.CharField(source="entry.bot.name")
+            owner = serializers.CharField(source="entry.bot.owner.username")
             money = serializers.IntegerField(source="result_money", allow_null=True)
             rank = serializers.IntegerField(source="result_rank", allow_null=True)
             forfeit = serializers.BooleanField(source="result_forfeit")
@@ -396,6 +403,7 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
                             "seat": seat.seat,
                             "bot_id": seat.entry.bot_id,
                             "bot": seat.entry.bot.name,
+                            "owner": seat.entry.bot.owner.username,
                             # Annotated by selectors.seats_with_results.
                             "money": seat.result_money,  # type: ignore[attr-defined]
                             "rank": seat.result_rank,  # type: ignore[attr-defined]

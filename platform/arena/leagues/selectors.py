@@ -77,14 +77,16 @@ def _visible(leagues: QuerySet[League], user: User | AnonymousUser) -> QuerySet[
 
 def league_list(*, user: User | AnonymousUser, status: str | None = None) -> QuerySet[League]:
     """Leagues ``user`` may see, next to start first."""
-    leagues = League.objects.select_related("ladder", "organiser", "winner__bot")
+    leagues = League.objects.select_related("ladder", "organiser", "winner__bot__owner")
     if status is not None:
         leagues = leagues.filter(status=status)
     return _visible(leagues, user).order_by("-start_at", "-id")
 
 
 def league_get_visible(*, slug: str, user: User | AnonymousUser) -> League | None:
-    leagues = League.objects.select_related("ladder", "organiser", "winner__bot").filter(slug=slug)
+    leagues = League.objects.select_related("ladder", "organiser", "winner__bot__owner").filter(
+        slug=slug
+    )
     return _visible(leagues, user).first()
 
 
@@ -148,7 +150,8 @@ def league_ladders() -> QuerySet[Ladder]:
         .values("n")
     )
     return (
-        Ladder.objects.filter(is_open=True)
+        # A competition's ladder (restricted) plays only its own final event.
+        Ladder.objects.filter(is_open=True, restricted=False)
         .annotate(entrant_count=Coalesce(Subquery(entered), 0))
         .order_by("name")
     )
@@ -280,9 +283,10 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
     if round_number is not None:
         fixtures = fixtures.filter(round__number=round_number)
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot").only(
+        LeagueGameSeat.objects.select_related("entry__bot__owner").only(
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
-            *("entry__bot_id", "entry__bot__name"),
+            *("entry__bot_id", "entry__bot__name", "entry__bot__workbench"),
+            *("entry__bot__owner_id", "entry__bot__owner__username", "entry__bot__team_id"),
         )
     ).order_by("seat")
     games = (
@@ -422,6 +426,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
             "started_at": league.started_at,
             "finished_at": league.finished_at,
             "winner": league.winner.bot.name if league.winner else None,
+            "winner_owner": league.winner.bot.owner.username if league.winner else None,
             "note": league.note,
         },
         "entries": [
@@ -440,6 +445,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
             {
                 "position": s.position,
                 "bot": s.entry.bot.name,
+                "owner": s.entry.bot.owner.username,
                 "points": s.points,
                 "money": s.money,
                 "games": s.games,
@@ -473,6 +479,7 @@ def _fixture_json(fixture: LeagueFixture, *, sealed_seeds: set[int]) -> dict[str
                     {
                         "seat": seat.seat,
                         "bot": seat.entry.bot.name,
+                        "owner": seat.entry.bot.owner.username,
                         "money": seat.result_money,  # type: ignore[attr-defined]
                         "rank": seat.result_rank,  # type: ignore[attr-defined]
                         "forfeit": seat.result_forfeit,  # type: ignore[attr-defined]
@@ -502,7 +509,7 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
         fixtures = [_fixture_json(table, sealed_seeds=sealed) for table in tables]
         archive.writestr("fixtures.json", _json(fixtures))
         yield sink.take()
-        seats = Participant.objects.select_related("bot_version__bot").order_by("seat")
+        seats = Participant.objects.select_related("bot_version__bot__owner").order_by("seat")
         matches = (
             Match.objects.filter(league_game__fixture__round__league=league)
             .exclude(log="")
@@ -546,10 +553,11 @@ def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
     Slice it: a big Swiss holds thousands of tables (the page shows them a page at a time).
     """
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot", "entry__bot_version").only(
+        LeagueGameSeat.objects.select_related("entry__bot__owner", "entry__bot_version").only(
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
             *("entry__bot_id", "entry__bot_version_id", "entry__bot__name"),
-            *("entry__bot_version__bot_id", "entry__bot_version__number"),
+            *("entry__bot__workbench", "entry__bot__owner_id", "entry__bot__owner__username"),
+            *("entry__bot__team_id", "entry__bot_version__bot_id", "entry__bot_version__number"),
         )
     ).order_by("seat")
     # Games link to their matches by id: the page needs no match row.

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from celery import shared_task
+from django.utils import timezone
 
+from . import notices
 from .models import League
 from .services import league_advance, leagues_advance_due
 
@@ -18,7 +20,11 @@ def leagues_advance(now: str | None = None) -> int:
     its offset, drives the clock of the worker that runs it (tests), as the
     services' ``now`` parameters do in-process.
     """
-    return leagues_advance_due(now=_parse_now(now))
+    # One time for the whole sweep: the rounds it closes are those finished at it.
+    moment = _parse_now(now) or timezone.now()
+    advanced = leagues_advance_due(now=moment)
+    notices.rounds_closed(at=moment)
+    return advanced
 
 
 @shared_task(name="arena.leagues.tasks.league_tick")
@@ -26,7 +32,9 @@ def league_tick(league_id: int, now: str | None = None) -> None:
     """Advance one league now (a resumed league, at once); ``now`` as in leagues_advance."""
     league = League.objects.filter(pk=league_id).first()
     if league is not None:
-        league_advance(league=league, now=_parse_now(now))
+        moment = _parse_now(now) or timezone.now()
+        league_advance(league=league, now=moment)
+        notices.rounds_closed(at=moment)
 
 
 def _parse_now(now: str | None) -> datetime | None:

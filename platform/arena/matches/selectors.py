@@ -53,11 +53,12 @@ SEAT_SHOWN = (
     *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
-    # The team too: the access rule (bots.selectors.may_manage_bot) reads it per seat.
-    *("bot_version__bot__owner__username", "bot_version__bot__team_id"),
+    # A test build (``Bot.workbench``: no bot page) is named as such (bot_shown_name); the
+    # team is read by the access rule (bots.selectors.may_manage_bot) per seat.
+    *("bot_version__bot__owner__username", "bot_version__bot__workbench"),
+    "bot_version__bot__team_id",
 )
-#: A match's own page also tells a test build (``Bot.workbench``: no bot page) from a bot.
-SEAT_ON_MATCH_PAGE = (*SEAT_SHOWN, "bot_version__bot__workbench")
+SEAT_ON_MATCH_PAGE = SEAT_SHOWN
 
 
 def seats_shown(fields: Sequence[str] = SEAT_SHOWN) -> QuerySet[Participant]:
@@ -392,7 +393,24 @@ def match_log_read(
         log = json.loads(gzip.decompress(handle.read()))
     if not moves:
         log = game_logs.expand(log)
-    return log_redact_private(log, keep_seats=_readable_seats(match, user))
+    owners = {p.seat: p.bot_version.bot.owner.username for p in match.participants.all()}
+    return log_redact_private(log_with_owners(log, owners), keep_seats=_readable_seats(match, user))
+
+
+def log_with_owners(log: dict[str, Any], owners: dict[int, str]) -> dict[str, Any]:
+    """The log with each referee seat record naming its bot's owner (``owner``, a
+    username): the referee names a seat's bot only ("my-first-bot v3"), which two owners'
+    bots may share. Added as the log is read, so logs stored before it carry it too."""
+    referee = log.get("referee")
+    if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
+        return log
+    seats = [
+        {**seat, "owner": owners[seat["seat"]]}
+        if isinstance(seat, dict) and seat.get("seat") in owners
+        else seat
+        for seat in referee["seats"]
+    ]
+    return {**log, "referee": {**referee, "seats": seats}}
 
 
 def match_live_read(*, match: Match, since: int = 0) -> LiveEvents | None:

@@ -17,7 +17,7 @@ from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.bots.selectors import bot_list_visible, may_read_internals
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.live.selectors import LiveEvents, live_read
-from arena.matches.selectors import log_redact_private
+from arena.matches.selectors import log_redact_private, log_with_owners
 from arena.players.models import Profile, User
 from vegas_engine import log as game_logs
 
@@ -161,7 +161,13 @@ def table_log_read(*, table: Table, user: User | AnonymousUser) -> dict[str, Any
             else user.is_authenticated and (user.is_staff or user.pk == table.player_id)
         )
     }
-    return log_redact_private(game_logs.expand(log), keep_seats=readable)
+    owners = {
+        row.seat: row.bot_version.bot.owner.username
+        if row.bot_version is not None
+        else table.player.username
+        for row in table.table_seats.all()
+    }
+    return log_redact_private(log_with_owners(game_logs.expand(log), owners), keep_seats=readable)
 
 
 # --------------------------------------------------------------------------- opponents

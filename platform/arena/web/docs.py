@@ -74,6 +74,20 @@ PAGES: tuple[DocPage, ...] = (
         COMPETING,
     ),
     DocPage(
+        "competitions",
+        "competitions.md",
+        "Competitions",
+        "Events with entry dates, a submission freeze and a final event, for a class or a club.",
+        COMPETING,
+    ),
+    DocPage(
+        "notifications",
+        "notifications.md",
+        "Notifications",
+        "E-mails and signed webhooks when a pre-flight, a round or a challenge is decided.",
+        COMPETING,
+    ),
+    DocPage(
         "teams",
         "teams.md",
         "Teams",

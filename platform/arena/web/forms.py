@@ -129,7 +129,7 @@ class UploadForm(forms.Form):
 
 
 def open_ladders_query() -> Any:
-    return Ladder.objects.filter(is_open=True).order_by("rules", "seats", "slug")
+    return Ladder.objects.filter(is_open=True, restricted=False).order_by("rules", "seats", "slug")
 
 
 class EntriesForm(forms.Form):

@@ -17,8 +17,14 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser
 
 import vegas_engine
-from arena.bots.models import Bot
-from arena.bots.selectors import bot_shown_name, may_manage_bot, may_read_internals
+from arena.bots.models import Bot, BotVersion
+from arena.bots.selectors import (
+    BotCredit,
+    bot_credit,
+    bot_shown_name,
+    may_manage_bot,
+    may_read_internals,
+)
 from arena.ladders.models import Ladder, Qualification, Rating
 from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
@@ -35,6 +41,34 @@ from arena.players.models import User
 from vegas_engine.rules.royale import ROYALE_RULES
 
 from . import charts
+
+# --------------------------------------------------------------------------- bots
+
+
+@dataclass(frozen=True)
+class BotLabel:
+    """A bot as people read it everywhere it appears: its name and whom it is credited to
+    (``bot_credit``: its owner, later its team), so that two owners' bots of the same
+    name are told apart. The template tag ``bot_label`` and filter ``bot_text`` render it."""
+
+    name: str  # bot_shown_name: a test build marked as such
+    bot_id: int
+    #: Whether the bot has a page (a workbench's test builds have none).
+    has_page: bool
+    credit: BotCredit
+
+    @property
+    def text(self) -> str:
+        """One line: "my-first-bot · alice"."""
+        return f"{self.name} · {self.credit.name}"
+
+
+def bot_label(bot: Bot) -> BotLabel:
+    """The bot's owner must come with it (``select_related("owner")``, or
+    ``"owner__profile"`` for the house mark from the profile): no query here."""
+    return BotLabel(
+        name=bot_shown_name(bot), bot_id=bot.pk, has_page=not bot.workbench, credit=bot_credit(bot)
+    )
 
 
 def owned_seats(participants: Iterable[Participant], user: User | AnonymousUser) -> set[int]:
@@ -492,15 +526,20 @@ def replay_document(log: dict[str, Any], participants: Sequence[Participant]) ->
 
 
 def match_players(participants: Sequence[Participant]) -> list[dict[str, Any]]:
-    return [
-        {
-            "seat": p.seat,
-            "name": bot_shown_name(p.bot_version.bot),
-            "version": p.bot_version.number,
-            "owner": p.bot_version.bot.owner.username,
-        }
-        for p in participants
-    ]
+    return [seat_player(p.seat, p.bot_version) for p in participants]
+
+
+def seat_player(seat: int, version: BotVersion) -> dict[str, Any]:
+    """A bot's seat as the board's seat table names it: bot, version and owner (the house's
+    marked), for two owners' bots may share a name."""
+    label = bot_label(version.bot)
+    return {
+        "seat": seat,
+        "name": label.name,
+        "version": version.number,
+        "owner": label.credit.name,
+        "house": label.credit.house,
+    }
 
 
 def board_document(log: dict[str, Any], players: list[dict[str, Any]]) -> dict[str, Any]:
@@ -648,7 +687,9 @@ def _withdraw_text(
 ) -> WithdrawAction | None:
     if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
         return None
-    name = entry.bot.name
+    # The organiser (or staff) may hold two owners' bots of the same name: say whose.
+    mine = may_manage_bot(user, entry.bot, staff=False)
+    name = entry.bot.name if mine else f"{entry.bot.name} · {bot_credit(entry.bot).name}"
     if league.started_at is not None:
         if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:
             return None
@@ -661,7 +702,7 @@ def _withdraw_text(
         )
     if entry.status not in WITHDRAWABLE_BEFORE_START:
         return None
-    verb = "Withdraw" if may_manage_bot(user, entry.bot, staff=False) else "Remove"
+    verb = "Withdraw" if mine else "Remove"
     return WithdrawAction(
         label=verb,
         name=name,

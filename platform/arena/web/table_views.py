@@ -51,14 +51,10 @@ def _players(table: Table, seats: list[TableSeat]) -> list[dict[str, Any]]:
             "name": "You",
             "version": None,
             "owner": table.player.get_username(),
+            "person": True,
         }
         if s.bot_version is None
-        else {
-            "seat": s.seat,
-            "name": s.bot_version.bot.name,
-            "version": s.bot_version.number,
-            "owner": s.bot_version.bot.owner.username,
-        }
+        else presenters.seat_player(s.seat, s.bot_version)
         for s in seats
     ]
 

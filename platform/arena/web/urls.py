@@ -3,7 +3,15 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import editor_views, level_views, table_views, team_views, views
+from . import (
+    competition_views,
+    editor_views,
+    level_views,
+    notification_views,
+    table_views,
+    team_views,
+    views,
+)
 
 app_name = "web"
 
@@ -15,6 +23,7 @@ urlpatterns = [
     path("kits/vegas-kit-<slug:lang>.zip", views.kit_download, name="kit-download"),
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder"),
     path("ladders/<slug:slug>/live/", views.ladder_live, name="ladder-live"),
+    path("ladders/<slug:slug>/seasons/<int:number>/", views.ladder_season, name="ladder-season"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
     path("bots/<int:bot_id>/versions/", views.bot_versions_live, name="bot-versions"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),
@@ -55,6 +64,30 @@ urlpatterns = [
         views.league_entry_respond_view,
         name="league-entry-respond",
     ),
+    path("competitions/", competition_views.competitions_page, name="competitions"),
+    # Before competitions/<slug>/: "new" is no competition's slug.
+    path("competitions/new/", competition_views.competition_new, name="competition-new"),
+    path("competitions/<slug:slug>/", competition_views.competition_page, name="competition"),
+    path(
+        "competitions/<slug:slug>/enter/",
+        competition_views.competition_enter_view,
+        name="competition-enter",
+    ),
+    path(
+        "competitions/<slug:slug>/entries/<int:bot_id>/withdraw/",
+        competition_views.competition_withdraw_view,
+        name="competition-withdraw",
+    ),
+    path(
+        "competitions/<slug:slug>/invitation/",
+        competition_views.competition_invitation_view,
+        name="competition-invitation",
+    ),
+    path(
+        "competitions/<slug:slug>/cancel/",
+        competition_views.competition_cancel_view,
+        name="competition-cancel",
+    ),
     path("editor/", editor_views.editor_home, name="editor"),
     path("editor/<int:draft_id>/", editor_views.editor_draft, name="editor-draft"),
     path("editor/<int:draft_id>/save/", editor_views.editor_save, name="editor-save"),
@@ -64,6 +97,7 @@ urlpatterns = [
     path("editor/<int:draft_id>/delete/", editor_views.editor_delete, name="editor-delete"),
     path("levels/", level_views.levels_page, name="levels"),
     path("levels/<int:number>/code/", level_views.level_code_view, name="level-code"),
+    path("notifications/", notification_views.notifications_page, name="notifications"),
     path("play/", table_views.play, name="play"),
     path("play/<int:table_id>/", table_views.table_page, name="table"),
     path("play/<int:table_id>/leave/", table_views.table_leave, name="table-leave"),

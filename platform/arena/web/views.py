@@ -51,6 +51,7 @@ from arena.bots.selectors import (
 )
 from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
+from arena.competitions.selectors import bot_placings
 from arena.errors import ArenaError
 from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.flows import bot_submit, challenge_create, entries_set, version_challenge_create
@@ -60,14 +61,19 @@ from arena.ladders.selectors import (
     bot_entries,
     bot_rating_history,
     bot_ratings,
+    bot_season_placings,
     bot_verdicts,
     bots_active_ratings,
     challenge_get,
+    ladder_current_season,
     ladder_get,
     ladder_leaderboard,
     ladder_leaderboard_count,
     ladder_list_with_counts,
+    ladder_past_seasons,
     rating_trends,
+    season_get,
+    standing_rows,
     version_qualifications,
 )
 from arena.ladders.services.challenges import ChallengeError
@@ -222,9 +228,37 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "provisional_rows": presenters.leaderboard_rows(settling, trends, first_rank=1),
         "provisional_matches": PROVISIONAL_MATCHES,
         "trend_points": TREND_POINTS,
+        "season": ladder_current_season(ladder=ladder),
+        "past_seasons": list(ladder_past_seasons(ladder=ladder)),
         **_ladder_live_context(request, ladder),
     }
     return render(request, "web/ladder.html", context)
+
+
+@require_GET
+def ladder_season(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """A closed season's final table, as archived at its close."""
+    ladder = ladder_get(slug=slug)
+    season = None if ladder is None else season_get(ladder=ladder, number=number)
+    if ladder is None or season is None or season.standings is None:
+        raise Http404("No such season.")
+    rows = list(standing_rows(standings=season.standings))
+    # The table stays as archived; a bot made private since is named but not linked.
+    linked = set(
+        bot_list_visible(user=request.user)
+        .filter(pk__in=[row.bot_id for row in rows if row.bot_id])
+        .values_list("pk", flat=True)
+    )
+    context = {
+        "ladder": ladder,
+        "season": season,
+        "linked": linked,
+        "ranked": [row for row in rows if row.rank is not None],
+        "unranked": [row for row in rows if row.rank is None],
+        "past_seasons": list(ladder_past_seasons(ladder=ladder)),
+        "provisional_matches": PROVISIONAL_MATCHES,
+    }
+    return render(request, "web/season.html", context)
 
 
 def _ladder_live_context(request: HttpRequest, ladder: Ladder) -> dict[str, Any]:
@@ -299,12 +333,14 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         ],
         # Each version against its parent (ladders.verdicts), from the versions and ratings read.
         "verdicts": bot_verdicts(versions=versions, ratings=ratings),
+        "placings": list(bot_placings(bot=bot)),
         "recent_seats": bot_recent_seats(seats=latest[:BOT_RECENT_MATCHES]),
         "records": bot_opponent_records(version_ids=version_ids, seats=latest, limit=BOT_OPPONENTS),
         "record_matches": BOT_RECORD_MATCHES,
         "levels_met": levels_met(bot=bot, user=request.user, levels=levels),
         "bot_level": levels.get(bot.pk),
         "beaten_min_games": BEATEN_MIN_GAMES,
+        "season_placings": list(bot_season_placings(bot=bot)),
     }
     return render(request, "web/bot.html", context)
 
@@ -379,7 +415,7 @@ def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> Challen
         # Only what an option shows: 500 whole bots and owners were a fifth of the page.
         opponents=visible.filter(pk__in=first)
         .select_related("owner")
-        .only("name", "owner__username"),
+        .only("name", "team_id", "owner__username"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
         levels=levels,
     )
@@ -664,6 +700,21 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
             request.GET.get("entrants")
         )
         entries = presenters.league_entry_rows(entries_page.object_list, league, request.user)
+    context = {
+        **league_results_context(request, league),
+        "entries": entries,
+        "entries_page": entries_page,
+        "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
+        "controls": controls,
+        "add_form": add_form,
+        "cancel_form": LeagueCancelForm() if controls.cancel else None,
+    }
+    return render(request, "web/league.html", context)
+
+
+def league_results_context(request: HttpRequest, league: League) -> dict[str, Any]:
+    """What ``_league_results.html`` shows: a page of standings and of fixtures, the rounds
+    (a league's page, and a competition's final event)."""
     standings_page = Paginator(league_standings(league=league), LEAGUE_ROWS_PAGE_SIZE).get_page(
         request.GET.get("standings")
     )
@@ -676,7 +727,7 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         requested=request.GET.get("fixtures"),
         per_page=FIXTURES_PAGE_TABLES,
     )
-    context = {
+    return {
         "league": league,
         "rounds": rounds,
         "fixtures": league_page_fixtures(league=league)[pages.start : pages.stop],
@@ -684,14 +735,7 @@ def league_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "standings": standings,
         "standings_page": standings_page,
         "standings_actions": any(row.withdraw for row in standings),
-        "entries": entries,
-        "entries_page": entries_page,
-        "entries_actions": any(row.respond or row.withdraw for row in entries or ()),
-        "controls": controls,
-        "add_form": add_form,
-        "cancel_form": LeagueCancelForm() if controls.cancel else None,
     }
-    return render(request, "web/league.html", context)
 
 
 @login_required(login_url="web:login")

@@ -221,3 +221,20 @@ def test_the_upload_page_uploads_to_the_team_chosen(alice: Any, bob: Any, team: 
     assert response["Location"] == f"/bots/{bot.pk}/"
     assert bot.versions.get().number == 1
     assert not Bot.objects.filter(owner=bob).exists()
+
+
+def test_results_show_the_team_instead_of_the_member(alice: Any, bob: Any, team: Team) -> None:
+    from arena.ladders.flows import ladder_create
+    from tests.platform.scenes import play_match
+
+    ladder = ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    versions = [
+        BotVersionFactory(bot=BotFactory(owner=alice, team=team, name="hammer")),
+        BotVersionFactory(bot=BotFactory(owner=bob, name="solo")),
+    ]
+    match, _ = play_match(ladder, versions, 2)
+    for url in (f"/ladders/{ladder.slug}/", f"/matches/{match.pk}/"):
+        html = Client().get(url).content.decode()
+        assert f'class="owner team" href="/teams/{team.pk}/">Sharks</a>' in html, url
+        assert 'class="owner" href="/players/bob/">bob</a>' in html, url
+        assert 'href="/players/alice/"' not in html, url

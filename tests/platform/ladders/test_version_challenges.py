@@ -21,6 +21,7 @@ from tests.platform.api_support import client_for
 from tests.platform.factories import BotVersionFactory, RatingFactory
 from tests.platform.ladders.test_match_pipeline import activate, player_bot
 from tests.platform.scenes import enter, never_run
+from tests.platform.web.test_web import text_of
 from tests.platform.worker import GOOD_BOT, protocol_bot
 
 pytestmark = pytest.mark.django_db
@@ -210,7 +211,9 @@ def test_the_api_asks_for_a_version_challenge_and_reads_the_verdicts(
     assert answer.status_code == 201, answer.content
     body = answer.json()
     assert body["version"] == 2 and body["games"] == 4
-    assert body["opponent_versions"] == [{"bot_id": v1.bot_id, "bot": "shark", "number": 1}]
+    assert body["opponent_versions"] == [
+        {"bot_id": v1.bot_id, "bot": "shark", "owner": "alice", "number": 1}
+    ]
     challenge = Challenge.objects.get(pk=body["id"])
     assert set(
         Participant.objects.filter(match__in=challenge.matches.all()).values_list(
@@ -264,7 +267,7 @@ def test_the_owner_challenges_v2_against_v1_from_the_verdict_line(
     challenge = Challenge.objects.get()
     assert answer.status_code == 302 and answer["Location"] == f"/challenges/{challenge.pk}/"
     assert list(challenge.opponent_versions.all()) == [v1] and challenge.games == 10
-    shown = owner.get(answer["Location"]).content.decode()
+    shown = text_of(owner.get(answer["Location"]))
     assert "shark v2 against shark v1" in shown
 
     # Others see the verdict, not the button, and cannot post it.

@@ -121,6 +121,8 @@ def readers(alice: Any, bob: Any, carol: Any) -> list[tuple[str, Any, set[int]]]
 def check_seats(log: dict[str, Any], readable: set[int], who: str) -> None:
     validator("referee-log").validate(log["referee"])
     for seat in log["referee"]["seats"]:
+        # Each seat names its bot's owner, for everyone (alice's shark sits at seat 0).
+        assert seat["owner"] == ("alice", "bob")[seat["seat"]], who
         mine = SECRETS[seat["seat"]]
         if seat["seat"] in readable:
             trace = seat["trace"]
@@ -248,10 +250,20 @@ def test_a_league_bundle_shows_them_to_the_seats_owner_and_staff_only(
         archive = zipfile.ZipFile(io.BytesIO(b"".join(league_bundle(league=league, user=user))))
         members = [name for name in archive.namelist() if name.startswith("logs/")]
         assert len(members) == len(games), who
+        # The fixtures and the table name each bot's owner beside its name.
+        fixtures = json.loads(archive.read("fixtures.json"))
+        seated = [seat for table in fixtures for game in table["games"] for seat in game["seats"]]
+        assert {(s["bot"], s["owner"]) for s in seated} == {("shark", "alice"), ("turtle", "bob")}
+        summary = json.loads(archive.read("league.json"))
+        assert {(s["bot"], s["owner"]) for s in summary["standings"]} == {
+            ("shark", "alice"),
+            ("turtle", "bob"),
+        }
         for name in members:
             # SECRETS[i] is the secret of versions[i]'s bot, wherever it sat.
             check_body(archive.read(name), readable, who)
             stored = json.loads(archive.read(name))
             validator("referee-log").validate(stored["referee"])
+            assert {seat["owner"] for seat in stored["referee"]["seats"]} == {"alice", "bob"}
             traced = [seat for seat in stored["referee"]["seats"] if "trace" in seat]
             assert len(traced) == len(readable), who

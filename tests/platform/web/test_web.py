@@ -294,7 +294,8 @@ def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
         play_match(ladder, [ratings[0].bot_version, ratings[1].bot_version], seed)
     client = client_for()
     # ladder, count, page, provisional, trend cut-offs, trends, the private versions hidden
-    # from the visitor, the queue's counts, latest matches + their seats, the queue
+    # from the visitor, the queue's counts, latest matches + their seats, the queue, the
+    # season running and the past ones
     with django_assert_max_num_queries(11):
         response = client.get("/ladders/classic-2/")
     assert response.content.count(b'class="sparkline') == 50
@@ -444,9 +445,10 @@ def test_the_bot_page_costs_a_bounded_number_of_queries(
     # bot, versions, entries, pre-flights, ratings, history (cut-offs, changes), latest
     # seats (the private versions hidden from the visitor, the seats), recent seats (rows,
     # their matches' seats), record (every seat of those matches, their versions' bots,
-    # the names of the opponents shown), the levels' bots; on SQLite the history's
-    # cut-offs and changes are two queries (PostgreSQL: one LATERAL join)
-    with django_assert_max_num_queries(14 if connection.vendor == "postgresql" else 15):
+    # the names of the opponents shown), the levels' bots, its season placings, its
+    # competition placings; on SQLite the history's cut-offs and changes are two queries
+    # (PostgreSQL: one LATERAL join)
+    with django_assert_max_num_queries(16 if connection.vendor == "postgresql" else 17):
         response = client.get(f"/bots/{shark.bot_id}/")
     assert response.content.count(b'href="/matches/') == 12
 
@@ -528,8 +530,8 @@ def test_the_match_page_shows_results_and_embeds_the_log_for_the_replay(
     data = replay_data(response)
     assert data["events"] == log["events"]
     assert data["players"] == [
-        {"seat": 0, "name": "shark", "version": 1, "owner": "alice"},
-        {"seat": 1, "name": "turtle", "version": 1, "owner": "bob"},
+        {"seat": 0, "name": "shark", "version": 1, "owner": "alice", "house": False},
+        {"seat": 1, "name": "turtle", "version": 1, "owner": "bob", "house": False},
     ]
     assert b"web/replay.js" in response.content
 

@@ -84,7 +84,8 @@ def test_a_finished_league_shows_fixtures_standings_and_winner(
     standings = list(league_standings(league=finished))
     winner = finished.winner
     assert winner is not None and winner.pk == standings[0].entry_id
-    assert f"Winner: {winner.bot.name} ★" in text
+    # Bots are named with their owners (two owners may each have a "cup0").
+    assert f"Winner: {winner.bot.name} · alice ★" in text
     assert "Round robin" in text and "Classic, 2 seats" in text
     assert "Points per rank" in text
     assert "rated: league games also count on the ladder's Elo" in text
@@ -96,15 +97,17 @@ def test_a_finished_league_shows_fixtures_standings_and_winner(
         assert f"Round {number} finished" in text
     for game in games:
         assert f'href="/matches/{game.match_id}/"' in html
-    # Each seat shows the frozen version.
+    # Each seat shows the frozen version, and the bot's owner.
     assert html.count(">v1</span>") >= 2 * games.count()
+    fixtures = html.split('id="fixtures"')[1]
+    assert fixtures.count('cup0 <span class="muted small">v1</span> · alice') >= 2
     # The standings: rank, bot, points, money, league rating.
     table = html.split('class="table reflow standings"')[1].split("</table>")[0]
     rows = table.split("<tr>")[2:]
     assert len(rows) == 3
     for row, standing in zip(rows, standings, strict=True):
         assert f">{standing.position}</td>" in row
-        assert standing.entry.bot.name in row
+        assert standing.entry.bot.name in row and 'class="owner" href="/players/alice/"' in row
         assert f"${standing.money:,}" in row
         assert f">{round(standing.rating)}</td>" in row
     # The bundle from the leagues API.
@@ -578,7 +581,9 @@ def test_an_owner_withdraws_a_bot_from_a_running_league(
     alice_text = text_of(client_for(alice).get("/leagues/open/"))
     assert "Withdraw a0: its remaining games are lost by forfeit" in alice_text
     assert button not in alice_text
-    assert button in text_of(client_for(carol).get("/leagues/open/"))
+    # Carol's names whose bot it is: two owners may each have a "b0".
+    staff = "Withdraw b0 · bob: its remaining games are lost by forfeit"
+    assert staff in text_of(client_for(carol).get("/leagues/open/"))
     assert "Withdraw" not in text_of(Client().get("/leagues/open/"))
 
     url = f"/leagues/open/entries/{theirs.pk}/withdraw/"
@@ -755,6 +760,7 @@ FIXTURE_ROWS_AS_TEMPLATE = (
     '<span class="seat-tag {{ seat.seat|seat_class }}">{{ seat.entry.bot.name }}'
     "{% if seat.entry.bot_version %}"
     ' <span class="muted small">v{{ seat.entry.bot_version.number }}</span>{% endif %}'
+    " · {{ seat.entry.bot.owner.username }}"
     "{% if seat.result_rank %} · #{{ seat.result_rank }} {{ seat.result_money|money }}"
     "{% endif %}{% if seat.result_forfeit %} · forfeit{% endif %}"
     "{% if seat.result_rank == 1 %} ★{% endif %}</span>"

@@ -91,7 +91,10 @@ def _lock_quota(owner: User, team: Team | None) -> None:
 
 
 def open_ladders() -> list[Ladder]:
-    return list(Ladder.objects.filter(is_open=True).order_by("rules", "seats", "slug"))
+    """The ladders anyone may enter: open, and not a competition's (restricted)."""
+    return list(
+        Ladder.objects.filter(is_open=True, restricted=False).order_by("rules", "seats", "slug")
+    )
 
 
 def ladders_from_slugs(slugs: Iterable[str]) -> list[Ladder]:
@@ -154,7 +157,16 @@ def _replace_entries(locked: Bot, ladders: Sequence[Ladder]) -> list[Ladder]:
     closed = [x.slug for x in wanted.values() if not x.is_open and x.pk not in current]
     if closed:
         raise EntryError(f"{', '.join(closed)} closed: it takes no new entries.")
-    Entry.objects.filter(bot=locked).exclude(ladder_id__in=wanted).delete()
+    restricted = [x.slug for x in wanted.values() if x.restricted and x.pk not in current]
+    if restricted:
+        raise EntryError(
+            f"{', '.join(restricted)} is a competition's ladder: enter the bot in the "
+            "competition (its page, /competitions/) instead."
+        )
+    # A competition's entries are the competition's to keep or drop.
+    Entry.objects.filter(bot=locked).exclude(ladder_id__in=wanted).exclude(
+        ladder__restricted=True
+    ).delete()
     added = [ladder for pk, ladder in wanted.items() if pk not in current]
     Entry.objects.bulk_create(Entry(bot=locked, ladder=ladder) for ladder in added)
     return added
@@ -226,6 +238,24 @@ def _enter_version(version: BotVersion, ladders: Sequence[Ladder] | None) -> Bot
     _ensure_pending(_checkable_versions(bot), added)
     _ensure_pending([version], _entered_ladders(bot))
     return version
+
+
+def entry_admit(*, bot: Bot, ladder: Ladder) -> Entry:
+    """Enter ``bot`` on a competition's (restricted) ladder, the competition having
+    admitted it; its versions' pre-flights there are left pending."""
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        if not ladder.is_open:
+            raise EntryError(f"{ladder.slug} closed: it takes no new entries.")
+        entry, created = Entry.objects.get_or_create(bot=locked, ladder=ladder)
+        if created:
+            _ensure_pending(_checkable_versions(locked), [ladder])
+        return entry
+
+
+def entry_dismiss(*, bot: Bot, ladder: Ladder) -> None:
+    """Take ``bot`` off a competition's ladder (withdrawn); its ratings are kept."""
+    Entry.objects.filter(bot=bot, ladder=ladder).delete()
 
 
 def house_bot_enter_everywhere(*, bot: Bot) -> None:

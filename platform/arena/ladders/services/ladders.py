@@ -79,8 +79,12 @@ def ladder_create(
     memory_mb: int = 256,
     duplicate_deals: bool | None = None,
     series_games: int = DEFAULT_SERIES_GAMES,
+    restricted: bool = False,
 ) -> Ladder:
     """A new ladder, entered by every house bot at once so it plays from the start.
+
+    ``restricted``: a competition's ladder, entered only by the bots it admits
+    (:func:`~.entries.entry_admit`); no house bot enters it.
 
     ``duplicate_deals``: each pick plays one seed once per seat rotation; left
     out, :func:`~.deals.duplicate_deals_by_default` decides by the seats (yes on 2).
@@ -106,11 +110,23 @@ def ladder_create(
                 memory_mb=memory_mb,
                 duplicate_deals=duplicate_deals,
                 series_games=series_games,
+                restricted=restricted,
             )
-            house_bots_enter(ladder=ladder)
+            if not restricted:
+                house_bots_enter(ladder=ladder)
             return ladder
     except IntegrityError:
         raise LadderConfigError(f"a ladder with the slug {slug!r} already exists.") from None
+
+
+def ladder_close(*, ladder: Ladder) -> Ladder:
+    """Close a ladder: no new matches or entries; its ratings and history stay."""
+    with transaction.atomic():
+        locked = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if locked.is_open:
+            locked.is_open = False
+            locked.save(update_fields=["is_open"])
+    return locked
 
 
 def ladder_change_game(

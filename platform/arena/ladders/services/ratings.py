@@ -278,13 +278,14 @@ def ladder_refit(*, ladder_id: int) -> int:
     ladder's lock, so ratings go on being applied meanwhile: those results
     keep their Elo steps on top of the fit (and are in the next one). The
     shown Elo is the fit's own, so the stretch (``elo.stretch``) starts
-    again from 1. Skipped (0) if the ladder was stretched while the fit
-    ran: the next sweep fits it again.
+    again from 1. Skipped (0) if the ladder was stretched, or its ratings
+    reset by a new season, while the fit ran: the next sweep fits it again. After a
+    reset, only the results rated since count (``Ladder.ratings_reset_at``).
     """
     # The units first, then the ratings: a unit rated in between is in the ratings
     # read, not in the fit, and waits for the next refit instead of counting twice.
-    totals = PairTotals.of(ladder_rated_units(ladder_id=ladder_id))
-    scale = Ladder.objects.values_list("elo_scale", flat=True).get(pk=ladder_id)
+    scale, reset_at = Ladder.objects.values_list("elo_scale", "ratings_reset_at").get(pk=ladder_id)
+    totals = PairTotals.of(ladder_rated_units(ladder_id=ladder_id, since=reset_at))
     read = {
         row.pk: row
         for row in Rating.objects.filter(ladder_id=ladder_id).only(
@@ -299,7 +300,8 @@ def ladder_refit(*, ladder_id: int) -> int:
     chosen = refitted({row.bot_version_id: row.rated_matches for row in read.values()})
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
-        if ladder.elo_scale != scale:
+        # Stretched, or its ratings reset by a new season, while the fit ran.
+        if ladder.elo_scale != scale or ladder.ratings_reset_at != reset_at:
             return 0
         now = timezone.now()
         rows = list(Rating.objects.filter(ladder_id=ladder_id))

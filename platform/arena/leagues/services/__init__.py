@@ -21,6 +21,7 @@ from .common import (
 )
 from .creating import (
     league_create,
+    league_create_frozen,
     league_entry_add,
     league_entry_remove,
     league_entry_respond,
@@ -40,6 +41,7 @@ __all__ = [
     "league_advance",
     "league_cancel",
     "league_create",
+    "league_create_frozen",
     "league_entry_add",
     "league_entry_remove",
     "league_entry_respond",

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from arena.bots.models import Bot, Visibility
+from arena.bots.models import Bot, BotVersion, Visibility
 from arena.bots.selectors import may_manage_bot
 from arena.ladders.models import Ladder
 from arena.players.models import User
@@ -84,13 +84,24 @@ def league_validate(
     rounds: int | None,
     max_tables: int,
     now: datetime,
+    frozen_final: bool = False,
 ) -> int:
-    """Check a league's settings; returns its number of rounds."""
+    """Check a league's settings; returns its number of rounds.
+
+    ``frozen_final``: a competition's final event (:func:`league_create_frozen`): it
+    plays on the competition's restricted ladder, and is public without staff (the
+    competition allowed its organiser).
+    """
     if format not in LeagueFormat.values:
         raise LeagueConfigError(
             f"unknown format {format!r}: use one of {', '.join(LeagueFormat.values)}."
         )
-    if visibility == LeagueVisibility.PUBLIC and not organiser.is_staff:
+    if ladder.restricted and not frozen_final:
+        raise LeagueConfigError(
+            f"{ladder} is a competition's ladder: it plays that competition's final event "
+            "only. Choose another ladder."
+        )
+    if visibility == LeagueVisibility.PUBLIC and not (organiser.is_staff or frozen_final):
         raise LeagueConfigError(
             "only staff organise public leagues: create a private league and invite bots."
         )
@@ -209,6 +220,79 @@ def league_create(
             LeagueEntry.objects.bulk_create(
                 LeagueEntry(league=league, bot=bot, seed=seed, status=_entry_status(bot, organiser))
                 for seed, bot in enumerate(bots, start=1)
+            )
+    except IntegrityError:
+        raise LeagueConfigError(f"a league with the slug {slug!r} already exists.") from None
+    return league
+
+
+def league_create_frozen(
+    *,
+    organiser: User,
+    ladder: Ladder,
+    name: str,
+    slug: str,
+    format: str,
+    start_at: datetime,
+    round_interval: timedelta,
+    versions: Sequence[BotVersion],
+    visibility: str,
+    games_per_table: int = 1,
+    duplicate: bool = False,
+    rated: bool = True,
+    advance: int | None = None,
+    rounds: int | None = None,
+    now: datetime,
+) -> League:
+    """A scheduled league of ``versions`` already frozen, seeded in order: a competition's
+    final event, whose entrants their owners entered there (so none is invited) and
+    whose versions were frozen at its submission freeze (the start keeps them)."""
+    points = formats.default_points(ladder.seats)
+    if len({version.bot_id for version in versions}) != len(versions):
+        raise LeagueEntryError("a bot is entered twice: each bot enters once.")
+    league_validate(
+        organiser=organiser,
+        ladder=ladder,
+        format=format,
+        visibility=visibility,
+        start_at=start_at,
+        round_interval=round_interval,
+        entrants=len(versions),
+        games_per_table=games_per_table,
+        points_per_rank=points,
+        advance=advance,
+        rounds=rounds,
+        max_tables=DEFAULT_MAX_TABLES,
+        now=now,
+        frozen_final=True,
+    )
+    try:
+        with transaction.atomic():
+            league = League.objects.create(
+                slug=slug,
+                name=name,
+                organiser=organiser,
+                ladder=ladder,
+                visibility=visibility,
+                format=format,
+                games_per_table=games_per_table,
+                duplicate=duplicate,
+                rated=rated,
+                points_per_rank=points,
+                advance=advance,
+                rounds_requested=rounds,
+                start_at=start_at,
+                round_interval=round_interval,
+            )
+            LeagueEntry.objects.bulk_create(
+                LeagueEntry(
+                    league=league,
+                    bot_id=version.bot_id,
+                    bot_version=version,
+                    seed=seed,
+                    status=EntryStatus.ACCEPTED,
+                )
+                for seed, version in enumerate(versions, start=1)
             )
     except IntegrityError:
         raise LeagueConfigError(f"a league with the slug {slug!r} already exists.") from None

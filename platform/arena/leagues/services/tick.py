@@ -123,7 +123,8 @@ def _start(locked: League, now: datetime) -> None:
                 "the invitation was not accepted before the start",
             )
         elif entry.status == EntryStatus.ACCEPTED:
-            version = active.get(entry.bot_id)
+            # A version frozen before the start (a competition's submission freeze) is kept.
+            version = entry.bot_version or active.get(entry.bot_id)
             if version is None:
                 entry.status = EntryStatus.WITHDRAWN
                 entry.reason = "no active version at the start (upload or fix the bot)"

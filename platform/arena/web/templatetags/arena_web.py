@@ -14,6 +14,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from arena.bots.models import Bot
+from arena.bots.selectors import BotCredit, bot_credit
+from arena.web.presenters import bot_label as present_bot
+
 register = template.Library()
 
 
@@ -53,6 +57,51 @@ def duration(value: timedelta | None) -> str:
         if count:
             parts.append(f"{count} {unit}{'s' if count != 1 else ''}")
     return " ".join(parts) or "0 seconds"
+
+
+# --------------------------------------------------------------------------- bots
+
+
+def _owner_link(credit: BotCredit) -> SafeString:
+    """The owner linked to their page; the house's bots marked as such."""
+    shown = (
+        format_html('<span class="badge house" title="A house bot">{}</span>', credit.name)
+        if credit.house
+        else credit.name
+    )
+    if credit.team_id is not None:
+        return format_html(
+            '<a class="owner team" href="{}">{}</a>', _link("web:team", credit.team_id), shown
+        )
+    return format_html(
+        '<a class="owner" href="{}">{}</a>', _link("web:player", credit.username), shown
+    )
+
+
+@register.simple_tag
+def bot_label(bot: Bot, *, link: bool = True, version: int | None = None) -> SafeString:
+    """``{% bot_label bot %}``, the one way pages show a bot: its name (linked to its page,
+    if it has one and ``link``), its version when given, then its owner linked to theirs:
+    "my-first-bot v3 · alice". The bot's owner must be loaded with it
+    (``select_related("owner")``; ``"owner__profile"`` for the house mark)."""
+    label = present_bot(bot)
+    name = (
+        format_html('<a href="{}">{}</a>', _link("web:bot", label.bot_id), label.name)
+        if link and label.has_page
+        else label.name
+    )
+    return format_html(
+        '<span class="bot-label">{}{}<span class="bot-by"> · {}</span></span>',
+        name,
+        format_html(' <span class="muted small">v{}</span>', version) if version else "",
+        _owner_link(label.credit),
+    )
+
+
+@register.filter
+def bot_text(bot: Bot) -> str:
+    """A bot in plain text, for chips and labels: "my-first-bot · alice"."""
+    return present_bot(bot).text
 
 
 # --------------------------------------------------------------------------- leaderboard
@@ -108,6 +157,12 @@ def _sparkline(trend: Any, points: object) -> SafeString:
 
 
 @register.simple_tag
+def owner_cell(bot: Bot) -> SafeString:
+    """``{% owner_cell bot %}``: the owner of ``bot`` for an Owner column (see bot_label)."""
+    return _owner_link(bot_credit(bot))
+
+
+@register.simple_tag
 def leaderboard_rows(
     rows: Sequence[Any], *, ranked: bool, duplicate_deals: bool, points: object
 ) -> SafeString:
@@ -117,14 +172,14 @@ def leaderboard_rows(
     out = []
     for row in rows:
         rating = row.rating
-        bot, owner = rating.bot, rating.bot.owner
+        bot = rating.bot
         rank = format_html('<td class="num rank" data-label="Rank">{}</td>', row.rank)
         out.append(
             format_html(
                 "\n    <tr>\n      {}\n"
                 '      <td data-label="Bot"><a href="{}">{}</a> '
                 '<span class="muted small">v{}</span></td>\n'
-                '      <td data-label="Owner"><a class="owner" href="{}">{}</a></td>\n'
+                '      <td data-label="Owner">{}</td>\n'
                 '      <td class="num" data-label="Elo">{}</td>\n'
                 '      <td class="num" data-label="{}">{}</td>\n'
                 '      <td data-label="Trend">{}</td>\n'
@@ -133,8 +188,7 @@ def leaderboard_rows(
                 _link("web:bot", rating.bot_id),
                 bot.name,
                 rating.bot_version.number,
-                _link("web:player", owner.username),
-                owner.username,
+                _owner_link(bot_credit(bot)),
                 _elo(rating),
                 games,
                 rating.rated_matches,
@@ -151,10 +205,11 @@ def _fixture_seat(seat: Any) -> SafeString:
     version = seat.entry.bot_version
     rank = seat.result_rank
     return format_html(
-        '<span class="seat-tag {}">{}{}{}{}{}</span>',
+        '<span class="seat-tag {}">{}{} · {}{}{}{}</span>',
         seat_class(seat.seat),
         seat.entry.bot.name,
         format_html(' <span class="muted small">v{}</span>', version.number) if version else "",
+        bot_credit(seat.entry.bot).name,  # two owners' bots may share a name
         format_html(" · #{} {}", rank, money(seat.result_money)) if rank else "",
         " · forfeit" if seat.result_forfeit else "",
         " ★" if rank == 1 else "",

@@ -55,9 +55,14 @@
 
   const players = {};
   (game.players || []).forEach((p) => { players[p.seat] = p; });
+  // A name two seats share (two owners' "my-first-bot") is told apart by its owner.
+  const nameCount = {};
+  Object.values(players).forEach((p) => { nameCount[p.name] = (nameCount[p.name] || 0) + 1; });
   const nameOf = (owner) => {
     if (owner === "neutral" || owner === "grey") return owner;
-    return players[owner] ? players[owner].name : "seat " + owner;
+    const p = players[owner];
+    if (!p) return "seat " + owner;
+    return nameCount[p.name] > 1 && p.owner && !p.person ? p.name + " · " + p.owner : p.name;
   };
   const who = (seat) => "Seat " + seat + " (" + nameOf(seat) + ")";
   const money = (n) => (typeof n === "number" ? "$" + n.toLocaleString("en-US") : String(n));
@@ -693,6 +698,19 @@
     return td;
   }
 
+  // A seat's bot with its owner ("my-first-bot · alice", the house's marked): two owners'
+  // bots may share a name. A person at a table is just "You".
+  function botCell(seat) {
+    const p = players[seat];
+    const td = cell("Bot", "bot-cell", p ? p.name : "seat " + seat);
+    if (p && p.owner && !p.person) {
+      const by = node("span", "bot-by", " · ");
+      by.appendChild(p.house ? node("span", "badge house", p.owner) : node("span", "owner", p.owner));
+      td.appendChild(by);
+    }
+    return td;
+  }
+
   function drawSeats(snapshot) {
     seatsBox.replaceChildren();
     const columns = ["Seat", "Bot"];
@@ -715,7 +733,7 @@
       const tag = cell("Seat", "");
       tag.appendChild(node("span", "seat-tag " + ownerClass(seat), "seat " + seat));
       row.appendChild(tag);
-      row.appendChild(cell("Bot", "", nameOf(seat)));
+      row.appendChild(botCell(seat));
       if (CARDS) {
         const hand = cell("Hand", "hand wide " + ownerClass(seat));
         const chosen = snapshot.chosen[seat] ? snapshot.chosen[seat].slice() : [];
