@@ -199,6 +199,8 @@ def test_a_team_s_bot_shows_the_team_on_its_page(alice: Any, bob: Any, team: Tea
     # Bob works on it as its owner would: the upload link names the team.
     assert f"?bot=hammer&amp;team={team.pk}" in html
     assert 'id="entries-form"' in html and 'id="bot-team-form"' in html
+    # The editor's drafts are each author's own: its creator edits it there, not Bob.
+    assert 'id="edit-in-browser"' not in html
     # Another player sees whose it is, and no form.
     other = Client()
     other.force_login(UserFactory(username="dora"))
@@ -238,3 +240,23 @@ def test_results_show_the_team_instead_of_the_member(alice: Any, bob: Any, team:
         assert f'class="owner team" href="/teams/{team.pk}/">Sharks</a>' in html, url
         assert 'class="owner" href="/players/bob/">bob</a>' in html, url
         assert 'href="/players/alice/"' not in html, url
+
+
+def test_the_api_s_results_name_the_team(alice: Any, bob: Any, team: Team) -> None:
+    from arena.ladders.flows import ladder_create
+    from tests.platform.scenes import play_match
+
+    ladder = ladder_create(slug="classic-2", name="Classic, 2 seats", rules="classic", seats=2)
+    versions = [
+        BotVersionFactory(bot=BotFactory(owner=alice, team=team, name="hammer")),
+        BotVersionFactory(bot=BotFactory(owner=bob, name="solo")),
+    ]
+    match, _ = play_match(ladder, versions, 2)
+    api = client_for(None)
+    seats = api.get(f"/api/matches/{match.pk}/").json()["participants"]
+    assert [(s["bot"], s["owner"], s["team"]) for s in seats] == [
+        ("hammer", "alice", "Sharks"),
+        ("solo", "bob", None),
+    ]
+    board = api.get(f"/api/ladders/{ladder.slug}/leaderboard/").json()["results"]
+    assert sorted((r["bot"], r["team"]) for r in board) == [("hammer", "Sharks"), ("solo", None)]
