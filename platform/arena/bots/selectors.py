@@ -30,15 +30,19 @@ from .models import (
 def may_manage_bot(user: User | AnonymousUser | None, bot: Bot, *, staff: bool = True) -> bool:
     """The one access rule for acting on a bot and reading its internals (uploading
     versions, changing it, entering ladders and leagues, challenging with it; reports,
-    stderr, faults, private bots): staff, its owner, and the members of its team.
+    stderr, faults, private bots): staff, its owner, and the members of its team. A
+    team's bot is the team's: its creator (``owner``) manages it while a member, as the
+    others do, and no longer once they left the team.
 
     ``staff=False`` leaves staff out: the bot's own people, who answer for it (an
     invitation to a league) and see it as theirs ("yours" on pages)."""
     if user is None or not user.is_authenticated:
         return False
-    if (staff and user.is_staff) or user.pk == bot.owner_id:
+    if staff and user.is_staff:
         return True
-    return bot.team_id is not None and bot.team_id in user_team_ids(user)
+    if bot.team_id is not None:
+        return bot.team_id in user_team_ids(user)
+    return bool(user.pk == bot.owner_id)
 
 
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
@@ -52,7 +56,8 @@ def managed_bots_q(user: User | AnonymousUser | None, *, prefix: str = "") -> Q:
     if user is None or not user.is_authenticated:
         return Q(pk__in=[])
     teams = TeamMembership.objects.filter(user_id=user.pk).values("team_id")
-    return Q(**{f"{prefix}owner_id": user.pk}) | Q(**{f"{prefix}team_id__in": teams})
+    own = Q(**{f"{prefix}owner_id": user.pk, f"{prefix}team__isnull": True})
+    return own | Q(**{f"{prefix}team_id__in": teams})
 
 
 def bot_owner_label(bot: Bot) -> tuple[str, str]:

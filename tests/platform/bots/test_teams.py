@@ -260,3 +260,23 @@ def test_the_api_s_results_name_the_team(alice: Any, bob: Any, team: Team) -> No
     ]
     board = api.get(f"/api/ladders/{ladder.slug}/leaderboard/").json()["results"]
     assert sorted((r["bot"], r["team"]) for r in board) == [("hammer", "Sharks"), ("solo", None)]
+
+
+def test_a_member_who_left_no_longer_uploads_the_bot_they_created(
+    alice: Any, bob: Any, team: Team
+) -> None:
+    upload = {"name": "drill", "team": team.pk, "file": SimpleUploadedFile("main.py", code(1))}
+    created = client_for(bob).post("/api/bots/", upload, format="multipart")
+    assert created.status_code == 201, created.content
+    assert client_for(bob).post(f"/api/teams/{team.pk}/leave/").status_code == 204
+
+    # By its name, as his own bot: it is the team's, and he is no longer in it.
+    again = client_for(bob).post(
+        "/api/bots/",
+        {"name": "drill", "file": SimpleUploadedFile("main.py", code(2))},
+        format="multipart",
+    )
+    assert again.status_code == 403 and again.json()["code"] == "bot_team_forbidden"
+    by_id = new_version(client_for(bob), created.json()["bot_id"], 3)
+    assert by_id.status_code == 403
+    assert new_version(client_for(alice), created.json()["bot_id"], 4).status_code == 201

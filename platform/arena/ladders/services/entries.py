@@ -195,6 +195,11 @@ def bot_submit(
     language, or None to take it from the file. The version's pre-flights on
     its ladders wait, pending (:func:`arena.ladders.flows.bot_submit` queues them).
     """
+    if team is None:
+        # The owner's bot of that name may be a team's: its uploads are the team's (the
+        # team's quota, and the owner must still be a member).
+        named = Bot.objects.filter(owner=owner, name__iexact=name, workbench=False)
+        team = Team.objects.filter(pk=named.values("team_id")[:1]).first()
     with transaction.atomic():
         _lock_quota(owner, team)  # one count at a time
         check_builds_in_flight(owner, team)
