@@ -428,6 +428,9 @@ ARENA_EDITOR_TEST_GAMES_PER_HOUR = env_int("ARENA_EDITOR_TEST_GAMES_PER_HOUR", 3
 # Drafts one author may keep in the editor (each up to ARENA_UPLOAD_MAX_BYTES).
 ARENA_EDITOR_MAX_DRAFTS = env_int("ARENA_EDITOR_MAX_DRAFTS", 50)
 
+# Teams (docs/teams.md): days an invitation link works after a team owner made it.
+ARENA_TEAM_INVITE_DAYS = env_int("ARENA_TEAM_INVITE_DAYS", 7)
+
 # Tables: a person plays an unrated game against bots in the browser. Games waiting
 # or being played at once per person; the person's time per decision (past it they
 # forfeit, and the bots play on); a table whose worker is silent this long failed
@@ -514,6 +517,8 @@ REST_FRAMEWORK = {
         "login": env_str("ARENA_RATE_LOGIN", "10/min"),
         "signup": env_str("ARENA_RATE_SIGNUP", "10/hour"),
         "upload": env_str("ARENA_RATE_UPLOAD", "30/hour"),
+        # Uploads to a team's bots, all its members together (on top of each one's own).
+        "upload_team": env_str("ARENA_RATE_TEAM_UPLOAD", "30/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {

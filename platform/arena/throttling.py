@@ -5,8 +5,8 @@ way in (web form, browsable API, admin, token endpoint) and locks that pair
 out for ARENA_LOGIN_COOLOFF_MINUTES after ARENA_LOGIN_FAILURE_LIMIT failures;
 a right password is refused too while locked. Requests: DRF's rate throttles
 (Django's cache) limit token requests and sign-ups per address and uploads
-per account, on the API through ``throttle_scope`` and on the web pages
-through :func:`throttle_wait`.
+per account (and per team for a team's bots, :class:`TeamUploadThrottle`), on the
+API through ``throttle_scope`` and on the web pages through :func:`throttle_wait`.
 
 Every one of them counts the address :func:`client_address` finds: the peer's,
 or behind ARENA_TRUSTED_PROXIES proxies the one the outermost proxy saw. A
@@ -137,6 +137,20 @@ class SignupThrottle(_Throttle):
 
 class UploadThrottle(_Throttle):
     scope = "upload"
+
+
+class TeamUploadThrottle(_FailOpen):
+    """Uploads to a team's bots, per team (ARENA_RATE_TEAM_UPLOAD): its members share it,
+    on top of each one's own limit."""
+
+    scope = "upload_team"
+
+    def __init__(self, team_id: int) -> None:
+        super().__init__()
+        self.team_id = team_id
+
+    def get_cache_key(self, request: Request, view: APIView | None) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.team_id}
 
 
 class UploadsThrottled(APIView):

@@ -42,6 +42,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
                     "competitions",
                     "tables",
                     "notifications",
+                    "teams",
                 )
             },
         }
@@ -51,6 +52,7 @@ def api_index(request: HttpRequest) -> JsonResponse:
 api_patterns: list[URLPattern | URLResolver] = [
     path("", api_index, name="api-index"),
     path("auth/", include("arena.players.urls")),
+    path("teams/", include("arena.players.team_urls")),
     # A bot's own API (the bots app) is given what an upload does: the ladders' flow,
     # which stores the code and enters the bot (the bots app is below the ladders).
     path("bots/", BotListApi.as_view(submit=bot_submit_by_slugs), name="bot-list"),

@@ -23,11 +23,11 @@ class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin[Bot]):
-    list_display = ("name", "owner", "visibility", "workbench", "created_at")
+    list_display = ("name", "owner", "team", "visibility", "workbench", "created_at")
     list_filter = ("visibility", "workbench")
-    list_select_related = ("owner",)
-    search_fields = ("name", "owner__username")
-    raw_id_fields = ("owner",)
+    list_select_related = ("owner", "team")
+    search_fields = ("name", "owner__username", "team__name")
+    raw_id_fields = ("owner", "team")
     inlines = (BotVersionInline,)
 
 

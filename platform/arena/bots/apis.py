@@ -6,9 +6,10 @@ ladders' flow, which stores the code and enters the bot on ladders. This app is 
 the ladders and cannot call them itself. A bot's entries and verdicts are the
 ladders' own views, under /api/bots/ too.
 
-Who may do what: anyone reads public bots; a private bot exists only for its
-owner and staff (others get 404); only the owner changes a bot (uploads,
-visibility, retiring versions), everyone else gets 403 (401 without login).
+Who may do what: anyone reads public bots; a private bot exists only for those
+who manage it (``selectors.may_manage_bot``: its owner, its team's members,
+staff; others get 404); only they change a bot (uploads, visibility, retiring
+versions), everyone else gets 403 (401 without login).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.pagination import LimitOffset, paginated_response
-from arena.players.models import User
-from arena.players.selectors import signed_in
-from arena.throttling import UploadsThrottled
+from arena.players.models import Team, User
+from arena.players.selectors import signed_in, team_get, team_role
+from arena.throttling import TeamUploadThrottle, UploadsThrottled
 
 from .models import Bot, BotVersion, Runtime, Visibility
 from .selectors import (
@@ -37,9 +38,11 @@ from .selectors import (
     bot_list_visible,
     bot_version_get,
     bot_versions,
+    may_manage_bot,
     may_read_internals,
 )
 from .services import (
+    bot_team_set,
     bot_update,
     bot_version_retire,
     upload_limits,
@@ -64,6 +67,7 @@ class BotSubmit(Protocol):
         visibility: Visibility,
         ladders: Sequence[str] | None,
         runtime: str | None,
+        team: Team | None,
     ) -> BotVersion: ...
 
 
@@ -109,14 +113,44 @@ def read_upload(upload: UploadedFile) -> bytes:
 
 
 class IsOwnerOrReadOnly(permissions.BasePermission):
-    """Reads for whoever sees the bot; changes for its owner only."""
+    """Reads for whoever sees the bot; changes for those who manage it
+    (``selectors.may_manage_bot``: its owner, its team's members, staff)."""
 
-    message = "only the bot's owner may change it."
+    message = "only the bot's owner or its team's members may change it."
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
         if request.method in permissions.SAFE_METHODS:
             return True
-        return bool(request.user.is_authenticated and obj.owner_id == request.user.pk)
+        return may_manage_bot(request.user, obj)
+
+
+def check_team_upload_rate(view: APIView, request: Request, team_id: int | None) -> None:
+    """An upload to a team's bot also counts against the team's rate (all its members)."""
+    if team_id is None:
+        return
+    throttle = TeamUploadThrottle(team_id)
+    if not throttle.allow_request(request, view):
+        view.throttled(request, throttle.wait() or 1.0)
+
+
+def member_team(request: Request, team_id: int | None) -> Team | None:
+    """The team an upload names, which must be one of the uploader's."""
+    if team_id is None:
+        return None
+    team = team_get(team_id=team_id)
+    if team is None or team_role(team=team, user=request.user) is None:
+        raise serializers.ValidationError(
+            {"team": [f"you are in no team {team_id}: name one of yours (GET /api/teams/?mine=1)."]}
+        )
+    return team
+
+
+class TeamField(serializers.Serializer[Team]):
+    class Meta:
+        ref_name = "BotTeam"
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
 
 
 def visible_bot(view: APIView, request: Request, bot_id: int) -> Bot:
@@ -168,9 +202,15 @@ class BotListApi(UploadsThrottled, APIView):
         ladders = serializers.ListField(
             child=serializers.CharField(), required=False, help_text=LADDERS_HELP
         )
+        team = serializers.IntegerField(
+            required=False,
+            help_text="The id of one of your teams: the upload is the team's bot of that "
+            "name (created as the team's on its first upload).",
+        )
 
     class FilterSerializer(serializers.Serializer[None]):
         owner = serializers.CharField(required=False, help_text="Username of the owner.")
+        team = serializers.IntegerField(required=False, help_text="Id of the team.")
 
     class OutputSerializer(serializers.Serializer[Bot]):
         class Meta:
@@ -179,6 +219,7 @@ class BotListApi(UploadsThrottled, APIView):
         id = serializers.IntegerField()
         name = serializers.CharField()
         owner = serializers.CharField(source="owner.username")
+        team = TeamField(allow_null=True, help_text="The team that owns the bot, if any.")
         visibility = serializers.CharField()
         created_at = serializers.DateTimeField()
 
@@ -190,7 +231,9 @@ class BotListApi(UploadsThrottled, APIView):
         return paginated_response(
             pagination_class=self.pagination_class,
             serializer_class=self.OutputSerializer,
-            queryset=bot_list_visible(user=request.user, **filters.validated_data),
+            queryset=bot_list_visible(user=request.user, **filters.validated_data).select_related(
+                "team"
+            ),
             request=request,
             view=self,
         )
@@ -206,6 +249,8 @@ class BotListApi(UploadsThrottled, APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         upload = data["file"]
+        team = member_team(request, data.get("team"))
+        check_team_upload_rate(self, request, None if team is None else team.pk)
         version = self.submit(
             owner=signed_in(request),
             name=data["name"],
@@ -214,6 +259,7 @@ class BotListApi(UploadsThrottled, APIView):
             visibility=data["visibility"],
             ladders=chosen_ladders(data),
             runtime=data.get("runtime"),
+            team=team,
         )
         return Response(VersionOutput(version).data, status=status.HTTP_201_CREATED)
 
@@ -228,6 +274,12 @@ class BotDetailApi(APIView):
 
         visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
         description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+        team = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            help_text="Move the bot into one of your teams (its owner), or out of its team "
+            "with null (an owner of the team).",
+        )
 
     class OutputSerializer(serializers.Serializer[Bot]):
         class Meta:
@@ -236,6 +288,7 @@ class BotDetailApi(APIView):
         id = serializers.IntegerField()
         name = serializers.CharField()
         owner = serializers.CharField(source="owner.username")
+        team = TeamField(allow_null=True, help_text="The team that owns the bot, if any.")
         visibility = serializers.CharField()
         description = serializers.CharField()
         created_at = serializers.DateTimeField()
@@ -253,11 +306,16 @@ class BotDetailApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def patch(self, request: Request, bot_id: int) -> Response:
-        """Change your bot's visibility or description."""
+        """Change your bot's visibility or description, or its team."""
         bot = visible_bot(self, request, bot_id)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        bot = bot_update(bot=bot, **serializer.validated_data)
+        data = dict(serializer.validated_data)
+        if "team" in data:
+            team_id = data.pop("team")
+            team = None if team_id is None else member_team(request, team_id)
+            bot = bot_team_set(bot=bot, team=team, by=signed_in(request))
+        bot = bot_update(bot=bot, **data)
         return Response(self.OutputSerializer(bot).data)
 
 
@@ -302,6 +360,7 @@ class BotVersionListApi(UploadsThrottled, APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         upload = data["file"]
+        check_team_upload_rate(self, request, bot.team_id)
         version = self.submit(
             bot=bot,
             filename=upload.name,
@@ -317,7 +376,8 @@ class BotVersionDetailApi(APIView):
 
     class OutputSerializer(VersionOutput):
         validation_report = serializers.SerializerMethodField(
-            help_text="Files and validation errors; null unless you own the bot (or are staff)."
+            help_text="Files and validation errors; null unless you manage the bot (its owner, its "
+            "team's members, staff)."
         )
 
         class Meta(VersionOutput.Meta):

@@ -84,6 +84,11 @@ class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
     )
+    # A team's bot is managed by every member of the team (selectors.may_manage_bot) and
+    # shown as the team's; ``owner`` stays the member who created it.
+    team = models.ForeignKey(
+        "players.Team", null=True, blank=True, on_delete=models.PROTECT, related_name="bots"
+    )
     name = models.CharField(max_length=40, validators=[bot_name_validator])
     visibility = models.CharField(
         max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
@@ -99,6 +104,8 @@ class Bot(models.Model):
         constraints = (
             # "Greedy" and "greedy" are the same bot to a reader.
             models.UniqueConstraint("owner", Lower("name"), name="bot_unique_name_per_owner"),
+            # A team's bots are told apart by name too (a null team is distinct from any).
+            models.UniqueConstraint("team", Lower("name"), name="bot_unique_name_per_team"),
         )
         indexes = (
             # The public list of bots, paged by name.

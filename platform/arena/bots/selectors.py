@@ -10,9 +10,10 @@ from pathlib import PurePosixPath
 from django.contrib.auth.models import AnonymousUser
 from django.core.files.storage import default_storage
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.urls import reverse
 
-from arena.players.models import User
-from arena.players.selectors import HOUSE_USERNAME
+from arena.players.models import TeamMembership, User
+from arena.players.selectors import HOUSE_USERNAME, user_team_ids
 
 from .models import (
     WORKBENCH_SUFFIX,
@@ -26,12 +27,46 @@ from .models import (
 )
 
 
+def may_manage_bot(user: User | AnonymousUser | None, bot: Bot, *, staff: bool = True) -> bool:
+    """The one access rule for acting on a bot and reading its internals (uploading
+    versions, changing it, entering ladders and leagues, challenging with it; reports,
+    stderr, faults, private bots): staff, its owner, and the members of its team. A
+    team's bot is the team's: its creator (``owner``) manages it while a member, as the
+    others do, and no longer once they left the team.
+
+    ``staff=False`` leaves staff out: the bot's own people, who answer for it (an
+    invitation to a league) and see it as theirs ("yours" on pages)."""
+    if user is None or not user.is_authenticated:
+        return False
+    if staff and user.is_staff:
+        return True
+    if bot.team_id is not None:
+        return bot.team_id in user_team_ids(user)
+    return bool(user.pk == bot.owner_id)
+
+
 def may_read_internals(user: User | AnonymousUser | None, bot: Bot) -> bool:
-    """The one access rule for a bot's internals (reports, stderr, faults, private bots):
-    its owner and staff read them, nobody else."""
-    return bool(
-        user is not None and user.is_authenticated and (user.is_staff or user.pk == bot.owner_id)
-    )
+    """Who reads a bot's internals: :func:`may_manage_bot`'s people (one rule for both)."""
+    return may_manage_bot(user, bot)
+
+
+def managed_bots_q(user: User | AnonymousUser | None, *, prefix: str = "") -> Q:
+    """:func:`may_manage_bot` as a filter on bots (``prefix``: the path to the bot, e.g.
+    ``"bot__"``), staff left out: the bots ``user`` owns or shares through a team."""
+    if user is None or not user.is_authenticated:
+        return Q(pk__in=[])
+    teams = TeamMembership.objects.filter(user_id=user.pk).values("team_id")
+    own = Q(**{f"{prefix}owner_id": user.pk, f"{prefix}team__isnull": True})
+    return own | Q(**{f"{prefix}team_id__in": teams})
+
+
+def bot_owner_label(bot: Bot) -> tuple[str, str]:
+    """Who a bot is shown as belonging to, and where that links: its team (the team's
+    page) when it has one, else its owner (their player page): :func:`bot_credit`'s."""
+    credit = bot_credit(bot)
+    if credit.team_id is not None:
+        return credit.name, reverse("web:team", args=[credit.team_id])
+    return credit.name, reverse("web:player", args=[credit.username])
 
 
 def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | None:
@@ -41,7 +76,8 @@ def bot_get_visible(*, bot_id: int, user: User | AnonymousUser | None) -> Bot | 
     no API, nothing to upload to, enter or challenge with; its test games are
     reached from the editor.
     """
-    bot = Bot.objects.select_related("owner").filter(pk=bot_id, workbench=False).first()
+    bots = Bot.objects.select_related("owner", "team").filter(pk=bot_id, workbench=False)
+    bot = bots.first()
     if bot is None:
         return None
     if bot.visibility == Visibility.PUBLIC or may_read_internals(user, bot):
@@ -57,15 +93,19 @@ def bot_active_version(*, bot: Bot) -> BotVersion | None:
     return bot.versions.filter(status=VersionStatus.ACTIVE).first()
 
 
-def bot_list_visible(*, user: User | AnonymousUser, owner: str | None = None) -> QuerySet[Bot]:
-    """The bots ``user`` may see (public ones, their own, every bot for staff), by name."""
+def bot_list_visible(
+    *, user: User | AnonymousUser, owner: str | None = None, team: int | None = None
+) -> QuerySet[Bot]:
+    """The bots ``user`` may see (public ones, their own and their teams', every bot for
+    staff), by name; ``owner`` (a username) and ``team`` (an id) narrow them."""
     # Workbenches (the editor's test builds) are the editor's own, listed nowhere.
     bots = Bot.objects.select_related("owner").filter(workbench=False).order_by("name", "id")
     if not user.is_staff:
-        mine = Q(owner_id=user.pk) if user.is_authenticated else Q(pk__in=[])
-        bots = bots.filter(Q(visibility=Visibility.PUBLIC) | mine)
+        bots = bots.filter(Q(visibility=Visibility.PUBLIC) | managed_bots_q(user))
     if owner is not None:
         bots = bots.filter(owner__username=owner)
+    if team is not None:
+        bots = bots.filter(team_id=team)
     return bots
 
 
@@ -170,20 +210,30 @@ def bot_shown_name(bot: Bot) -> str:
 @dataclass(frozen=True)
 class BotCredit:
     """Whom a bot is shown with wherever it appears, so that two owners' same-named bots
-    are told apart: today its owner; the one place where a team would take over."""
+    are told apart: its team when it has one, else its owner."""
 
-    #: As pages and exports name it: the owner's username.
+    #: As pages and exports name it: the team's name, or the owner's username.
     name: str
-    #: Whose player page to link to.
+    #: Whose player page to link to (the owner's; a team's bot links to the team's page).
     username: str
     #: One of the platform's own bots (the house account's).
     house: bool
+    #: The team credited (its page is linked instead of the owner's); None: the owner.
+    team_id: int | None = None
 
 
 def bot_credit(bot: Bot) -> BotCredit:
-    """The owner (or, later, team) a bot is credited to. Reads no row when the owner came
-    with the bot; the house flag comes from the owner's profile when it was loaded too,
-    from the house account's reserved username otherwise (no query per bot either way)."""
+    """The team or owner a bot is credited to. Reads no row when the owner came with the
+    bot; the house flag comes from the owner's profile when it was loaded too, from the
+    house account's reserved username otherwise (no query per bot either way). A team's
+    bot reads its team unless it came with the bot (select_related); a bot read without
+    its ``team_id`` (``only()`` leaving it out) is credited to its owner rather than
+    loaded again, one query per bot."""
+    team_id = bot.__dict__.get("team_id")
+    if team_id is not None:
+        return BotCredit(
+            name=bot.team.name if bot.team else "", username="", house=False, team_id=team_id
+        )
     owner = bot.owner
     if User.profile.is_cached(owner):
         try:

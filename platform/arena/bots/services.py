@@ -16,7 +16,8 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from arena.errors import ArenaError
-from arena.players.models import User
+from arena.players.models import Team, TeamRole, User
+from arena.players.selectors import team_role
 from arena.transitions import check_move
 
 from .models import WORKBENCH_SUFFIX, Bot, BotVersion, CodeFormat, VersionStatus, Visibility
@@ -89,14 +90,46 @@ def code_storage_name(upload: CheckedUpload) -> str:
     return f"bots/code/{upload.sha256[:2]}/{upload.sha256}.{suffix}"
 
 
+class BotTeamError(ArenaError):
+    code = "bot_team_invalid"
+
+
+class BotTeamForbiddenError(BotTeamError):
+    code = "bot_team_forbidden"
+    http_status = 403
+
+
+def _check_member(team: Team, user: User) -> None:
+    if team_role(team=team, user=user) is None:
+        raise BotTeamForbiddenError(
+            f"you are not a member of {team.name}: join it by its invitation link first."
+        )
+
+
+def _name_taken(name: str, team: Team | None) -> BotNameTakenError:
+    if team is not None:
+        return BotNameTakenError(
+            f"{team.name} or you already have a bot named {name!r} (names ignore case): "
+            "upload a new version of it, or choose another name."
+        )
+    return BotNameTakenError(
+        f"you already have a bot named {name!r} (names ignore case): upload a new "
+        "version of it, or choose another name."
+    )
+
+
 def bot_create(
     *,
     owner: User,
     name: str,
     visibility: Visibility = Visibility.PUBLIC,
     description: str = "",
+    team: Team | None = None,
 ) -> Bot:
-    bot = Bot(owner=owner, name=name, visibility=visibility, description=description)
+    """A bot of ``owner``'s; with ``team`` (one of the owner's teams), the team's."""
+    if team is not None:
+        _check_member(team, owner)
+    bot = Bot(owner=owner, name=name, visibility=visibility, description=description, team=team)
     try:
         bot.full_clean(validate_constraints=False)
     except ValidationError as error:
@@ -105,11 +138,50 @@ def bot_create(
         with transaction.atomic():
             bot.save()
     except IntegrityError:
-        raise BotNameTakenError(
-            f"you already have a bot named {name!r} (names ignore case): upload a new "
-            "version of it, or choose another name."
-        ) from None
+        raise _name_taken(name, team) from None
     return bot
+
+
+def bot_team_set(*, bot: Bot, team: Team | None, by: User) -> Bot:
+    """Move ``bot`` into ``team`` or (None) out of its team, back to its owner alone.
+
+    In: by someone who manages the bot (its owner, or staff) and is a member of
+    ``team``; the name must be free in the team. Out: by an owner of the bot's team
+    (or staff); the bot stays its owner's.
+    """
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        if locked.workbench:
+            raise BotTeamError(f"{locked.name} holds the editor's test builds: it has no team.")
+        current = locked.team
+        if (
+            current is not None
+            and (team is None or team.pk != current.pk)
+            and not by.is_staff
+            and team_role(team=current, user=by) != TeamRole.OWNER
+        ):
+            raise BotTeamForbiddenError(
+                f"{locked.name} is {current.name}'s: only an owner of {current.name} "
+                "takes it out of the team."
+            )
+        if team is not None and (current is None or team.pk != current.pk):
+            if not by.is_staff and by.pk != locked.owner_id:
+                raise BotTeamForbiddenError(
+                    f"only {locked.name}'s owner moves it into a team: ask them."
+                )
+            if not by.is_staff:
+                _check_member(team, by)
+        locked.team = team
+        try:
+            with transaction.atomic():
+                locked.save(update_fields=["team", "updated_at"])
+        except IntegrityError:
+            raise BotNameTakenError(
+                f"{team.name if team else locked.owner.username} already has a bot named "
+                f"{locked.name!r} (names ignore case): rename one of them first."
+            ) from None
+    log.info("bot %s: team %s -> %s by %s", locked.pk, current, team, by.pk)
+    return locked
 
 
 def bot_version_upload(
@@ -198,17 +270,22 @@ def bot_upload(
     content: bytes,
     visibility: Visibility = Visibility.PUBLIC,
     runtime: str | None = None,
+    team: Team | None = None,
 ) -> BotVersion:
-    """Upload code for the owner's bot named ``name``, creating the bot on first upload.
+    """Upload code for the owner's bot named ``name`` (with ``team``: the team's bot of
+    that name, the owner being a member), creating the bot on first upload.
 
     The upload is checked before the bot is created, so a refused first
     upload leaves no empty bot behind. ``runtime`` as in :func:`bot_version_upload`.
     """
+    if team is not None:
+        _check_member(team, owner)
     checked = check_upload(filename, content, upload_limits(), runtime=runtime)
     with transaction.atomic():
-        bot = Bot.objects.filter(owner=owner, name__iexact=name).first()
+        named = Bot.objects.filter(name__iexact=name, workbench=False)
+        bot = (named.filter(team=team) if team else named.filter(owner=owner)).first()
         if bot is None:
-            bot = bot_create(owner=owner, name=name, visibility=visibility)
+            bot = bot_create(owner=owner, name=name, visibility=visibility, team=team)
         return _store_version(bot=bot, checked=checked, filename=filename)
 
 

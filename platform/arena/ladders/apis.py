@@ -181,6 +181,11 @@ class LeaderboardApi(APIView):
         bot_id = serializers.IntegerField(source="bot.id")
         bot = serializers.CharField(source="bot.name")
         owner = serializers.CharField(source="bot.owner.username")
+        team = serializers.CharField(
+            source="bot.team.name",
+            allow_null=True,
+            help_text="The team owning the bot, or null: its owner's alone.",
+        )
         version = serializers.IntegerField(source="bot_version.number")
         rating = serializers.FloatField()
         display = serializers.CharField(help_text='Rounded, with "?" while provisional.')

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from arena.bots.models import Bot, BotVersion, Draft, TestGame, Visibility
 from arena.matches.services import runs_to_publish
-from arena.players.models import User
+from arena.players.models import Team, User
 from arena.queueing import publish_on_commit
 
 from . import services
@@ -43,6 +43,7 @@ def bot_submit(
     visibility: Visibility = Visibility.PUBLIC,
     ladders: Sequence[Ladder] | None = None,
     runtime: str | None = None,
+    team: Team | None = None,
 ) -> BotVersion:
     """Upload a bot's code and enter it (:func:`.entries.bot_submit`); its pre-flights
     are queued."""
@@ -54,6 +55,7 @@ def bot_submit(
         visibility=visibility,
         ladders=ladders,
         runtime=runtime,
+        team=team,
     )
     _queue_preflights([version.bot_id])
     return version
@@ -85,6 +87,7 @@ def bot_submit_by_slugs(
     visibility: Visibility,
     ladders: Sequence[str] | None,
     runtime: str | None,
+    team: Team | None = None,
 ) -> BotVersion:
     """:func:`bot_submit` with the ladders named by slug: ``POST /api/bots/``'s (the URL
     map gives it to ``arena.bots.apis.BotListApi``)."""
@@ -96,6 +99,7 @@ def bot_submit_by_slugs(
         visibility=visibility,
         ladders=None if ladders is None else entries.ladders_from_slugs(ladders),
         runtime=runtime,
+        team=team,
     )
 
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
 from arena.matches.models import UNPLAYED, Match, MatchStatus, Participant
 from arena.matches.selectors import with_participants
-from arena.players.models import User
+from arena.players.models import Team, User
 
 from .deals import SeatResult, unit_standings
 from .elo import INITIAL_RATING, PROVISIONAL_MATCHES, working_rating
@@ -54,14 +54,17 @@ def ladder_get(*, slug: str) -> Ladder | None:
 TEST_GAME_IN_FLIGHT = timedelta(minutes=10)
 
 
-def builds_in_flight(*, owner: User) -> int:
-    """The owner's work on the builds queue not done yet: uploads still to build and
-    pre-flight, and test games not played yet (their build, then their game)."""
-    uploads = BotVersion.objects.filter(
-        bot__owner=owner,
-        bot__workbench=False,
-        status__in=(VersionStatus.PENDING, VersionStatus.VALIDATING),
-    ).count()
+def builds_in_flight(*, owner: User | None = None, team: Team | None = None) -> int:
+    """Work on the builds queue not done yet. ``team``: uploads of the team's bots still
+    to build and pre-flight (a team's quota is shared by its members); ``owner``: their
+    uploads of bots of no team, and their test games not played yet (their build, then
+    their game)."""
+    building = BotVersion.objects.filter(
+        bot__workbench=False, status__in=(VersionStatus.PENDING, VersionStatus.VALIDATING)
+    )
+    if team is not None:
+        return building.filter(bot__team=team).count()
+    uploads = building.filter(bot__owner=owner, bot__team__isnull=True).count()
     unplayed = Q(match__isnull=True) & ~Q(build__status=VersionStatus.FAILED)
     test_games = (
         TestGame.objects.filter(owner=owner, created_at__gte=timezone.now() - TEST_GAME_IN_FLIGHT)
@@ -128,6 +131,7 @@ def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
 RATING_SHOWN = (
     *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
 )
 

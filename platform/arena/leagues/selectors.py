@@ -26,6 +26,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.bots.selectors import managed_bots_q, may_manage_bot
 from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant, seed_in_play
 from arena.matches.selectors import match_log_read, seeds_in_play
@@ -69,7 +70,7 @@ def _visible(leagues: QuerySet[League], user: User | AnonymousUser) -> QuerySet[
         return leagues.filter(public)
     # Private leagues: their organiser and the owners of entered bots.
     mine = Q(organiser_id=user.pk) | Q(
-        pk__in=LeagueEntry.objects.filter(bot__owner_id=user.pk).values("league_id")
+        pk__in=LeagueEntry.objects.filter(managed_bots_q(user, prefix="bot__")).values("league_id")
     )
     return leagues.filter(public | mine)
 
@@ -98,19 +99,21 @@ def league_entry_can_withdraw(*, entry: LeagueEntry, user: User | AnonymousUser)
     """The bot's owner takes it out of a league, as do the organiser and staff."""
     if not user.is_authenticated:
         return False
-    return entry.bot.owner_id == user.pk or league_can_manage(league=entry.league, user=user)
+    return may_manage_bot(user, entry.bot, staff=False) or league_can_manage(
+        league=entry.league, user=user
+    )
 
 
 def league_entry_can_respond(*, entry: LeagueEntry, user: User | AnonymousUser) -> bool:
-    """Only the bot's owner answers its invitation (not the organiser, not staff)."""
-    return bool(user.is_authenticated and entry.bot.owner_id == user.pk)
+    """Only the bot's owner or team answers its invitation (not the organiser, not staff)."""
+    return may_manage_bot(user, entry.bot, staff=False)
 
 
 def league_entry_is_invitation(*, bot: Bot, organiser: User) -> bool:
     """Entering another player's bot invites it; staff enter any public bot at once
     (as the ladders schedule them), a player's own bots and the house bots (the
     platform's, which nobody answers for) enter at once."""
-    if organiser.is_staff or bot.owner_id == organiser.pk:
+    if may_manage_bot(organiser, bot):
         return False
     # Accounts made by createsuperuser may have no profile (RelatedObjectDoesNotExist).
     profile = getattr(bot.owner, "profile", None)
@@ -190,7 +193,10 @@ def league_entry_candidates(
     bots = (
         Bot.objects.filter(Exists(active), workbench=False)
         .select_related("owner__profile")
-        .only(*("name", "owner_id", "visibility", "owner__username", "owner__profile__is_house"))
+        .only(
+            *("name", "owner_id", "team_id", "visibility", "owner__username"),
+            "owner__profile__is_house",
+        )
         .order_by("owner__username", "name", "id")
     )
     if rules is not None:
@@ -200,8 +206,9 @@ def league_entry_candidates(
     if league is not None:
         entered = league.entries.exclude(status=EntryStatus.WITHDRAWN).values("bot_id")
         bots = bots.exclude(pk__in=entered)
-    theirs = bots.filter(visibility=Visibility.PUBLIC).exclude(owner_id=user.pk)
-    found = [*bots.filter(owner_id=user.pk), *theirs[:others]]
+    mine = managed_bots_q(user)
+    theirs = bots.filter(visibility=Visibility.PUBLIC).exclude(mine)
+    found = [*bots.filter(mine), *theirs[:others]]
     systems: dict[int, set[str]] = {}
     ratings = Rating.objects.filter(bot__in=[bot.pk for bot in found])
     for bot_id, system in ratings.values_list("bot_id", "ladder__rules").distinct():
@@ -225,6 +232,7 @@ ENTRY_SHOWN = (
     *("league_id", "bot_id", "bot_version_id", "status", "seed", "reason"),
     *("last_round", "last_place", "created_at"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
+    "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
     *("bot_version__bot_id", "bot_version__number", "bot_version__code_sha256"),
     "bot_version__status",
 )
@@ -278,7 +286,7 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
         LeagueGameSeat.objects.select_related("entry__bot__owner").only(
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
             *("entry__bot_id", "entry__bot__name", "entry__bot__workbench"),
-            *("entry__bot__owner_id", "entry__bot__owner__username"),
+            *("entry__bot__owner_id", "entry__bot__owner__username", "entry__bot__team_id"),
         )
     ).order_by("seat")
     games = (
@@ -549,7 +557,7 @@ def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
             *("entry__bot_id", "entry__bot_version_id", "entry__bot__name"),
             *("entry__bot__workbench", "entry__bot__owner_id", "entry__bot__owner__username"),
-            *("entry__bot_version__bot_id", "entry__bot_version__number"),
+            *("entry__bot__team_id", "entry__bot_version__bot_id", "entry__bot_version__number"),
         )
     ).order_by("seat")
     # Games link to their matches by id: the page needs no match row.

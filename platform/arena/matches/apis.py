@@ -51,6 +51,11 @@ class ParticipantOutput(serializers.Serializer[Participant]):
     bot_id = serializers.IntegerField(source="bot_version.bot.id")
     bot = serializers.CharField(source="bot_version.bot.name")
     owner = serializers.CharField(source="bot_version.bot.owner.username")
+    team = serializers.CharField(
+        source="bot_version.bot.team.name",
+        allow_null=True,
+        help_text="The team owning the bot, or null: its owner's alone.",
+    )
     version = serializers.IntegerField(source="bot_version.number")
     money = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
@@ -71,6 +76,7 @@ def seat_output(seat: Participant) -> dict[str, Any]:
         "bot_id": bot.pk,
         "bot": bot.name,
         "owner": bot.owner.username,
+        "team": None if bot.team is None else bot.team.name,
         "version": version.number,
         "money": seat.money,
         "rank": seat.rank,

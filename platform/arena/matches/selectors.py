@@ -26,7 +26,7 @@ from django.db.models import (
 )
 
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
-from arena.bots.selectors import may_read_internals
+from arena.bots.selectors import managed_bots_q, may_read_internals
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -53,8 +53,10 @@ SEAT_SHOWN = (
     *SEAT_OWN,
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
     *("bot_version__bot__name", "bot_version__bot__owner_id", "bot_version__bot__visibility"),
-    # A test build (``Bot.workbench``: no bot page) is named as such (bot_shown_name).
+    # A test build (``Bot.workbench``: no bot page) is named as such (bot_shown_name); the
+    # team is read by the access rule (bots.selectors.may_manage_bot) per seat.
     *("bot_version__bot__owner__username", "bot_version__bot__workbench"),
+    "bot_version__bot__team_id",
 )
 SEAT_ON_MATCH_PAGE = SEAT_SHOWN
 
@@ -156,7 +158,7 @@ def _hidden_versions(user: User | AnonymousUser) -> list[int] | None:
         return None
     private = BotVersion.objects.filter(bot__visibility=Visibility.PRIVATE, bot__workbench=False)
     if user.is_authenticated:
-        private = private.exclude(bot__owner_id=user.pk)
+        private = private.exclude(managed_bots_q(user, prefix="bot__"))
     return list(private.values_list("pk", flat=True))
 
 

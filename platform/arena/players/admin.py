@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from .models import Profile, User
+from .models import Profile, Team, TeamMembership, User
 
 
 class ProfileInline(admin.StackedInline[Profile, User]):
@@ -12,3 +12,20 @@ class ProfileInline(admin.StackedInline[Profile, User]):
 @admin.register(User)
 class ArenaUserAdmin(UserAdmin[User]):
     inlines = (ProfileInline,)
+
+
+class TeamMembershipInline(admin.TabularInline[TeamMembership, Team]):
+    model = TeamMembership
+    raw_id_fields = ("user",)
+    extra = 0
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin[Team]):
+    """Teams and their members; the invitation token is the team owners' to regenerate
+    (a new value here works the same: old links stop working)."""
+
+    list_display = ("name", "created_at", "invite_created_at")
+    search_fields = ("name", "memberships__user__username")
+    readonly_fields = ("created_at",)
+    inlines = (TeamMembershipInline,)

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
@@ -52,3 +53,63 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+
+team_name_validator = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,39}$",
+    "Use 1-40 letters, digits, spaces, '_', '.' or '-', starting with a letter or digit.",
+)
+
+
+class Team(models.Model):
+    """Users who own bots together: every member uploads versions of the team's bots,
+    reads their internals and enters them; quotas count per team (docs/teams.md).
+
+    New members join through an invitation link carrying ``invite_token``; a team owner
+    regenerates it (old links stop working), and a link is good for
+    ARENA_TEAM_INVITE_DAYS after ``invite_created_at``.
+    """
+
+    name = models.CharField(max_length=40, validators=[team_name_validator])
+    description = models.TextField(blank=True, max_length=2000)
+    invite_token = models.CharField(max_length=64, unique=True)
+    invite_created_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            # A bot's page shows its team's name instead of its owner's: no two alike.
+            models.UniqueConstraint(
+                Lower("name"),
+                name="team_name_unique_in_any_case",
+                violation_error_message="That team name is taken (in another case).",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TeamRole(models.TextChoices):
+    OWNER = "owner", "Owner"
+    """Invites (sees and regenerates the link), removes members, hands over ownership."""
+    MEMBER = "member", "Member"
+    """Uploads, reads internals and enters the team's bots, like its owners."""
+
+
+class TeamMembership(models.Model):
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    # Indexed: a user's teams are read by every access check on a team's bot.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_memberships"
+    )
+    role = models.CharField(max_length=8, choices=TeamRole.choices, default=TeamRole.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["team", "user"], name="teammembership_unique"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.team_id} ({self.role})"

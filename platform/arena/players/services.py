@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import secrets
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from arena.errors import ArenaError
 
-from .models import Profile, User
+from .models import Profile, Team, TeamMembership, TeamRole, User
 
 
 class PlayerError(ArenaError):
@@ -76,3 +81,162 @@ def auth_token_obtain(*, request: HttpRequest, username: str, password: str) -> 
 def auth_token_revoke(*, user: User) -> None:
     """Delete the user's API token: scripts using it stop working until a new one is made."""
     Token.objects.filter(user=user).delete()
+
+
+# --------------------------------------------------------------------------- teams
+
+
+class TeamError(ArenaError):
+    code = "team_invalid"
+
+
+class TeamNameTakenError(TeamError):
+    code = "team_name_taken"
+
+
+class TeamInviteError(ArenaError):
+    """An invitation link that no longer (or never did) work."""
+
+    code = "team_invite_invalid"
+    http_status = 404
+
+
+class TeamPermissionError(ArenaError):
+    code = "team_forbidden"
+    http_status = 403
+
+
+def _new_invite_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+@transaction.atomic
+def team_create(*, user: User, name: str, description: str = "") -> Team:
+    """A new team with ``user`` as its first owner."""
+    team = Team(
+        name=name.strip(),
+        description=description,
+        invite_token=_new_invite_token(),
+        invite_created_at=timezone.now(),
+    )
+    try:
+        team.full_clean(validate_constraints=False)
+    except ValidationError as error:
+        raise TeamError("; ".join(error.messages)) from None
+    if Team.objects.filter(name__iexact=team.name).exists():
+        raise TeamNameTakenError(
+            f"the team name {team.name!r} is taken (case does not count): choose another."
+        )
+    try:
+        with transaction.atomic():
+            team.save()
+    except IntegrityError:
+        raise TeamNameTakenError(f"the team name {team.name!r} is taken: choose another.") from None
+    TeamMembership.objects.create(team=team, user=user, role=TeamRole.OWNER)
+    _forget_teams(user)
+    return team
+
+
+def _check_owner(team: Team, by: User) -> None:
+    if by.is_staff:
+        return
+    if not team.memberships.filter(user=by, role=TeamRole.OWNER).exists():
+        raise TeamPermissionError(
+            f"only an owner of {team.name} may do that: ask one of its owners."
+        )
+
+
+def team_invite_regenerate(*, team: Team, by: User) -> Team:
+    """A new invitation token: links handed out before stop working."""
+    _check_owner(team, by)
+    team.invite_token = _new_invite_token()
+    team.invite_created_at = timezone.now()
+    team.save(update_fields=["invite_token", "invite_created_at"])
+    return team
+
+
+def team_invite_expires_at(team: Team) -> datetime:
+    return team.invite_created_at + timedelta(days=settings.ARENA_TEAM_INVITE_DAYS)
+
+
+def team_by_invite(*, token: str) -> Team:
+    """The team an invitation token (from its link) leads to, while the link works."""
+    team = Team.objects.filter(invite_token=token).first() if token else None
+    if team is None:
+        raise TeamInviteError(
+            "this invitation link does not work (its team made a new one): ask a team "
+            "owner for the current link."
+        )
+    if timezone.now() >= team_invite_expires_at(team):
+        raise TeamInviteError(
+            f"this invitation link to {team.name} expired: ask a team owner for a new one."
+        )
+    return team
+
+
+@transaction.atomic
+def team_join(*, user: User, token: str) -> TeamMembership:
+    """``user`` joins the team of the invitation ``token`` as a member (once: joining
+    again changes nothing)."""
+    team = team_by_invite(token=token)
+    Team.objects.select_for_update().get(pk=team.pk)
+    membership, _ = TeamMembership.objects.get_or_create(
+        team=team, user=user, defaults={"role": TeamRole.MEMBER}
+    )
+    _forget_teams(user)
+    return membership
+
+
+def _forget_teams(user: User) -> None:
+    """Drop the teams ``selectors.user_team_ids`` kept on this user object: they changed."""
+    user.__dict__.pop("_arena_team_ids", None)
+
+
+def _locked_membership(team: Team, user: User) -> TeamMembership:
+    Team.objects.select_for_update().get(pk=team.pk)  # one change of members at a time
+    membership = team.memberships.filter(user=user).first()
+    if membership is None:
+        raise TeamError(f"{user.username} is not a member of {team.name}.")
+    return membership
+
+
+def _check_not_last_owner(team: Team, membership: TeamMembership) -> None:
+    if membership.role != TeamRole.OWNER:
+        return
+    if not team.memberships.filter(role=TeamRole.OWNER).exclude(pk=membership.pk).exists():
+        raise TeamError(
+            f"{membership.user.username} is the last owner of {team.name}: make another "
+            "member an owner first."
+        )
+
+
+@transaction.atomic
+def team_leave(*, team: Team, user: User) -> None:
+    """``user`` leaves the team; the bots they created stay the team's. The last owner
+    cannot leave: they hand the team over first."""
+    membership = _locked_membership(team, user)
+    _check_not_last_owner(team, membership)
+    membership.delete()
+    _forget_teams(user)
+
+
+@transaction.atomic
+def team_member_remove(*, team: Team, user: User, by: User) -> None:
+    """A team owner (or staff) takes ``user`` out of the team."""
+    _check_owner(team, by)
+    membership = _locked_membership(team, user)
+    _check_not_last_owner(team, membership)
+    membership.delete()
+    _forget_teams(user)
+
+
+@transaction.atomic
+def team_member_set_role(*, team: Team, user: User, role: TeamRole, by: User) -> TeamMembership:
+    """A team owner makes a member an owner (hands over) or an owner a member."""
+    _check_owner(team, by)
+    membership = _locked_membership(team, user)
+    if role == TeamRole.MEMBER:
+        _check_not_last_owner(team, membership)
+    membership.role = role
+    membership.save(update_fields=["role"])
+    return membership

@@ -18,6 +18,7 @@ from django.utils import timezone
 import vegas_engine
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
 from arena.bots.sandboxing import is_trusted
+from arena.bots.selectors import may_manage_bot
 from arena.errors import ArenaError
 from arena.ladders.models import QualificationStatus
 from arena.live.services import live_drop
@@ -116,7 +117,7 @@ def _lock(table_id: int) -> Table:
 
 def _playing_version(player: User, bot: Bot, rules: str) -> BotVersion:
     """The version of ``bot`` that plays at the table: its active one, if it plays ``rules``."""
-    if bot.visibility == Visibility.PRIVATE and bot.owner_id != player.pk:
+    if bot.visibility == Visibility.PRIVATE and not may_manage_bot(player, bot):
         raise TableError(f"no bot {bot.pk}: choose among the bots you can see.")
     version = BotVersion.objects.filter(bot=bot, status=VersionStatus.ACTIVE).first()
     if version is None:

@@ -88,6 +88,13 @@ PAGES: tuple[DocPage, ...] = (
         COMPETING,
     ),
     DocPage(
+        "teams",
+        "teams.md",
+        "Teams",
+        "Bots owned by several players: invitations, members, quotas.",
+        COMPETING,
+    ),
+    DocPage(
         "rules",
         "rules.md",
         "The rules",

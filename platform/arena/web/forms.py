@@ -10,17 +10,19 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib.auth import password_validation
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_duration
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 from arena.bots.models import Bot, Runtime, Visibility
+from arena.bots.selectors import may_manage_bot
 from arena.ladders.models import Ladder
 from arena.leagues.models import LeagueFormat, LeagueVisibility
 from arena.leagues.selectors import EntryCandidate
 from arena.leagues.services import DEFAULT_MAX_TABLES
-from arena.players.models import User
+from arena.players.models import Team, User
 from bots_sdk.levels import Level
 
 
@@ -97,10 +99,21 @@ class UploadForm(forms.Form):
         help_text="The ladders it plays: this version plays a pre-flight game of each, and "
         "plays where it passed.",
     )
+    team = forms.ModelChoiceField(
+        queryset=Team.objects.none(),
+        required=False,
+        empty_label="None: the bot is yours alone",
+        help_text="One of your teams: the upload is the team's bot of that name, which "
+        "every member works on.",
+    )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, teams: QuerySet[Team] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["ladders"].queryset = open_ladders_query()  # type: ignore[attr-defined]
+        if teams is None or not teams.exists():
+            del self.fields["team"]  # no team: nothing to choose
+        else:
+            self.fields["team"].queryset = teams  # type: ignore[attr-defined]
 
     def clean_visibility(self) -> str:
         return self.cleaned_data["visibility"] or Visibility.PUBLIC
@@ -357,7 +370,7 @@ class EntrantCheckboxes(_OptionData, ManyOptions, forms.CheckboxSelectMultiple):
 def entrant_label(candidate: EntryCandidate, *, user: User, games: bool) -> str:
     """ "shark — yours · classic", "turtle — bob's, invited · classic, boulevard"."""
     bot = candidate.bot
-    whose = "yours" if bot.owner_id == user.pk else f"{bot.owner.username}'s"
+    whose = "yours" if may_manage_bot(user, bot, staff=False) else f"{bot.owner.username}'s"
     if candidate.invited:
         whose += ", invited"
     if not games:

@@ -18,7 +18,13 @@ from django.contrib.auth.models import AnonymousUser
 
 import vegas_engine
 from arena.bots.models import Bot, BotVersion
-from arena.bots.selectors import BotCredit, bot_credit, bot_shown_name, may_read_internals
+from arena.bots.selectors import (
+    BotCredit,
+    bot_credit,
+    bot_shown_name,
+    may_manage_bot,
+    may_read_internals,
+)
 from arena.ladders.models import Ladder, Qualification, Rating
 from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
@@ -68,7 +74,7 @@ def bot_label(bot: Bot) -> BotLabel:
 def owned_seats(participants: Iterable[Participant], user: User | AnonymousUser) -> set[int]:
     if not user.is_authenticated:
         return set()
-    return {p.seat for p in participants if p.bot_version.bot.owner_id == user.pk}
+    return {p.seat for p in participants if may_manage_bot(user, p.bot_version.bot, staff=False)}
 
 
 # --------------------------------------------------------------------------- ratings
@@ -682,7 +688,7 @@ def _withdraw_text(
     if league.status in FINAL or not league_entry_can_withdraw(entry=entry, user=user):
         return None
     # The organiser (or staff) may hold two owners' bots of the same name: say whose.
-    mine = entry.bot.owner_id == user.pk
+    mine = may_manage_bot(user, entry.bot, staff=False)
     name = entry.bot.name if mine else f"{entry.bot.name} · {bot_credit(entry.bot).name}"
     if league.started_at is not None:
         if entry.status not in WITHDRAWABLE_STARTED or entry.last_round is not None:

@@ -9,6 +9,7 @@ from . import (
     level_views,
     notification_views,
     table_views,
+    team_views,
     views,
 )
 
@@ -27,6 +28,17 @@ urlpatterns = [
     path("bots/<int:bot_id>/versions/", views.bot_versions_live, name="bot-versions"),
     path("bots/<int:bot_id>/ladders/", views.bot_entries_view, name="bot-entries"),
     path("bots/<int:bot_id>/challenge/", views.challenge_new, name="challenge-new"),
+    path("bots/<int:bot_id>/team/", team_views.bot_team_view, name="bot-team"),
+    path("teams/", team_views.teams_page, name="teams"),
+    path("teams/<int:team_id>/", team_views.team_detail, name="team"),
+    path("teams/<int:team_id>/invite/", team_views.team_invite_view, name="team-invite"),
+    path("teams/<int:team_id>/leave/", team_views.team_leave_view, name="team-leave"),
+    path(
+        "teams/<int:team_id>/members/<str:username>/",
+        team_views.team_member_view,
+        name="team-member",
+    ),
+    path("teams/join/<str:token>/", team_views.team_join_view, name="team-join"),
     path(
         "bots/<int:bot_id>/versions/<int:number>/challenge/",
         views.version_challenge_new,

@@ -27,7 +27,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Case, Value, When
+from django.db.models import Case, QuerySet, Value, When
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -39,9 +39,12 @@ from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
 from arena.bots.selectors import (
     bot_get_visible,
     bot_list_visible,
+    bot_owner_label,
     bot_version_get,
     bot_versions,
     draft_of_test_game,
+    managed_bots_q,
+    may_manage_bot,
     may_read_internals,
     player_bots,
     version_source_lines,
@@ -115,10 +118,16 @@ from arena.matches.selectors import (
 )
 from arena.matches.study import match_study_seats
 from arena.pagination import EndNearPaginator
-from arena.players.models import User
-from arena.players.selectors import player_get, signed_in
+from arena.players.models import Team, User
+from arena.players.selectors import player_get, signed_in, user_teams
 from arena.players.services import player_create
-from arena.throttling import SignupThrottle, UploadThrottle, retry_message, throttle_wait
+from arena.throttling import (
+    SignupThrottle,
+    TeamUploadThrottle,
+    UploadThrottle,
+    retry_message,
+    throttle_wait,
+)
 from bots_sdk.kits import KITS, KitError, kit_zip, kit_zip_name
 
 from . import docs, presenters
@@ -292,7 +301,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     if bot is None:
         raise Http404("No such bot.")
     internals = may_read_internals(request.user, bot)
-    is_owner = request.user.pk == bot.owner_id
+    # The bot's own people (its owner, its team's members) work on it from its page.
+    is_owner = may_manage_bot(request.user, bot, staff=False)
+    owner_label, owner_url = bot_owner_label(bot)
     versions = list(bot_versions(bot=bot))
     active = next((v for v in versions if v.status == VersionStatus.ACTIVE), None)
     entered = [entry.ladder for entry in bot_entries(bot=bot)]
@@ -308,6 +319,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     context = {
         "bot": bot,
         "is_owner": is_owner,
+        "owner_label": owner_label,
+        "owner_url": owner_url,
+        "team_choices": _team_choices(request, bot) if is_owner else None,
         "entries": presenters.entry_rows(
             ladders=list(open_ladders_query()) if is_owner else [],
             entered=entered,
@@ -335,6 +349,15 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "season_placings": list(bot_season_placings(bot=bot)),
     }
     return render(request, "web/bot.html", context)
+
+
+def _team_choices(request: HttpRequest, bot: Bot) -> list[Team]:
+    """The teams a bot can be moved to from its page: its owner's teams (its team's
+    owners take it out); the team it is in, so the choice shows it."""
+    teams = list(user_teams(user=signed_in(request)))
+    if bot.team is not None and bot.team not in teams:
+        teams.append(bot.team)
+    return teams
 
 
 def _versions_context(bot: Bot, versions: list[BotVersion], internals: bool) -> dict[str, Any]:
@@ -398,7 +421,7 @@ def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> Challen
         # Only what an option shows: 500 whole bots and owners were a fifth of the page.
         opponents=visible.filter(pk__in=first)
         .select_related("owner")
-        .only("name", "owner__username"),
+        .only("name", "team_id", "owner__username"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
         levels=levels,
     )
@@ -408,8 +431,8 @@ def _owned_bot(request: HttpRequest, bot_id: int) -> Bot:
     bot = bot_get_visible(bot_id=bot_id, user=request.user)
     if bot is None:
         raise Http404("No such bot.")
-    if bot.owner_id != request.user.pk:
-        raise PermissionDenied("Only the bot's owner may change it.")
+    if not may_manage_bot(request.user, bot):
+        raise PermissionDenied("Only the bot's owner or its team's members may change it.")
     return bot
 
 
@@ -561,19 +584,26 @@ def player_detail(request: HttpRequest, username: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
     status = 200
+    teams = user_teams(user=signed_in(request))
     if request.method == "GET":
         name = request.GET.get("bot", "")
-        existing = bot_list_visible(user=request.user, owner=request.user.username).filter(
-            name__iexact=name
-        )
+        chosen = request.GET.get("team", "")
+        team = teams.filter(pk=chosen).first() if chosen.isdigit() else None
+        mine = bot_list_visible(user=request.user).filter(managed_bots_q(request.user))
+        existing = (
+            mine.filter(team=team) if team else mine.filter(owner_id=request.user.pk)
+        ).filter(name__iexact=name)
         entered = [e.ladder for bot in existing[:1] for e in bot_entries(bot=bot)]
-        form = UploadForm(initial={"name": name, "ladders": entered or list(open_ladders_query())})
-    elif refused := _throttled(request, UploadThrottle(), "uploads"):
-        form = UploadForm(request.POST)
+        form = UploadForm(
+            initial={"name": name, "team": team, "ladders": entered or list(open_ladders_query())},
+            teams=teams,
+        )
+    elif refused := _upload_throttled(request, teams):
+        form = UploadForm(request.POST, teams=teams)
         form.is_valid()
         form.add_error(None, refused)
         status = 429
-    elif (form := UploadForm(request.POST, request.FILES)).is_valid():
+    elif (form := UploadForm(request.POST, request.FILES, teams=teams)).is_valid():
         file = form.cleaned_data["file"]
         try:
             # Refuse a huge file before reading it into memory.
@@ -586,6 +616,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 visibility=form.cleaned_data["visibility"],
                 ladders=form.cleaned_data["ladders"],
                 runtime=form.cleaned_data["runtime"] or None,
+                team=form.cleaned_data.get("team"),
             )
         except (BotNameError, BotNameTakenError) as error:
             form.add_error("name", error.message)
@@ -599,8 +630,21 @@ def upload(request: HttpRequest) -> HttpResponse:
                 f"({version.get_status_display().lower()}).",
             )
             return redirect("web:bot", bot_id=version.bot_id)
-    my_bots = bot_list_visible(user=request.user, owner=request.user.username)
+    my_bots = bot_list_visible(user=request.user).filter(managed_bots_q(request.user))
     return render(request, "web/upload.html", {"form": form, "my_bots": my_bots}, status=status)
+
+
+def _upload_throttled(request: HttpRequest, teams: QuerySet[Team]) -> str | None:
+    """The message refusing an upload over the player's rate, or over the team's when it
+    names one of their teams."""
+    if refused := _throttled(request, UploadThrottle(), "uploads"):
+        return refused
+    chosen = request.POST.get("team", "")
+    if chosen.isdigit() and teams.filter(pk=chosen).exists():
+        wait = throttle_wait(TeamUploadThrottle(int(chosen)), request)
+        if wait is not None:
+            return f"Too many uploads to this team's bots: {retry_message(wait)}."
+    return None
 
 
 def _throttled(request: HttpRequest, throttle: SimpleRateThrottle, what: str) -> str | None:

@@ -175,3 +175,29 @@ def test_a_page_of_challenges_is_sized_by_their_matches(alice: Any, duel: Ladder
     assert "limit=10" in first["next"] and "offset=10" in first["next"]
     assert len(client.get("/api/challenges/?limit=50").json()["results"]) == 20
     assert len(client.get("/api/challenges/?offset=20").json()["results"]) == 5
+
+
+def test_a_team_s_bots_share_the_team_s_hourly_challenge_games(
+    alice: Any, bob: Any, duel: Ladder, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.ladders import tasks
+    from arena.players.services import team_create, team_join
+
+    never_run(monkeypatch, tasks.match_run)
+    settings.ARENA_CHALLENGE_GAMES_PER_HOUR = 3
+    team = team_create(user=alice, name="Sharks")
+    team_join(user=bob, token=team.invite_token)
+    hammer = playing(alice, "hammer", duel, team=team)
+    solo = playing(bob, "solo", duel)
+    playing(BotFactory().owner, "target", duel)
+    challenge_create(user=alice, bot=hammer.bot, ladder=duel, games=2)
+
+    # Bob, a member, challenges with the team's bot: the team asked for 2 already.
+    with pytest.raises(ChallengeQuotaError, match="your team asked for 2 challenge games"):
+        challenge_create(user=bob, bot=hammer.bot, ladder=duel, games=2)
+    challenge_create(user=bob, bot=hammer.bot, ladder=duel, games=1)
+    # His own bot has his own quota, untouched by the team's.
+    challenge_create(user=bob, bot=solo.bot, ladder=duel, games=3)
+    # Somebody outside the team may not challenge with its bot at all.
+    with pytest.raises(ChallengeError, match="is not your bot"):
+        challenge_create(user=BotFactory().owner, bot=hammer.bot, ladder=duel, games=1)

@@ -23,6 +23,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
+from arena.bots.selectors import may_manage_bot
 from arena.errors import ArenaError
 from arena.matches.services import (
     PLAYABLE_FROZEN,
@@ -32,7 +33,7 @@ from arena.matches.services import (
     match_create_plays,
     match_create_series,
 )
-from arena.players.models import User
+from arena.players.models import Team, User
 
 from ..models import Challenge, Ladder, QualificationStatus
 from ..selectors import matchmaking_candidates
@@ -80,10 +81,23 @@ def _random_players(ladder: Ladder, *, taken: set[int]) -> list[BotVersion]:
     ]
 
 
-def _check_quota(user: User, games: int) -> None:
+def _lock_quota(user: User, bot: Bot) -> None:
+    if bot.team_id is not None:
+        Team.objects.select_for_update().get(pk=bot.team_id)
+    else:
+        User.objects.select_for_update().get(pk=user.pk)
+
+
+def _check_quota(user: User, games: int, bot: Bot) -> None:
+    """The hourly quota of challenge games: a team's bots share the team's (whichever
+    member asked), other bots count against the player who asks."""
     limit = settings.ARENA_CHALLENGE_GAMES_PER_HOUR
     since = timezone.now() - timedelta(hours=1)
-    recent = Challenge.objects.filter(requested_by=user, created_at__gte=since)
+    recent = Challenge.objects.filter(created_at__gte=since)
+    if bot.team_id is not None:
+        recent = recent.filter(bot_version__bot__team_id=bot.team_id)
+    else:
+        recent = recent.filter(requested_by=user, bot_version__bot__team__isnull=True)
     asked = recent.aggregate(n=Sum("games"))["n"] or 0
     if asked + games > limit:
         oldest = recent.order_by("created_at").values_list("created_at", flat=True).first()
@@ -93,7 +107,8 @@ def _check_quota(user: User, games: int) -> None:
             else (f" Try again after {(oldest + timedelta(hours=1)):%H:%M} UTC.")
         )
         raise ChallengeQuotaError(
-            f"you asked for {asked} challenge games in the last hour and the limit is {limit}: "
+            f"{'your team' if bot.team_id else 'you'} asked for {asked} challenge games in "
+            f"the last hour and the limit is {limit}: "
             f"{games} more would pass it.{wait}"
         )
 
@@ -116,7 +131,7 @@ def challenge_create(
     seats, a match per game.
     """
     rng = rng or random.Random()
-    if bot.owner_id != user.pk:
+    if not may_manage_bot(user, bot):
         raise ChallengeError(f"{bot.name} is not your bot: challenge with one of your own.")
     if not ladder.is_open:
         raise ChallengeError(f"{ladder.slug} is closed: choose an open ladder's game.")
@@ -132,7 +147,7 @@ def challenge_create(
             f"{ladder.slug} seats {ladder.seats}: choose at most {ladder.seats - 1} opponents."
         )
     for opponent in chosen:
-        if opponent.visibility == Visibility.PRIVATE and opponent.owner_id != user.pk:
+        if opponent.visibility == Visibility.PRIVATE and not may_manage_bot(user, opponent):
             raise ChallengeError(f"no bot {opponent.pk}: choose among the bots you can see.")
     challenger = _playing(bot, ladder)
     chosen_versions = [_playing(opponent, ladder) for opponent in chosen]
@@ -144,8 +159,8 @@ def challenge_create(
             "choose opponents yourself."
         )
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=user.pk)  # one quota check at a time
-        _check_quota(user, games)
+        _lock_quota(user, bot)  # one quota check at a time
+        _check_quota(user, games, bot)
         challenge = Challenge.objects.create(
             requested_by=user, ladder=ladder, bot_version=challenger, games=games
         )
@@ -234,11 +249,11 @@ def version_challenge_create(
     """
     rng = rng or random.Random()
     bot = version.bot
-    if bot.owner_id != user.pk:
+    if not may_manage_bot(user, bot):
         raise ChallengeError(f"{bot.name} is not your bot: challenge with one of your own.")
     if opponent is None:
         opponent = _predecessor(version, ladder)
-    if opponent.bot.owner_id != user.pk:
+    if not may_manage_bot(user, opponent.bot):
         raise ChallengeError(f"{opponent} is not your bot's version: meet one of your own.")
     if opponent.pk == version.pk:
         raise ChallengeError(f"{version} cannot meet itself: choose another version.")
@@ -266,8 +281,8 @@ def version_challenge_create(
         )
     pair = [version, opponent]
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=user.pk)  # one quota check at a time
-        _check_quota(user, games)
+        _lock_quota(user, bot)  # one quota check at a time
+        _check_quota(user, games, bot)
         challenge = Challenge.objects.create(
             requested_by=user, ladder=ladder, bot_version=version, games=games
         )

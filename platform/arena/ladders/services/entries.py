@@ -31,7 +31,7 @@ from arena.bots.services import (
 )
 from arena.bots.validation import PreflightGame
 from arena.errors import ArenaError
-from arena.players.models import User
+from arena.players.models import Team, User
 
 from ..elo import INITIAL_RATING
 from ..matchmaking import draw_opponents, rating_width
@@ -58,11 +58,20 @@ class BuildsInFlightError(ArenaError):
     retry_after = 60
 
 
-def check_builds_in_flight(owner: User) -> None:
-    """Refuse one more build of ``owner``'s while their builds in flight reach the cap: each
-    holds a worker of the builds queue. House bots (loaded by the operator) are exempt.
-    Callers hold the owner's row lock, so two requests count one after the other."""
+def check_builds_in_flight(owner: User, team: Team | None = None) -> None:
+    """Refuse one more build of ``owner``'s (with ``team``: of the team's, whose members
+    share one quota) while the builds in flight reach the cap: each holds a worker of the
+    builds queue. House bots (loaded by the operator) are exempt. Callers hold the
+    owner's (or team's) row lock, so two requests count one after the other."""
     limit = settings.ARENA_BUILDS_IN_FLIGHT_MAX
+    if team is not None:
+        if builds_in_flight(team=team) >= limit:
+            raise BuildsInFlightError(
+                f"{team.name} has {limit} uploads in flight (not built and pre-flighted yet), "
+                "the most at once for a team: wait for one to finish (its page shows its "
+                "verdict), then try again."
+            )
+        return
     if User.objects.filter(pk=owner.pk, profile__is_house=True).exists():
         return
     if builds_in_flight(owner=owner) >= limit:
@@ -71,6 +80,14 @@ def check_builds_in_flight(owner: User) -> None:
             "pre-flighted yet), the most at once: wait for one to finish (its page shows "
             "its verdict), then try again."
         )
+
+
+def _lock_quota(owner: User, team: Team | None) -> None:
+    """The row whose lock makes the quota's checks one at a time: the team's or the owner's."""
+    if team is not None:
+        Team.objects.select_for_update().get(pk=team.pk)
+    else:
+        User.objects.select_for_update().get(pk=owner.pk)
 
 
 def open_ladders() -> list[Ladder]:
@@ -168,17 +185,24 @@ def bot_submit(
     visibility: Visibility = Visibility.PUBLIC,
     ladders: Sequence[Ladder] | None = None,
     runtime: str | None = None,
+    team: Team | None = None,
 ) -> BotVersion:
-    """Upload code for the owner's bot ``name`` (created on its first upload) and enter it.
+    """Upload code for the owner's bot ``name`` (created on its first upload; with
+    ``team``, the team's bot of that name) and enter it.
 
     ``ladders``: the ladders it enters from now on; None keeps the bot's
     entries, or enters a new bot on every open ladder. ``runtime``: the
     language, or None to take it from the file. The version's pre-flights on
     its ladders wait, pending (:func:`arena.ladders.flows.bot_submit` queues them).
     """
+    if team is None:
+        # The owner's bot of that name may be a team's: its uploads are the team's (the
+        # team's quota, and the owner must still be a member).
+        named = Bot.objects.filter(owner=owner, name__iexact=name, workbench=False)
+        team = Team.objects.filter(pk=named.values("team_id")[:1]).first()
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=owner.pk)  # one count at a time
-        check_builds_in_flight(owner)
+        _lock_quota(owner, team)  # one count at a time
+        check_builds_in_flight(owner, team)
         version = bot_upload(
             owner=owner,
             name=name,
@@ -186,6 +210,7 @@ def bot_submit(
             content=content,
             visibility=visibility,
             runtime=runtime,
+            team=team,
         )
         return _enter_version(version, ladders)
 
@@ -200,8 +225,8 @@ def version_submit(
 ) -> BotVersion:
     """A new version of ``bot``; ``ladders`` and ``runtime`` as in :func:`bot_submit`."""
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=bot.owner_id)  # one count at a time
-        check_builds_in_flight(bot.owner)
+        _lock_quota(bot.owner, bot.team)  # one count at a time
+        check_builds_in_flight(bot.owner, bot.team)
         version = bot_version_upload(bot=bot, filename=filename, content=content, runtime=runtime)
         return _enter_version(version, ladders)
 

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, Visibility
+from arena.bots.selectors import may_manage_bot
 from arena.ladders.models import Ladder
 from arena.players.models import User
 
@@ -47,8 +48,10 @@ def _check_bot(*, bot: Bot, organiser: User, ladder: Ladder, visibility: str) ->
         raise LeagueEntryError(
             f"{bot.name} holds the editor's test builds: submit the draft and enter its bot."
         )
-    if bot.visibility == Visibility.PRIVATE and bot.owner_id != organiser.pk:
-        raise LeagueEntryError(f"{bot.name} is a private bot: only its owner can enter it.")
+    if bot.visibility == Visibility.PRIVATE and not may_manage_bot(organiser, bot):
+        raise LeagueEntryError(
+            f"{bot.name} is a private bot: only its owner or its team's members can enter it."
+        )
     if visibility == LeagueVisibility.PUBLIC and bot.visibility == Visibility.PRIVATE:
         raise LeagueEntryError(
             f"{bot.name} is private: a public league's games are public. Make the bot public, "
@@ -373,8 +376,8 @@ def league_entry_add(*, league: League, bot: Bot, by: User) -> LeagueEntry:
 
 def _remover(entry: LeagueEntry, league: League, by: User) -> str:
     """Who takes ``entry`` out, as its reason says it."""
-    if entry.bot.owner_id == by.pk:
-        return "its owner"
+    if may_manage_bot(by, entry.bot, staff=False):
+        return "its owner" if entry.bot.team_id is None else "its team"
     if league.organiser_id == by.pk:
         return "the organiser"
     return f"staff ({by.username})"

@@ -69,6 +69,10 @@ def _owner_link(credit: BotCredit) -> SafeString:
         if credit.house
         else credit.name
     )
+    if credit.team_id is not None:
+        return format_html(
+            '<a class="owner team" href="{}">{}</a>', _link("web:team", credit.team_id), shown
+        )
     return format_html(
         '<a class="owner" href="{}">{}</a>', _link("web:player", credit.username), shown
     )
