@@ -10,6 +10,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
 from arena.bots.models import Bot
+from arena.bots.selectors import managed_bots_q
 from arena.players.models import User
 
 from .models import (
@@ -93,7 +94,9 @@ def enterable_bots(*, competition: Competition, user: User | AnonymousUser) -> l
         "bot_id", flat=True
     )
     return list(
-        Bot.objects.filter(owner=user, workbench=False).exclude(pk__in=entered).order_by("name")
+        Bot.objects.filter(managed_bots_q(user), workbench=False)
+        .exclude(pk__in=entered)
+        .order_by("name")
     )
 
 

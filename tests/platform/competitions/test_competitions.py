@@ -20,7 +20,7 @@ from arena.competitions.models import (
     EntryStatus,
     Phase,
 )
-from arena.competitions.selectors import bot_placings, next_step
+from arena.competitions.selectors import bot_placings, enterable_bots, next_step
 from arena.competitions.services import (
     CompetitionConfigError,
     CompetitionEntryError,
@@ -43,6 +43,7 @@ from arena.leagues.models import GameStatus, LeagueEntry, LeagueGame, LeagueStat
 from arena.leagues.selectors import league_ladders
 from arena.leagues.services import LeagueConfigError, league_create, leagues_advance_due
 from arena.players.models import User
+from arena.players.services import team_create, team_join
 from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFactory, UserFactory
 from tests.platform.leagues.test_leagues import play_game
 
@@ -375,3 +376,24 @@ def test_each_phase_is_told_to_the_organiser_and_the_entrants(
         competition_cancel(competition=competition, by=carol, reason="snow", now=CLOSES)
     assert {m.subject for m in mail.outbox} == {"[Las Vegas Arena] Spring cup: Cancelled"}
     assert all("snow" in m.body for m in mail.outbox) and len(mail.outbox) == 3
+
+
+def test_a_teams_bot_is_entered_and_withdrawn_by_any_member(
+    carol: User, alice: User, bob: User
+) -> None:
+    """The bots' one access rule: bob enters the team bot alice made; a stranger cannot."""
+    team = team_create(user=alice, name="Sharks")
+    team_join(user=bob, token=team.invite_token)
+    shared = bot_of(alice, "hammer")
+    Bot.objects.filter(pk=shared.pk).update(team=team)
+    shared.refresh_from_db()
+    competition = sweep(create(carol), OPENS)
+    assert shared in enterable_bots(competition=competition, user=bob)
+    dave = UserFactory(username="dave")
+    assert shared not in enterable_bots(competition=competition, user=dave)
+    with pytest.raises(CompetitionEntryError, match="not your bot"):
+        competition_enter(competition=competition, bot=shared, by=dave, now=OPENS)
+    competition_enter(competition=competition, bot=shared, by=bob, now=OPENS)
+    with pytest.raises(CompetitionPermissionError, match="owner \\(or its team\\)"):
+        competition_withdraw(competition=competition, bot=shared, by=dave, now=OPENS)
+    competition_withdraw(competition=competition, bot=shared, by=alice, now=OPENS)

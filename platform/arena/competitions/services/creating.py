@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from arena.bots.models import Bot, VersionStatus, Visibility
+from arena.bots.selectors import may_manage_bot
 from arena.ladders.models import Ladder
 from arena.ladders.services import LadderConfigError, ladder_create
 from arena.ladders.services.entries import entry_admit, entry_dismiss
@@ -302,8 +303,10 @@ def competition_enter(
             )
             raise CompetitionEntryError(f"{locked} takes no entries now: {when}.")
         _check_token(locked, token)
-        if bot.owner_id != by.pk:
-            raise CompetitionEntryError(f"{bot.name} is not your bot: only its owner enters it.")
+        if not may_manage_bot(by, bot, staff=False):
+            raise CompetitionEntryError(
+                f"{bot.name} is not your bot: only its owner (or its team) enters it."
+            )
         if bot.workbench:
             raise CompetitionEntryError(
                 f"{bot.name} holds the editor's test builds: submit the draft and enter its bot."
@@ -345,9 +348,9 @@ def competition_withdraw(
         )
         if entry is None:
             raise CompetitionEntryError(f"{bot.name} is not entered in {locked}.")
-        if bot.owner_id != by.pk and not may_manage(by, locked):
+        if not may_manage_bot(by, bot) and not may_manage(by, locked):
             raise CompetitionPermissionError(
-                f"only {bot.name}'s owner, the organiser or staff can withdraw it."
+                f"only {bot.name}'s owner (or its team), the organiser or staff can withdraw it."
             )
         if locked.phase in OVER or locked.phase in (Phase.FROZEN, Phase.FINAL):
             raise CompetitionEntryError(
