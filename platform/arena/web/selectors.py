@@ -221,7 +221,9 @@ def home_page_read() -> HomePage:
     the competitions under way and, at most every HOME_COUNTS_SECONDS, each ladder's bots
     counted (2 + 2 per ladder)."""
     running, finished = _matches()
-    ladders = list(ladder_list())
+    # A competition's ladder is shown on its competition's page (and listed below while it
+    # runs): the platform's own ladders here, not every past competition's.
+    ladders = list(ladder_list().filter(restricted=False))
     counts = _bot_counts(ladders)
     return HomePage(
         live=_home_matches(running, started=True),

@@ -172,3 +172,12 @@ def test_a_ladders_bots_are_counted_up_to_a_cap(
     cache.clear()  # the counts are kept a while
     row = selectors.home_page_read().ladders[0]
     assert (row.bot_count, row.bot_count_shown) == (4, "3+")
+
+
+def test_a_competitions_ladder_is_left_to_its_competition(pairs: Ladder) -> None:
+    """The ladders' section lists the platform's ladders, not every competition's."""
+    LadderFactory(slug="spring-cup-classic", name="Spring cup: classic", restricted=True)
+    html = Client().get("/").content.decode()
+    classic = section(html, "game-classic")
+    assert pairs.name in classic
+    assert "Spring cup" not in html
