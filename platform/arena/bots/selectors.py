@@ -99,7 +99,7 @@ def bot_list_visible(
     """The bots ``user`` may see (public ones, their own and their teams', every bot for
     staff), by name; ``owner`` (a username) and ``team`` (an id) narrow them."""
     # Workbenches (the editor's test builds) are the editor's own, listed nowhere.
-    bots = Bot.objects.select_related("owner").filter(workbench=False).order_by("name", "id")
+    bots = Bot.objects.select_related("owner", "team").filter(workbench=False).order_by("name", "id")
     if not user.is_staff:
         bots = bots.filter(Q(visibility=Visibility.PUBLIC) | managed_bots_q(user))
     if owner is not None:
@@ -243,6 +243,12 @@ def bot_credit(bot: Bot) -> BotCredit:
     else:
         house = owner.username == HOUSE_USERNAME
     return BotCredit(name=owner.username, username=owner.username, house=house)
+
+
+def team_name(bot: Bot) -> str | None:
+    """The name of the team owning ``bot``, or None (its owner's alone); the team must come
+    with the bot (``select_related("team")``) or it is read here."""
+    return None if bot.team_id is None or bot.team is None else bot.team.name
 
 
 def draft_of_test_game(*, match_id: int, user: User | AnonymousUser) -> int | None:

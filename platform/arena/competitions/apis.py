@@ -76,6 +76,12 @@ class EntryOutput(serializers.Serializer[CompetitionEntry]):
     bot_id = serializers.IntegerField(source="bot.id")
     bot = serializers.CharField(source="bot.name")
     owner = serializers.CharField(source="bot.owner.username")
+    team = serializers.CharField(
+        source="bot.team.name",
+        allow_null=True,
+        default=None,
+        help_text="The team owning the bot, or null: its owner's alone.",
+    )
     rules = serializers.CharField(source="ladder.ladder.rules")
     status = serializers.CharField()
     frozen_version = serializers.IntegerField(
@@ -97,6 +103,11 @@ class PlacingOutput(serializers.Serializer[CompetitionPlacing]):
     bot_id = serializers.IntegerField(allow_null=True)
     bot = serializers.CharField(source="bot_name", help_text="As it was named at the end.")
     owner = serializers.CharField(source="owner_username")
+    team = serializers.CharField(
+        source="team_name",
+        allow_null=True,
+        help_text="The team owning the bot at the end, or null: its owner's alone.",
+    )
     version = serializers.IntegerField(source="version_number", allow_null=True)
     points = serializers.FloatField()
     money = serializers.IntegerField()

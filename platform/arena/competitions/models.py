@@ -161,6 +161,9 @@ class CompetitionPlacing(models.Model):
     )
     bot_name = models.CharField(max_length=40)
     owner_username = models.CharField(max_length=150)
+    #: The team owning the bot at the end; null: its owner's alone (or archived before
+    #: teams were recorded).
+    team_name = models.CharField(max_length=40, null=True, blank=True)
     version_number = models.PositiveIntegerField(null=True)
     points = models.FloatField(default=0)
     money = models.BigIntegerField(default=0)

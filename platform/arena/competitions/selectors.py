@@ -66,7 +66,7 @@ def competition_entries(
     *, competition: Competition, with_withdrawn: bool = False
 ) -> QuerySet[CompetitionEntry]:
     entries = competition.entries.select_related(
-        "bot__owner", "ladder__ladder", "frozen_version"
+        "bot__owner", "bot__team", "ladder__ladder", "frozen_version"
     ).order_by("created_at", "pk")
     if not with_withdrawn:
         entries = entries.filter(status=EntryStatus.ENTERED)

@@ -24,6 +24,7 @@ from arena.bots.selectors import (
     bot_version_get,
     bot_versions,
     may_read_internals,
+    team_name,
 )
 from arena.matches.apis import JSONLinesRenderer, MatchOutput, log_lines
 from arena.matches.models import MatchStatus
@@ -184,6 +185,7 @@ class LeaderboardApi(APIView):
         team = serializers.CharField(
             source="bot.team.name",
             allow_null=True,
+            default=None,
             help_text="The team owning the bot, or null: its owner's alone.",
         )
         version = serializers.IntegerField(source="bot_version.number")
@@ -289,6 +291,11 @@ class StandingRowOutput(serializers.Serializer[StandingRow]):
     bot_id = serializers.IntegerField(allow_null=True, help_text="Null if the bot was deleted.")
     bot = serializers.CharField(source="bot_name", help_text="Its name at the close.")
     owner = serializers.CharField(source="owner_username", help_text="At the close.")
+    team = serializers.CharField(
+        source="team_name",
+        allow_null=True,
+        help_text="The team owning the bot at the close, or null: its owner's alone.",
+    )
     version = serializers.IntegerField(source="version_number", allow_null=True)
     rating = serializers.FloatField(allow_null=True)
     display = serializers.CharField(help_text='Rounded, with "?" while provisional.')
@@ -521,6 +528,12 @@ class ChallengeVersionOutput(serializers.Serializer[BotVersion]):
     bot_id = serializers.IntegerField()
     bot = serializers.CharField(source="bot.name")
     owner = serializers.CharField(source="bot.owner.username")
+    team = serializers.CharField(
+        source="bot.team.name",
+        allow_null=True,
+        default=None,
+        help_text="The team owning the bot, or null: its owner's alone.",
+    )
     number = serializers.IntegerField()
 
 
@@ -533,6 +546,12 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
     bot_id = serializers.IntegerField(source="bot_version.bot_id")
     bot = serializers.CharField(source="bot_version.bot.name")
     owner = serializers.CharField(source="bot_version.bot.owner.username")
+    team = serializers.CharField(
+        source="bot_version.bot.team.name",
+        allow_null=True,
+        default=None,
+        help_text="The team owning the bot, or null: its owner's alone.",
+    )
     version = serializers.IntegerField(source="bot_version.number")
     games = serializers.IntegerField()
     chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")
@@ -685,6 +704,9 @@ class LevelOutput(serializers.Serializer[None]):
     owner = serializers.CharField(
         allow_null=True, help_text="The house account's username; null until loaded."
     )
+    team = serializers.CharField(
+        allow_null=True, help_text="The team owning the house bot, or null (as for any bot)."
+    )
 
 
 class LevelListApi(APIView):
@@ -699,6 +721,7 @@ class LevelListApi(APIView):
                 "name": row.level.bot,
                 "bot": row.bot.pk if row.bot else None,
                 "owner": row.bot.owner.username if row.bot else None,
+                "team": team_name(row.bot) if row.bot else None,
             }
             for row in levels_list()
         ]

@@ -68,7 +68,7 @@ def levels_list() -> list[LevelRow]:
     }
     bot_rows = {
         bot.pk: bot
-        for bot in Bot.objects.select_related("owner__profile").filter(pk__in=list(bots))
+        for bot in Bot.objects.select_related("owner__profile", "team").filter(pk__in=list(bots))
     }
     of_level = {level.number: bot_id for bot_id, level in bots.items()}
     rows = []

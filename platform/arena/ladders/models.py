@@ -346,6 +346,9 @@ class StandingRow(models.Model):
         "players.User", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     owner_username = models.CharField(max_length=150)
+    #: The team owning the bot at the close; null: its owner's alone (or closed before
+    #: teams were recorded).
+    team_name = models.CharField(max_length=40, null=True, blank=True)
     rating = models.FloatField(null=True, blank=True)
     #: The rating's uncertainty, where the table's rating model gives one.
     deviation = models.FloatField(null=True, blank=True)

@@ -107,7 +107,7 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
     """The challenges ``user`` asked for, newest first, with their matches."""
     return (
         Challenge.objects.filter(requested_by=user)
-        .select_related("ladder", "bot_version__bot__owner")
+        .select_related("ladder", "bot_version__bot__owner", "bot_version__bot__team")
         .prefetch_related(
             Prefetch(
                 "matches",
@@ -115,7 +115,10 @@ def player_challenges(*, user: User) -> QuerySet[Challenge]:
                 queryset=with_participants(Match.objects.select_related("ladder")).order_by("pk"),
             ),
             "chosen",
-            Prefetch("opponent_versions", queryset=BotVersion.objects.select_related("bot__owner")),
+            Prefetch(
+                "opponent_versions",
+                queryset=BotVersion.objects.select_related("bot__owner", "bot__team"),
+            ),
         )
         .order_by("-created_at", "-id")
     )
@@ -132,6 +135,7 @@ RATING_SHOWN = (
     *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
     "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
+    "bot__team__name",  # a team's bot is credited to its team (bots.selectors.bot_credit)
     *("bot_version__bot_id", "bot_version__number", "bot_version__status"),
 )
 
@@ -157,7 +161,7 @@ def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> Qu
         settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
         ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
     return (
-        ratings.select_related("bot__owner", "bot_version")
+        ratings.select_related("bot__owner", "bot__team", "bot_version")
         .only(*RATING_SHOWN)
         .order_by("-rating", "id")
     )

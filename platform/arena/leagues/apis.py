@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.bots.models import Bot
-from arena.bots.selectors import bot_get_visible
+from arena.bots.selectors import bot_get_visible, team_name
 from arena.ladders.selectors import ladder_get
 from arena.pagination import LimitOffset, paginated_response
 from arena.players.selectors import signed_in
@@ -94,6 +94,12 @@ class LeagueOutput(serializers.Serializer[League]):
         default=None,
         help_text="The username of the winner's owner.",
     )
+    winner_team = serializers.CharField(
+        source="winner.bot.team.name",
+        allow_null=True,
+        default=None,
+        help_text="The team owning the winner, or null: its owner's alone.",
+    )
     note = serializers.CharField()
     standings_updated_at = serializers.DateTimeField(allow_null=True)
 
@@ -106,6 +112,9 @@ class EntryOutput(serializers.Serializer[LeagueEntry]):
     bot_id = serializers.IntegerField(source="bot.id")
     bot = serializers.CharField(source="bot.name")
     owner = serializers.CharField(source="bot.owner.username")
+    team = serializers.CharField(
+        source="bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+    )
     status = serializers.CharField()
     version = serializers.IntegerField(
         source="bot_version.number",
@@ -124,6 +133,7 @@ class EntryOutput(serializers.Serializer[LeagueEntry]):
             "bot_id": bot.pk,
             "bot": bot.name,
             "owner": bot.owner.username,
+            "team": team_name(bot),
             "status": instance.status,
             "version": instance.bot_version.number if instance.bot_version else None,
             "reason": instance.reason,
@@ -364,6 +374,9 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
             bot_id = serializers.IntegerField(source="entry.bot_id")
             bot = serializers.CharField(source="entry.bot.name")
             owner = serializers.CharField(source="entry.bot.owner.username")
+            team = serializers.CharField(
+                source="entry.bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+            )
             money = serializers.IntegerField(source="result_money", allow_null=True)
             rank = serializers.IntegerField(source="result_rank", allow_null=True)
             forfeit = serializers.BooleanField(source="result_forfeit")
@@ -404,6 +417,7 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
                             "bot_id": seat.entry.bot_id,
                             "bot": seat.entry.bot.name,
                             "owner": seat.entry.bot.owner.username,
+                            "team": team_name(seat.entry.bot),
                             # Annotated by selectors.seats_with_results.
                             "money": seat.result_money,  # type: ignore[attr-defined]
                             "rank": seat.result_rank,  # type: ignore[attr-defined]
@@ -447,6 +461,9 @@ class LeagueStandingsApi(APIView):
         bot_id = serializers.IntegerField(source="entry.bot_id")
         bot = serializers.CharField(source="entry.bot.name")
         owner = serializers.CharField(source="entry.bot.owner.username")
+        team = serializers.CharField(
+            source="entry.bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+        )
         version = serializers.IntegerField(source="entry.bot_version.number", allow_null=True)
         status = serializers.CharField(source="entry.status")
         points = serializers.FloatField()

@@ -26,7 +26,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 
 from arena.bots.models import Bot, BotVersion, VersionStatus, Visibility
-from arena.bots.selectors import managed_bots_q, may_manage_bot
+from arena.bots.selectors import managed_bots_q, may_manage_bot, team_name
 from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant, seed_in_play
 from arena.matches.selectors import match_log_read, seeds_in_play
@@ -77,14 +77,18 @@ def _visible(leagues: QuerySet[League], user: User | AnonymousUser) -> QuerySet[
 
 def league_list(*, user: User | AnonymousUser, status: str | None = None) -> QuerySet[League]:
     """Leagues ``user`` may see, next to start first."""
-    leagues = League.objects.select_related("ladder", "organiser", "winner__bot__owner")
+    leagues = League.objects.select_related(
+        "ladder", "organiser", "winner__bot__owner", "winner__bot__team"
+    )
     if status is not None:
         leagues = leagues.filter(status=status)
     return _visible(leagues, user).order_by("-start_at", "-id")
 
 
 def league_get_visible(*, slug: str, user: User | AnonymousUser) -> League | None:
-    leagues = League.objects.select_related("ladder", "organiser", "winner__bot__owner").filter(
+    leagues = League.objects.select_related(
+        "ladder", "organiser", "winner__bot__owner", "winner__bot__team"
+    ).filter(
         slug=slug
     )
     return _visible(leagues, user).first()
@@ -192,10 +196,10 @@ def league_entry_candidates(
     active = BotVersion.objects.filter(bot=OuterRef("pk"), status=VersionStatus.ACTIVE)
     bots = (
         Bot.objects.filter(Exists(active), workbench=False)
-        .select_related("owner__profile")
+        .select_related("owner__profile", "team")
         .only(
             *("name", "owner_id", "team_id", "visibility", "owner__username"),
-            "owner__profile__is_house",
+            *("owner__profile__is_house", "team__name"),
         )
         .order_by("owner__username", "name", "id")
     )
@@ -233,6 +237,7 @@ ENTRY_SHOWN = (
     *("last_round", "last_place", "created_at"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
     "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
+    "bot__team__name",  # a team's bot is credited to its team (bots.selectors.bot_credit)
     *("bot_version__bot_id", "bot_version__number", "bot_version__code_sha256"),
     "bot_version__status",
 )
@@ -240,7 +245,7 @@ ENTRY_SHOWN = (
 
 def league_entries(*, league: League) -> QuerySet[LeagueEntry]:
     return (
-        league.entries.select_related("bot__owner", "bot_version")
+        league.entries.select_related("bot__owner", "bot__team", "bot_version")
         .only(*ENTRY_SHOWN)
         .order_by("seed")
     )
@@ -283,10 +288,11 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
     if round_number is not None:
         fixtures = fixtures.filter(round__number=round_number)
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot__owner").only(
+        LeagueGameSeat.objects.select_related("entry__bot__owner", "entry__bot__team").only(
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
             *("entry__bot_id", "entry__bot__name", "entry__bot__workbench"),
             *("entry__bot__owner_id", "entry__bot__owner__username", "entry__bot__team_id"),
+            "entry__bot__team__name",
         )
     ).order_by("seat")
     games = (
@@ -303,7 +309,9 @@ def league_fixtures(*, league: League, round_number: int | None = None) -> Query
 def league_standings(*, league: League) -> QuerySet[LeagueStanding]:
     shown = [field.name for field in LeagueStanding._meta.concrete_fields]
     return (
-        league.standings.select_related("entry__bot__owner", "entry__bot_version")
+        league.standings.select_related(
+            "entry__bot__owner", "entry__bot__team", "entry__bot_version"
+        )
         .only(*shown, *(f"entry__{field}" for field in ENTRY_SHOWN))
         .order_by("position")
     )
@@ -427,6 +435,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
             "finished_at": league.finished_at,
             "winner": league.winner.bot.name if league.winner else None,
             "winner_owner": league.winner.bot.owner.username if league.winner else None,
+            "winner_team": team_name(league.winner.bot) if league.winner else None,
             "note": league.note,
         },
         "entries": [
@@ -434,6 +443,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
                 "seed": e.seed,
                 "bot": e.bot.name,
                 "owner": e.bot.owner.username,
+                "team": team_name(e.bot),
                 "status": e.status,
                 "version": e.bot_version.number if e.bot_version else None,
                 "code_sha256": e.bot_version.code_sha256 if e.bot_version else None,
@@ -446,6 +456,7 @@ def league_summary(*, league: League) -> dict[str, Any]:
                 "position": s.position,
                 "bot": s.entry.bot.name,
                 "owner": s.entry.bot.owner.username,
+                "team": team_name(s.entry.bot),
                 "points": s.points,
                 "money": s.money,
                 "games": s.games,
@@ -480,6 +491,7 @@ def _fixture_json(fixture: LeagueFixture, *, sealed_seeds: set[int]) -> dict[str
                         "seat": seat.seat,
                         "bot": seat.entry.bot.name,
                         "owner": seat.entry.bot.owner.username,
+                        "team": team_name(seat.entry.bot),
                         "money": seat.result_money,  # type: ignore[attr-defined]
                         "rank": seat.result_rank,  # type: ignore[attr-defined]
                         "forfeit": seat.result_forfeit,  # type: ignore[attr-defined]
@@ -509,7 +521,9 @@ def league_bundle(*, league: League, user: User | AnonymousUser) -> Iterator[byt
         fixtures = [_fixture_json(table, sealed_seeds=sealed) for table in tables]
         archive.writestr("fixtures.json", _json(fixtures))
         yield sink.take()
-        seats = Participant.objects.select_related("bot_version__bot__owner").order_by("seat")
+        seats = Participant.objects.select_related(
+            "bot_version__bot__owner", "bot_version__bot__team"
+        ).order_by("seat")
         matches = (
             Match.objects.filter(league_game__fixture__round__league=league)
             .exclude(log="")
@@ -553,11 +567,14 @@ def league_page_fixtures(*, league: League) -> QuerySet[LeagueFixture]:
     Slice it: a big Swiss holds thousands of tables (the page shows them a page at a time).
     """
     seats = seats_with_results(
-        LeagueGameSeat.objects.select_related("entry__bot__owner", "entry__bot_version").only(
+        LeagueGameSeat.objects.select_related(
+            "entry__bot__owner", "entry__bot__team", "entry__bot_version"
+        ).only(
             *("game_id", "seat", "entry_id", "money", "rank", "forfeit"),
             *("entry__bot_id", "entry__bot_version_id", "entry__bot__name"),
             *("entry__bot__workbench", "entry__bot__owner_id", "entry__bot__owner__username"),
             *("entry__bot__team_id", "entry__bot_version__bot_id", "entry__bot_version__number"),
+            "entry__bot__team__name",
         )
     ).order_by("seat")
     # Games link to their matches by id: the page needs no match row.

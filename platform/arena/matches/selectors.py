@@ -26,7 +26,7 @@ from django.db.models import (
 )
 
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
-from arena.bots.selectors import managed_bots_q, may_read_internals
+from arena.bots.selectors import managed_bots_q, may_read_internals, team_name
 from arena.live.selectors import LiveEvents, live_read
 from arena.pagination import IdWindow
 from arena.players.models import User
@@ -56,7 +56,9 @@ SEAT_SHOWN = (
     # A test build (``Bot.workbench``: no bot page) is named as such (bot_shown_name); the
     # team is read by the access rule (bots.selectors.may_manage_bot) per seat.
     *("bot_version__bot__owner__username", "bot_version__bot__workbench"),
-    "bot_version__bot__team_id",
+    # The team's name credits a team's bot (bots.selectors.bot_credit), read with the seat
+    # rather than once per team bot.
+    *("bot_version__bot__team_id", "bot_version__bot__team__name"),
 )
 SEAT_ON_MATCH_PAGE = SEAT_SHOWN
 
@@ -64,7 +66,9 @@ SEAT_ON_MATCH_PAGE = SEAT_SHOWN
 def seats_shown(fields: Sequence[str] = SEAT_SHOWN) -> QuerySet[Participant]:
     """Seats in order, with what is shown of their versions, bots and owners."""
     return (
-        Participant.objects.select_related("bot_version__bot__owner").only(*fields).order_by("seat")
+        Participant.objects.select_related("bot_version__bot__owner", "bot_version__bot__team")
+        .only(*fields)
+        .order_by("seat")
     )
 
 
@@ -401,19 +405,26 @@ def match_log_read(
         log = json.loads(gzip.decompress(handle.read()))
     if not moves:
         log = game_logs.expand(log)
-    owners = {p.seat: p.bot_version.bot.owner.username for p in match.participants.all()}
-    return log_redact_private(log_with_owners(log, owners), keep_seats=_readable_seats(match, user))
+    seats = match.participants.all()
+    owners = {p.seat: p.bot_version.bot.owner.username for p in seats}
+    teams = {p.seat: team_name(p.bot_version.bot) for p in seats}
+    return log_redact_private(
+        log_with_owners(log, owners, teams), keep_seats=_readable_seats(match, user)
+    )
 
 
-def log_with_owners(log: dict[str, Any], owners: dict[int, str]) -> dict[str, Any]:
+def log_with_owners(
+    log: dict[str, Any], owners: dict[int, str], teams: dict[int, str | None]
+) -> dict[str, Any]:
     """The log with each referee seat record naming its bot's owner (``owner``, a
-    username): the referee names a seat's bot only ("my-first-bot v3"), which two owners'
-    bots may share. Added as the log is read, so logs stored before it carry it too."""
+    username) and team (``team``, its name or null): the referee names a seat's bot only
+    ("my-first-bot v3"), which two owners' bots may share. Added as the log is read, so
+    logs stored before it carry them too."""
     referee = log.get("referee")
     if not isinstance(referee, dict) or not isinstance(referee.get("seats"), list):
         return log
     seats = [
-        {**seat, "owner": owners[seat["seat"]]}
+        {**seat, "owner": owners[seat["seat"]], "team": teams.get(seat["seat"])}
         if isinstance(seat, dict) and seat.get("seat") in owners
         else seat
         for seat in referee["seats"]
@@ -600,7 +611,7 @@ def bot_opponent_records(
     Over the matches of ``seats`` (:func:`bot_latest_seats`: the bot's last
     ones ``user`` may see), so a house bot with a hundred thousand matches
     costs what any bot does. One row per opponent bot: ``bot_id``, ``name``,
-    ``owner``, ``games``, ``wins``, ``draws``, ``losses``, comparing ranks pair
+    ``owner``, ``team`` (its name or None), ``games``, ``wins``, ``draws``, ``losses``, comparing ranks pair
     by pair as Elo does.
     """
     match_ids = {match_id for _, match_id in seats}
@@ -636,14 +647,14 @@ def bot_opponent_records(
     least = tally[most[-1]][0] if most else 0
     close = [bot_id for bot_id in tally if tally[bot_id][0] >= least]
     bots = {
-        bot_id: (name, owner)
-        for bot_id, name, owner in Bot.objects.filter(pk__any_of=close).values_list(
-            "pk", "name", "owner__username"
+        bot_id: (name, owner, team)
+        for bot_id, name, owner, team in Bot.objects.filter(pk__any_of=close).values_list(
+            "pk", "name", "owner__username", "team__name"
         )
     }
     ranked = sorted(close, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
     return [
-        {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1]}
+        {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1], "team": bots[bot_id][2]}
         | dict(zip(("games", "wins", "draws", "losses"), tally[bot_id], strict=True))
         for bot_id in ranked[:limit]
     ]

@@ -45,6 +45,11 @@ class TableSeatOutput(serializers.Serializer[TableSeat]):
     bot_id = serializers.IntegerField(source="bot_version.bot_id", default=None)
     version = serializers.IntegerField(source="bot_version.number", default=None)
     owner = serializers.CharField(source="bot_version.bot.owner.username", default=None)
+    team = serializers.CharField(
+        source="bot_version.bot.team.name",
+        default=None,
+        help_text="The team owning the bot, or null: its owner's alone (and your seat).",
+    )
     money = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
     forfeit = serializers.CharField(help_text="Why the seat forfeited (e.g. timeout); blank.")
@@ -166,7 +171,9 @@ class TableListApi(APIView):
         tables = tables_of(player_id=signed_in(request).pk)[:TABLES_LISTED]
         states = [
             table_state(table=t)
-            for t in tables.prefetch_related("table_seats__bot_version__bot__owner")
+            for t in tables.prefetch_related(
+                "table_seats__bot_version__bot__owner", "table_seats__bot_version__bot__team"
+            )
         ]
         return Response(TableOutput(states, many=True).data)  # type: ignore[arg-type]  # many=True takes a list
 

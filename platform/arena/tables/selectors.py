@@ -14,7 +14,7 @@ from django.core.files.storage import default_storage
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from arena.bots.models import Bot, BotVersion, VersionStatus
-from arena.bots.selectors import bot_list_visible, may_read_internals
+from arena.bots.selectors import bot_list_visible, may_read_internals, team_name
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.live.selectors import LiveEvents, live_read
 from arena.matches.selectors import log_redact_private, log_with_owners
@@ -47,7 +47,9 @@ def table_get(*, table_id: int, user: User | AnonymousUser) -> Table | None:
     tables = Table.objects.select_related("player").prefetch_related(
         Prefetch(
             "table_seats",
-            queryset=TableSeat.objects.select_related("bot_version__bot__owner").order_by("seat"),
+            queryset=TableSeat.objects.select_related(
+                "bot_version__bot__owner", "bot_version__bot__team"
+            ).order_by("seat"),
         )
     )
     if not user.is_staff:
@@ -167,7 +169,12 @@ def table_log_read(*, table: Table, user: User | AnonymousUser) -> dict[str, Any
         else table.player.username
         for row in table.table_seats.all()
     }
-    return log_redact_private(log_with_owners(game_logs.expand(log), owners), keep_seats=readable)
+    teams = {
+        row.seat: team_name(row.bot_version.bot) if row.bot_version is not None else None
+        for row in table.table_seats.all()
+    }
+    log = log_with_owners(game_logs.expand(log), owners, teams)
+    return log_redact_private(log, keep_seats=readable)
 
 
 # --------------------------------------------------------------------------- opponents

@@ -18,6 +18,8 @@ from django.core.cache import cache
 from django.db.models import Prefetch
 from django.urls import reverse
 
+from arena.bots.models import Bot
+from arena.bots.selectors import bot_credit
 from arena.competitions.models import Competition
 from arena.competitions.selectors import RUNNING as COMPETITIONS_RUNNING
 from arena.competitions.selectors import next_step
@@ -28,7 +30,7 @@ from arena.matches.selectors import matches_visible_each, seats_shown
 
 #: Seconds the home page's content is reused: short, as it shows matches in play.
 HOME_CACHE_SECONDS = 15
-HOME_CACHE_KEY = "arena:home:v1"
+HOME_CACHE_KEY = "arena:home:v2"  # v2: bots credited to their teams
 HOME_COUNTS_KEY = f"{HOME_CACHE_KEY}:counts"
 #: Every key the home page keeps (the bench expires them all).
 HOME_CACHE_KEYS = (HOME_CACHE_KEY, HOME_COUNTS_KEY)
@@ -47,11 +49,18 @@ HOME_BOT_COUNT_CAP = 1000
 
 @dataclass(frozen=True)
 class BotOwner:
-    """A bot as the home page names it: with its owner (``web/_bot_owner.html``)."""
+    """A bot as the home page names it: with whom it is credited to, its team or else its
+    owner (``web/_bot_owner.html``; bots.selectors.bot_credit, as every page), in plain
+    values that the cache keeps."""
 
     bot_id: int
     name: str
-    owner: str
+    #: The team's name, or the owner's username.
+    credit: str
+    #: The team's page, or the owner's.
+    credit_url: str
+    #: One of the house's bots.
+    house: bool = False
 
 
 @dataclass(frozen=True)
@@ -135,8 +144,18 @@ def competitions_running() -> list[RunningCompetition]:
     return shown
 
 
-def _bot(bot_id: int, name: str, owner: str) -> BotOwner:
-    return BotOwner(bot_id=bot_id, name=name, owner=owner)
+def _bot(bot: Bot) -> BotOwner:
+    """``bot`` named with its credit: its owner and team came with it (seats_shown,
+    ladder_leaderboard), so no query."""
+    credit = bot_credit(bot)
+    url = (
+        reverse("web:team", args=[credit.team_id])
+        if credit.team_id is not None
+        else reverse("web:player", args=[credit.username])
+    )
+    return BotOwner(
+        bot_id=bot.pk, name=bot.name, credit=credit.name, credit_url=url, house=credit.house
+    )
 
 
 def _home_matches(matches: Sequence[Match], *, started: bool) -> tuple[HomeMatch, ...]:
@@ -148,11 +167,7 @@ def _home_matches(matches: Sequence[Match], *, started: bool) -> tuple[HomeMatch
             at=match.started_at if started else match.finished_at,
             seats=tuple(
                 HomeSeat(
-                    bot=_bot(
-                        seat.bot_version.bot_id,
-                        seat.bot_version.bot.name,
-                        seat.bot_version.bot.owner.username,
-                    ),
+                    bot=_bot(seat.bot_version.bot),
                     seat=seat.seat,
                     rank=seat.rank,
                     money=seat.money,
@@ -207,7 +222,7 @@ def _ladder(ladder: Ladder, bot_count: int) -> HomeLadder:
         leaders=tuple(
             HomeLeader(
                 position=position,
-                bot=_bot(rating.bot_id, rating.bot.name, rating.bot.owner.username),
+                bot=_bot(rating.bot),
                 rating=rating.rating,
             )
             for position, rating in enumerate(leaders, start=1)

@@ -420,8 +420,8 @@ def _challenge_form(request: HttpRequest, bot: Bot, data: Any = None) -> Challen
         data,
         # Only what an option shows: 500 whole bots and owners were a fifth of the page.
         opponents=visible.filter(pk__in=first)
-        .select_related("owner")
-        .only("name", "team_id", "owner__username"),
+        .select_related("owner", "team")
+        .only("name", "team_id", "team__name", "owner__username"),
         max_games=settings.ARENA_CHALLENGE_MAX_GAMES,
         levels=levels,
     )

@@ -1,5 +1,5 @@
 """The home page: matches in play (linked to their live pages), the latest results, each
-ladder's leaders with their owners, and no competition slot while there is none; read in
+ladder's leaders with their owners (a team's bots with their team), and no competition slot while there is none; read in
 a bounded number of queries whatever the number of bots, then from the cache."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.models import Ladder, Rating
 from arena.matches.models import Match, MatchStatus
 from arena.players.models import User
+from arena.players.services import team_create
 from arena.web import selectors
 from tests.platform.factories import (
     BotFactory,
@@ -80,7 +81,10 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
     # The match in play links to its page (which follows it live); each bot with its owner.
     assert f'href="/matches/{live.pk}/"' in playing
     assert re.search(
-        r"turtle</a>\s*<span[^>]*>· bob</span>.*shark</a>\s*<span[^>]*>· alice", playing, re.S
+        r"turtle</a>\s*<span[^>]*>· <a[^>]*href=\"/players/bob/\">bob</a></span>"
+        r".*shark</a>\s*<span[^>]*>· <a[^>]*>alice</a>",
+        playing,
+        re.S,
     )
     # Another player's private bot's match is not listed (as in every list of matches).
     assert f"/matches/{private.pk}/" not in html
@@ -97,6 +101,33 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
     ), text
     # No competition exists: the slot shows nothing.
     assert 'class="home-competitions"' not in html and "Competitions</h2>" not in html
+
+
+def test_a_team_s_bot_is_credited_to_its_team_everywhere_on_the_home_page(
+    pairs: Ladder, alice: User, bob: User
+) -> None:
+    sharks = team_create(user=alice, name="Sharks")
+    shark = BotVersionFactory(bot__owner=alice, bot__team=sharks, bot__name="shark")
+    turtle = BotVersionFactory(bot__owner=bob, bot__name="turtle")
+    play_match(pairs, [shark, turtle], seed=7)
+    running(pairs, [turtle, shark])
+    Rating.objects.filter(ladder=pairs).update(rated_matches=PROVISIONAL_MATCHES)
+
+    html = Client().get("/").content.decode()
+    team_link = rf'· <a class="owner" href="/teams/{sharks.pk}/">Sharks</a>'
+    for ident in ("playing-now", "latest-results"):
+        part = section(html, ident)
+        assert re.search(rf"shark</a>\s*<span[^>]*>{team_link}</span>", part), part
+        assert "· <a class=\"owner\" href=\"/players/bob/\">bob</a>" in part
+        # The member who made the bot is not who it is credited to.
+        assert ">alice<" not in part
+    assert re.search(r"shark · Sharks \d+", text_of(Client().get("/")))
+    # Kept in the cache as plain values.
+    row = selectors.home_page_read().ladders[0].leaders
+    assert {(leader.bot.credit, leader.bot.credit_url) for leader in row} == {
+        ("Sharks", f"/teams/{sharks.pk}/"),
+        ("bob", "/players/bob/"),
+    }
 
 
 def test_competitions_under_way_are_shown_with_their_countdowns(pairs: Ladder, carol: User) -> None:
@@ -133,10 +164,14 @@ def test_the_home_page_is_read_in_bounded_queries_then_from_the_cache(
 ) -> None:
     LadderFactory(slug="classic-4", name="Classic, 4 seats", rules="classic", seats=4)
     owners = [UserFactory() for _ in range(3)]
+    # Two owners' bots are their teams': each team's name comes with its bots, not per bot.
+    teams = [None, team_create(user=owners[1], name="t1"), team_create(user=owners[2], name="t2")]
     made = 0
     for count in (2, 40):
         versions = [
-            BotVersionFactory(bot=BotFactory(owner=owners[i % 3], name=f"b{made + i}"))
+            BotVersionFactory(
+                bot=BotFactory(owner=owners[i % 3], team=teams[i % 3], name=f"b{made + i}")
+            )
             for i in range(count)
         ]
         made += count

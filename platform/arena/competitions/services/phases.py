@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.bots.models import BotVersion, VersionStatus
+from arena.bots.selectors import team_name
 from arena.ladders.models import QualificationStatus
 from arena.ladders.services import ladder_close
 from arena.leagues.models import League, LeagueStatus, LeagueVisibility
@@ -191,6 +192,7 @@ def _archive(locked: Competition, now: datetime) -> None:
                         bot=bot,
                         bot_name=bot.name,
                         owner_username=bot.owner.username,
+                        team_name=team_name(bot),
                         version_number=version.number if version else None,
                         points=line.points,
                         money=line.money,

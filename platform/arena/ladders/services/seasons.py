@@ -19,6 +19,7 @@ from typing import Literal
 from django.db import transaction
 from django.utils import timezone
 
+from arena.bots.selectors import team_name
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus
 from arena.players.models import User
@@ -166,6 +167,7 @@ def _archive(ladder: Ladder, *, title: str) -> Standings:
                     version_number=rating.bot_version.number,
                     owner_id=rating.bot.owner_id,
                     owner_username=rating.bot.owner.username,
+                    team_name=team_name(rating.bot),
                     rating=rating.rating,
                     games=rating.rated_matches,
                     provisional=provisional,
