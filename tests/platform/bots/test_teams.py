@@ -3,6 +3,7 @@ quotas count per team (docs/teams.md)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -260,6 +261,11 @@ def test_the_api_s_results_name_the_team(alice: Any, bob: Any, team: Team) -> No
     ]
     board = api.get(f"/api/ladders/{ladder.slug}/leaderboard/").json()["results"]
     assert sorted((r["bot"], r["team"]) for r in board) == [("hammer", "Sharks"), ("solo", None)]
+    # The ladder's export (JSON Lines): each match's seats (its log's seats:
+    # tests/platform/matches/test_log_privacy.py).
+    export = api.get(f"/api/ladders/{ladder.slug}/logs/")
+    (record,) = [json.loads(line) for line in b"".join(export.streaming_content).splitlines()]
+    assert [s["team"] for s in record["match"]["participants"]] == ["Sharks", None]
 
 
 def test_a_member_who_left_no_longer_uploads_the_bot_they_created(

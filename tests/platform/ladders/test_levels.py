@@ -229,8 +229,10 @@ def test_the_api_lists_the_levels_with_their_bots(bob: Any, house: Any) -> None:
         "name": "greedy",
         "bot": greedy.bot_id,
         "owner": "house",
+        "team": None,
     }
     assert levels[4]["bot"] is None and levels[4]["owner"] is None  # not loaded here
+    assert levels[4]["team"] is None
     assert client_for(bob).get("/api/").json()["endpoints"]["levels"].endswith("/api/levels/")
 
 

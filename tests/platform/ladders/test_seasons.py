@@ -13,7 +13,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from arena.bots.models import VersionStatus, Visibility
+from arena.bots.models import Bot, VersionStatus, Visibility
 from arena.ladders.elo import INITIAL_RATING, Calibration
 from arena.ladders.models import (
     Ladder,
@@ -40,6 +40,8 @@ from arena.ladders.services import (
 )
 from arena.ladders.services import seasons as season_services
 from arena.matches.models import Match, MatchStatus
+from arena.players.models import Team
+from arena.players.services import team_create
 from tests.platform.api_support import client_for
 from tests.platform.conftest import needs_postgres
 from tests.platform.factories import (
@@ -584,3 +586,20 @@ def test_the_bot_page_lists_its_season_placings(
     assert '<td class="num">1</td>' in placings
     rookie_page = Client().get(f"/bots/{rookie.bot_id}/").content.decode()
     assert "provisional" in rookie_page[rookie_page.index('id="seasons"') :]
+
+
+def test_the_archived_table_keeps_each_bot_s_team_as_it_was_at_the_close(
+    ladder: Any, rated: dict[str, Rating], turtle: Any, carol: Any, bob: Any
+) -> None:
+    turtles = team_create(user=bob, name="Turtles")
+    Bot.objects.filter(pk=turtle.bot_id).update(team=turtles)
+    season_close(ladder=ladder, next_start="carry", by=carol)
+    # A later rename leaves the archive alone.
+    Team.objects.filter(pk=turtles.pk).update(name="Tortoises")
+
+    final = client_for().get("/api/ladders/classic-2/seasons/1/").json()
+    assert [(r["bot"], r["owner"], r["team"]) for r in final["standings"]] == [
+        ("shark", "alice", None),
+        ("turtle", "bob", "Turtles"),
+        ("rookie", "bob", None),
+    ]

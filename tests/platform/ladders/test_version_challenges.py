@@ -212,7 +212,7 @@ def test_the_api_asks_for_a_version_challenge_and_reads_the_verdicts(
     body = answer.json()
     assert body["version"] == 2 and body["games"] == 4
     assert body["opponent_versions"] == [
-        {"bot_id": v1.bot_id, "bot": "shark", "owner": "alice", "number": 1}
+        {"bot_id": v1.bot_id, "bot": "shark", "owner": "alice", "team": None, "number": 1}
     ]
     challenge = Challenge.objects.get(pk=body["id"])
     assert set(

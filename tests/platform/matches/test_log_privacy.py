@@ -25,6 +25,7 @@ from arena.live.services import LivePublisher
 from arena.matches.models import Match, MatchStatus
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_finish, match_start
+from arena.players.services import team_create
 from bots_sdk.launcher import BotSpec
 from bots_sdk.referee import Match as Referee
 from bots_sdk.referee import play_series
@@ -71,8 +72,10 @@ def ladder(db: None) -> Ladder:
 
 @pytest.fixture
 def versions(alice: Any, bob: Any) -> list[BotVersion]:
+    """alice's shark, her team's (Sharks); bob's turtle, of no team."""
+    sharks = team_create(user=alice, name="Sharks")
     return [
-        BotVersionFactory(bot=BotFactory(owner=alice, name="shark")),
+        BotVersionFactory(bot=BotFactory(owner=alice, team=sharks, name="shark")),
         BotVersionFactory(bot=BotFactory(owner=bob, name="turtle")),
     ]
 
@@ -121,8 +124,10 @@ def readers(alice: Any, bob: Any, carol: Any) -> list[tuple[str, Any, set[int]]]
 def check_seats(log: dict[str, Any], readable: set[int], who: str) -> None:
     validator("referee-log").validate(log["referee"])
     for seat in log["referee"]["seats"]:
-        # Each seat names its bot's owner, for everyone (alice's shark sits at seat 0).
+        # Each seat names its bot's owner and team, for everyone (alice's shark sits at
+        # seat 0).
         assert seat["owner"] == ("alice", "bob")[seat["seat"]], who
+        assert seat["team"] == ("Sharks", None)[seat["seat"]], who
         mine = SECRETS[seat["seat"]]
         if seat["seat"] in readable:
             trace = seat["trace"]
