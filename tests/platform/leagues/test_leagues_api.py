@@ -20,6 +20,7 @@ from arena.leagues.models import League, LeagueFormat, LeagueStatus
 from arena.leagues.selectors import league_entries, league_fixtures
 from arena.leagues.services import league_advance
 from arena.players.models import User
+from arena.players.services import team_create
 from tests.platform.api_support import drf_document
 from tests.platform.factories import BotVersionFactory, LadderFactory
 from tests.platform.leagues.test_leagues import play_round, queued_games
@@ -162,6 +163,14 @@ def test_only_the_organiser_manages_a_league(
 
 def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: User) -> None:
     bots = bots_of(alice, 5, "a")
+    # a0 is her team's: named with it beside its owner everywhere the league names it.
+    sharks = team_create(user=alice, name="Sharks")
+    Bot.objects.filter(pk=bots[0].pk).update(team=sharks)
+
+    def teams(rows: list[dict[str, Any]]) -> set[tuple[str, str, str | None]]:
+        return {(row["bot"], row["owner"], row["team"]) for row in rows}
+
+    named = {("a0", "alice", "Sharks"), *((f"a{i}", "alice", None) for i in range(1, 5))}
     client = client_for(carol)
     assert client.post("/api/leagues/", payload(bots), format="json").status_code == 201
     league = League.objects.get(slug="winter")
@@ -192,6 +201,11 @@ def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: U
     assert [s["position"] for s in standings] == [1, 2, 3, 4, 5]
     assert sum(s["points"] for s in standings) == 6
     assert {s["version"] for s in standings} == {1}
+    assert teams(standings) == named
+    assert teams(anonymous.get("/api/leagues/winter/entries/").json()) == named
+    tables = anonymous.get("/api/leagues/winter/fixtures/").json()["results"]
+    assert teams([s for t in tables for g in t["games"] for s in g["seats"]]) == named
+    assert anonymous.get("/api/leagues/winter/").json()["winner_team"] is None  # none yet
 
     response = anonymous.get("/api/leagues/winter/bundle/")
     assert response.status_code == 200
@@ -207,11 +221,13 @@ def test_fixtures_standings_and_the_bundle(ladder: Ladder, carol: User, alice: U
         assert (summary["league"]["format"], summary["league"]["rated"]) == ("round_robin", True)
         assert [e["version"] for e in summary["entries"]] == [1] * 5
         assert len(summary["standings"]) == 5
+        assert teams(summary["entries"]) == teams(summary["standings"]) == named
         log = json.loads(archive.read(logs[0]))
         assert log["events"][-1]["type"] == "game_end"
         games = json.loads(archive.read("fixtures.json"))
         assert games[0]["games"][0]["seed"] == played.seed
         assert games[1]["games"][0]["seed"] is None
+        assert teams([s for t in games for g in t["games"] for s in g["seats"]]) == named
 
 
 def test_entries_and_fixtures_write_what_drf_fields_would(
@@ -220,6 +236,7 @@ def test_entries_and_fixtures_write_what_drf_fields_would(
     """Entrants and fixtures write their JSON directly for speed: the same documents as
     DRF's field by field serialisation, before the start, while queued, with results."""
     bots = [*bots_of(alice, 4, "a"), *bots_of(bob, 1, "b")]
+    Bot.objects.filter(pk=bots[0].pk).update(team=team_create(user=alice, name="Sharks"))
     client = client_for(carol)
     assert client.post("/api/leagues/", payload(bots), format="json").status_code == 201
     league = League.objects.get(slug="winter")

@@ -28,6 +28,7 @@ from arena.ladders.flows import ladder_create
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.matches.models import ForfeitCause
 from arena.tables import flows, services
+from arena.players.services import team_create
 from arena.tables.models import Table, TableStatus
 from arena.tables.play import table_run
 from arena.tables.selectors import HIDDEN_CARD, Answered, events_seen_by, table_state
@@ -245,6 +246,8 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
     client = APIClient()
     client.force_authenticate(alice)
     greedy = house_bot(house, "greedy").bot
+    # A team's bot is named with its team, beside its owner (the person's seat has none).
+    Bot.objects.filter(pk=greedy.pk).update(team=team_create(user=bob, name="Greedies"))
     created = client.post(
         "/api/tables/",
         {"rules": "classic", "seats": 2, "seat": 1, "opponents": [greedy.pk]},
@@ -259,6 +262,15 @@ def test_the_api_refuses_an_illegal_answer_with_the_legal_ones_and_hides_tables_
         None,
     )
     assert [p["name"] for p in body["players"]] == ["greedy", "alice"]
+    assert [(p["owner"], p["team"]) for p in body["players"]] == [
+        ("house", "Greedies"),
+        (None, None),
+    ]
+    listed = client.get("/api/tables/").json()
+    assert [(p["name"], p["team"]) for p in listed[0]["players"]] == [
+        ("greedy", "Greedies"),
+        ("alice", None),
+    ]
     table = Table.objects.get(pk=body["id"])
     with asked(table, ["place 1", "place 3"]):
         shown = client.get(f"/api/tables/{table.pk}/").json()
