@@ -6,14 +6,19 @@ is the same for both.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from arena.bots.models import BotVersion
 from arena.ladders.models import Ladder
+from arena.leagues.models import LeagueFormat
+from arena.leagues.services import league_advance, league_create
 from arena.matches import selectors as match_selectors
+from arena.players.services import team_create
 
 from .api_support import client_for, play_match
 from .factories import BotFactory, BotVersionFactory, LadderFactory, RatingFactory, UserFactory
@@ -22,9 +27,17 @@ pytestmark = pytest.mark.django_db
 
 
 def versions_of_new_bots(count: int, **bot_fields: Any) -> list[BotVersion]:
-    return [
-        BotVersionFactory(bot=BotFactory(owner=UserFactory(), **bot_fields)) for _ in range(count)
-    ]
+    """New bots, every other one its owner's team's: a team's name comes with its bots
+    (bots.selectors.bot_credit), never a query per team bot."""
+    versions = []
+    for _ in range(count):
+        owner = UserFactory()
+        team = team_create(user=owner, name=f"team-{owner.username}") if next(_teams) else None
+        versions.append(BotVersionFactory(bot=BotFactory(owner=owner, team=team, **bot_fields)))
+    return versions
+
+
+_teams = itertools.cycle((True, False))
 
 
 def get(client: Any, url: str) -> None:
@@ -119,6 +132,33 @@ def test_the_log_stream_runs_one_query_per_chunk_of_matches(
     # fetched chunk by chunk), then the participants of each chunk of 10 matches: 3 chunks
     # for 25 matches, not a query per match. Each log is one read of the storage, whatever
     # it is: in the database storage a query (a file opened in a folder, a GET from S3).
+    # The reader's teams are read once, for the access rule on the team bots' seats.
     reads = 25 if each_storage == "database" else 0
-    with django_assert_num_queries(3 + 3 + reads):
+    with django_assert_num_queries(3 + 3 + 1 + reads):
         get(client_for(alice), "/api/ladders/classic-2/logs/")
+
+
+def test_a_leagues_entries_fixtures_standings_and_bundle(
+    django_assert_max_num_queries: Any, carol: Any
+) -> None:
+    """A league of 2 bots and one of 7 (team bots among them) are read in as many queries."""
+    ladder = LadderFactory(slug="classic-2")
+    start = datetime(2031, 3, 1, 18, 0, tzinfo=UTC)
+    for slug, count in (("small", 2), ("big", 7)):
+        league = league_create(
+            organiser=carol,
+            ladder=ladder,
+            bots=[version.bot for version in versions_of_new_bots(count)],
+            name=slug,
+            slug=slug,
+            format=LeagueFormat.ROUND_ROBIN,
+            start_at=start,
+            round_interval=timedelta(days=1),
+            now=start - timedelta(days=1),
+        )
+        league_advance(league=league, now=start)
+        client = client_for(carol)
+        # The same for both leagues: no query per (team) bot.
+        for path, limit in (("entries", 2), ("standings", 3), ("fixtures", 5), ("bundle", 8)):
+            with django_assert_max_num_queries(limit):
+                get(client, f"/api/leagues/{slug}/{path}/")

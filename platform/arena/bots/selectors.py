@@ -99,7 +99,9 @@ def bot_list_visible(
     """The bots ``user`` may see (public ones, their own and their teams', every bot for
     staff), by name; ``owner`` (a username) and ``team`` (an id) narrow them."""
     # Workbenches (the editor's test builds) are the editor's own, listed nowhere.
-    bots = Bot.objects.select_related("owner", "team").filter(workbench=False).order_by("name", "id")
+    bots = (
+        Bot.objects.select_related("owner", "team").filter(workbench=False).order_by("name", "id")
+    )
     if not user.is_staff:
         bots = bots.filter(Q(visibility=Visibility.PUBLIC) | managed_bots_q(user))
     if owner is not None:

@@ -113,7 +113,10 @@ class EntryOutput(serializers.Serializer[LeagueEntry]):
     bot = serializers.CharField(source="bot.name")
     owner = serializers.CharField(source="bot.owner.username")
     team = serializers.CharField(
-        source="bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+        source="bot.team.name",
+        allow_null=True,
+        default=None,
+        help_text="The team owning the bot, or null: its owner's alone.",
     )
     status = serializers.CharField()
     version = serializers.IntegerField(
@@ -375,7 +378,10 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
             bot = serializers.CharField(source="entry.bot.name")
             owner = serializers.CharField(source="entry.bot.owner.username")
             team = serializers.CharField(
-                source="entry.bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+                source="entry.bot.team.name",
+                allow_null=True,
+                default=None,
+                help_text="The team owning the bot, or null: its owner's alone.",
             )
             money = serializers.IntegerField(source="result_money", allow_null=True)
             rank = serializers.IntegerField(source="result_rank", allow_null=True)
@@ -462,7 +468,10 @@ class LeagueStandingsApi(APIView):
         bot = serializers.CharField(source="entry.bot.name")
         owner = serializers.CharField(source="entry.bot.owner.username")
         team = serializers.CharField(
-            source="entry.bot.team.name", allow_null=True, default=None, help_text="The team owning the bot, or null: its owner's alone."
+            source="entry.bot.team.name",
+            allow_null=True,
+            default=None,
+            help_text="The team owning the bot, or null: its owner's alone.",
         )
         version = serializers.IntegerField(source="entry.bot_version.number", allow_null=True)
         status = serializers.CharField(source="entry.status")

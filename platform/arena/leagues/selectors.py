@@ -88,9 +88,7 @@ def league_list(*, user: User | AnonymousUser, status: str | None = None) -> Que
 def league_get_visible(*, slug: str, user: User | AnonymousUser) -> League | None:
     leagues = League.objects.select_related(
         "ladder", "organiser", "winner__bot__owner", "winner__bot__team"
-    ).filter(
-        slug=slug
-    )
+    ).filter(slug=slug)
     return _visible(leagues, user).first()
 
 

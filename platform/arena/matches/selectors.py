@@ -611,8 +611,8 @@ def bot_opponent_records(
     Over the matches of ``seats`` (:func:`bot_latest_seats`: the bot's last
     ones ``user`` may see), so a house bot with a hundred thousand matches
     costs what any bot does. One row per opponent bot: ``bot_id``, ``name``,
-    ``owner``, ``team`` (its name or None), ``games``, ``wins``, ``draws``, ``losses``, comparing ranks pair
-    by pair as Elo does.
+    ``owner``, ``team`` (its name or None), ``games``, ``wins``, ``draws``,
+    ``losses``, comparing ranks pair by pair as Elo does.
     """
     match_ids = {match_id for _, match_id in seats}
     if not match_ids:
@@ -654,7 +654,12 @@ def bot_opponent_records(
     }
     ranked = sorted(close, key=lambda bot_id: (-tally[bot_id][0], bots[bot_id][0], bot_id))
     return [
-        {"bot_id": bot_id, "name": bots[bot_id][0], "owner": bots[bot_id][1], "team": bots[bot_id][2]}
+        {
+            "bot_id": bot_id,
+            "name": bots[bot_id][0],
+            "owner": bots[bot_id][1],
+            "team": bots[bot_id][2],
+        }
         | dict(zip(("games", "wins", "draws", "losses"), tally[bot_id], strict=True))
         for bot_id in ranked[:limit]
     ]

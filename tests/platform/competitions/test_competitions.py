@@ -42,8 +42,9 @@ from arena.ladders.services.entries import EntryError, entries_set, open_ladders
 from arena.leagues.models import GameStatus, LeagueEntry, LeagueGame, LeagueStatus
 from arena.leagues.selectors import league_ladders
 from arena.leagues.services import LeagueConfigError, league_create, leagues_advance_due
-from arena.players.models import User
+from arena.players.models import Team, User
 from arena.players.services import team_create, team_join
+from tests.platform.api_support import client_for
 from tests.platform.factories import BotVersionFactory, LadderFactory, RatingFactory, UserFactory
 from tests.platform.leagues.test_leagues import play_game
 
@@ -115,6 +116,9 @@ def test_a_public_competition_from_creation_to_its_archive(
     assert competition.phase == Phase.DRAFT
     assert next_step(competition=competition) is not None
     bots = {user.username: bot_of(user, f"{user.username}-bot") for user in (alice, bob, dave)}
+    # Bob's bot is his team's: named with it, and archived with the team's name of the end.
+    bobcats = team_create(user=bob, name="Bobcats")
+    Bot.objects.filter(pk=bots["bob"].pk).update(team=bobcats)
 
     with pytest.raises(CompetitionEntryError, match="takes no entries now: entry opens"):
         competition_enter(competition=competition, bot=bots["alice"], by=alice, now=CREATED)
@@ -174,6 +178,24 @@ def test_a_public_competition_from_creation_to_its_archive(
     assert [p.rank for p in placings] == [1, 2, 3]
     assert {p.owner_username for p in placings} == {"alice", "bob", "dave"}
     assert next(p for p in placings if p.bot_name == "alice-bot").version_number == 1
+    assert {(p.bot_name, p.team_name) for p in placings} == {
+        ("alice-bot", None),
+        ("bob-bot", "Bobcats"),
+        ("dave-bot", None),
+    }
+    Team.objects.filter(pk=bobcats.pk).update(name="Lynxes")
+    shown = client_for().get(f"/api/competitions/{competition.slug}/").json()
+    assert {(p["bot"], p["owner"], p["team"]) for p in shown["placings"]} == {
+        ("alice-bot", "alice", None),
+        ("bob-bot", "bob", "Bobcats"),
+        ("dave-bot", "dave", None),
+    }
+    # Its entrants are named as they are now.
+    assert {(e["bot"], e["team"]) for e in shown["entries"]} == {
+        ("alice-bot", None),
+        ("bob-bot", "Lynxes"),
+        ("dave-bot", None),
+    }
     ladder.refresh_from_db()
     assert not ladder.is_open
 

@@ -27,8 +27,8 @@ from arena.bots.models import Bot, BotVersion, Visibility
 from arena.ladders.flows import ladder_create
 from arena.ladders.models import Qualification, QualificationStatus
 from arena.matches.models import ForfeitCause
-from arena.tables import flows, services
 from arena.players.services import team_create
+from arena.tables import flows, services
 from arena.tables.models import Table, TableStatus
 from arena.tables.play import table_run
 from arena.tables.selectors import HIDDEN_CARD, Answered, events_seen_by, table_state

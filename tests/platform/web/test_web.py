@@ -373,7 +373,7 @@ def test_the_record_counts_every_pair_of_seats_against_each_opponent_bot(
         expected
     )
     assert records[0]["name"] == "crab" and records[0]["games"] == 12
-    assert all(r["owner"] == "bob" for r in records)
+    assert all((r["owner"], r["team"]) == ("bob", None) for r in records)
     assert [r["games"] for r in records] == sorted((r["games"] for r in records), reverse=True)
     # Most met first, then by name: a shorter list is the longer one's head, ties included.
     keys = [(-r["games"], r["name"]) for r in records]

@@ -1,6 +1,7 @@
 """The home page: matches in play (linked to their live pages), the latest results, each
-ladder's leaders with their owners (a team's bots with their team), and no competition slot while there is none; read in
-a bounded number of queries whatever the number of bots, then from the cache."""
+ladder's leaders with their owners (a team's bots with their team), and no competition
+slot while there is none; read in a bounded number of queries whatever the number of
+bots, then from the cache."""
 
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ def test_a_team_s_bot_is_credited_to_its_team_everywhere_on_the_home_page(
     for ident in ("playing-now", "latest-results"):
         part = section(html, ident)
         assert re.search(rf"shark</a>\s*<span[^>]*>{team_link}</span>", part), part
-        assert "· <a class=\"owner\" href=\"/players/bob/\">bob</a>" in part
+        assert '· <a class="owner" href="/players/bob/">bob</a>' in part
         # The member who made the bot is not who it is credited to.
         assert ">alice<" not in part
     assert re.search(r"shark · Sharks \d+", text_of(Client().get("/")))

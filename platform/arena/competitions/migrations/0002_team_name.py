@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competitions', '0001_initial'),
+        ("competitions", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='competitionplacing',
-            name='team_name',
+            model_name="competitionplacing",
+            name="team_name",
             field=models.CharField(blank=True, max_length=40, null=True),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ladders', '0012_ladder_restricted'),
+        ("ladders", "0012_ladder_restricted"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='standingrow',
-            name='team_name',
+            model_name="standingrow",
+            name="team_name",
             field=models.CharField(blank=True, max_length=40, null=True),
         ),
     ]
