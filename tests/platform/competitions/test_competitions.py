@@ -5,11 +5,13 @@ archive; invitation-only entry; refusals; cancellation."""
 from __future__ import annotations
 
 import itertools
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.core import mail
+from django.test import Client
 
 from arena.bots.models import Bot, BotVersion, VersionStatus
 from arena.competitions.models import (
@@ -196,6 +198,9 @@ def test_a_public_competition_from_creation_to_its_archive(
         ("bob-bot", "Lynxes"),
         ("dave-bot", None),
     }
+    page = Client().get(f"/competitions/{competition.slug}/").content.decode()
+    assert re.search(r"bob-bot</a></td>\s*<td[^>]*>Bobcats</td>", page)
+    assert f'class="owner team" href="/teams/{bobcats.pk}/">Lynxes</a>' in page
     ladder.refresh_from_db()
     assert not ladder.is_open
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
@@ -603,3 +604,5 @@ def test_the_archived_table_keeps_each_bot_s_team_as_it_was_at_the_close(
         ("turtle", "bob", "Turtles"),
         ("rookie", "bob", None),
     ]
+    page = Client().get("/ladders/classic-2/seasons/1/").content.decode()
+    assert re.search(r"turtle</a> <span[^>]*>v1</span></td>\s*<td[^>]*>Turtles</td>", page)
