@@ -38,12 +38,16 @@ The search plays a fixed amount of work per decision, counted in moves
 is from here, so the same work buys many playouts late in a game and fewer
 early, and a decision takes about the same time throughout. The same bot seed
 gives the same answers. A guard stops the search early only on a machine far
-slower than planned: past 60% of this decision's time or past twice its fair
-share of the time bank left for the game, counted in the CPU time the bot used
-(on a busy host the wall clock runs on while the bot waits for a CPU, and the
-referee charges none of that wait); past 80% of the decision's time by the
-wall clock it stops all the same, a safety net on a host so loaded that the
-referee could not leave all the wait out.
+slower than planned: past 60% of this decision's time or past one and a half
+times its fair share of the time bank left for the game (less the reserve,
+over the decisions a seat makes in the rounds left), counted in the CPU time
+the bot used (on a busy host the wall clock runs on while the bot waits for a
+CPU, and the referee charges none of that wait); past 80% of the decision's
+time by the wall clock it stops all the same, a safety net on a host so loaded
+that the referee could not leave all the wait out. The last tenth of the bank
+is a reserve the search never spends: once the bank is down to it, the bot
+answers as greedy does, at once, so that even a game on a slow host ends
+within the bank.
 """
 
 from __future__ import annotations
@@ -61,15 +65,19 @@ if TYPE_CHECKING:
     from bots_sdk.observations import Observation
 
 #: Moves the search plays per decision, by rule system: sized so that a decision
-#: takes about half its fair share of the ladders' time bank (a move of the card
-#: game costs several of the dice games'; boulevard and royale have longer games).
+#: takes at most about half its fair share of the ladders' time bank (a move of the
+#: card game costs several of the dice games'; boulevard and royale have longer games).
 WORK = {
     "classic": 13_000,
     "sixdice": 18_000,
     "royale": 12_000,
-    "boulevard": 4_500,
-    "cardgame": 1_700,
+    "boulevard": 6_000,
+    "cardgame": 3_400,
 }
+#: Decisions a seat makes per round, about (measured), by rule system: to share the bank.
+DECISIONS_PER_ROUND = {"classic": 5, "sixdice": 5, "royale": 9, "boulevard": 9, "cardgame": 5}
+#: The part of the game's time bank kept for answering greedily, never searched with.
+RESERVE = 0.1
 #: What dealing a world and scoring a playout cost, in moves.
 PLAYOUT_OVERHEAD = 4
 #: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
@@ -78,8 +86,9 @@ MIN_WORLDS = 6
 EXPLORATION = 0.5
 #: Visits a node needs per extra action, squared: 8 for a second, 32 for a third...
 WIDENING = 8
-#: The money lead that counts as about three quarters of "finished ahead" ($).
-MONEY_SCALE = 40_000
+#: The money lead that counts as about three quarters of "finished ahead" ($): about
+#: one small note, so that a playout scores nearly as the ladders count (ahead or not).
+MONEY_SCALE = 15_000
 
 
 class Arm:
@@ -106,19 +115,27 @@ class Node:
 
 class IsmctsBot(Bot):
     name = "ismcts"
-    #: Decisions a seat makes per round, roughly: to share the time bank.
-    decisions_per_round = 8
+    #: The game's whole time bank (ms), of which :data:`RESERVE` is kept.
+    game_bank_ms = 0
+
+    def on_game_start(self, seat: int, game: JsonDict) -> None:
+        self.game_bank_ms = self.bank_left_ms
 
     def act(self, observation: Observation) -> str:
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
+        first = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+        # The bank's last part is never searched with: however slow the host was,
+        # greedy answers at once (a millisecond or so) for the rest of the game.
+        spare = self.bank_left_ms - RESERVE * self.game_bank_ms
+        if spare <= 0:
+            return greedy_policy(first, self.seat, self.rng)
         # The guard counts this process's CPU time: on a busy host the wall clock
         # runs on while the bot waits for a CPU, and the referee charges none of it.
         rounds_left: int = observation["rounds"] - observation["round"] + 1
-        share = self.bank_left_ms / (rounds_left * self.decisions_per_round)
-        allowed = min(0.6 * self.time_left_ms, 2 * share) / 1000
-        first = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
+        decisions_left = rounds_left * DECISIONS_PER_ROUND.get(observation["rules"], 8)
+        allowed = min(0.6 * self.time_left_ms, 1.5 * spare / decisions_left) / 1000
         budget = self.playouts(first.clone(), WORK.get(observation["rules"], 2_000))
         survivors = self.candidates(first, legal, budget)
         arms = {action: Arm() for action in survivors}

@@ -13,7 +13,7 @@ import pytest
 from bots_sdk.launcher import HOUSE_BOTS, BotSpec, house_bot
 from bots_sdk.protocol import Limits
 from bots_sdk.referee import GameRecord, Match
-from vegas_engine import RULE_SYSTEMS, describe, new_game, observe
+from vegas_engine import RULE_SYSTEMS, State, describe, new_game, observe
 from vegas_engine.policies import greedy_policy
 
 pytestmark = pytest.mark.slow
@@ -196,4 +196,39 @@ def test_a_search_bot_stops_when_its_time_is_spent(
     monkeypatch.setattr(time, "monotonic", clocks.monotonic)
     monkeypatch.setattr(time, "process_time", clocks.process_time)
     assert len(answers(bot_name, bot_seed=42, time_left_ms=1000, bank_ms=10_000)) == 6
+    assert not searched
+
+
+def test_ismcts_keeps_a_reserve_of_its_bank_and_answers_as_greedy_from_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bots_sdk.house.ismcts_bot import RESERVE, IsmctsBot
+
+    # The search's first step: a playout that tells how many the work pays for.
+    searched: list[object] = []
+    original = IsmctsBot.playouts
+
+    def counted(self: IsmctsBot, world: State, work: int) -> int:
+        searched.append(work)
+        return original(self, world, work)
+
+    monkeypatch.setattr(IsmctsBot, "playouts", counted)
+    game = describe("royale", 4, {"tiles": 3})
+    state = new_game(game, seed=11, log=False)
+    rng = random.Random(5)
+    while len(state.legal_actions(movers := state.to_move()[0])) < 3 or movers != 0:
+        state.apply_action(greedy_policy(state, movers, rng), movers)
+    bank_ms = 15_000
+    reserve_ms = int(RESERVE * bank_ms)
+
+    def answer(bank_left_ms: int) -> str:
+        bot = IsmctsBot()
+        bot.handle_new_game(0, game.to_json(), 42, bank_ms)
+        return bot.handle_request(observe(state, 0), 1000, bank_left_ms)
+
+    answer(reserve_ms + 500)
+    assert searched, "above its reserve the bot searches"
+    searched.clear()
+    # At its reserve: no search, greedy's answer (greedy sees the casinos, not the pile).
+    assert answer(reserve_ms) == greedy_policy(state, 0, rng)
     assert not searched
