@@ -1,14 +1,17 @@
 """Competitions in the admin: read everything, edit the title and description, advance
-now, cancel, renew the invitation link. Created through the API or /competitions/new/
-(the services check the calendar and make the ladders)."""
+now, cancel, renew the invitation link. "Add" opens /competitions/new/ (the API creates
+them too): the services check the calendar and make the ladders."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
 
 from arena.errors import ArenaError
 from arena.players.models import User
@@ -59,7 +62,14 @@ class CompetitionAdmin(admin.ModelAdmin[Competition]):
     actions = ("advance_now", "cancel", "renew_invitation")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+        return bool(request.user.is_staff)
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """ "Add" opens the site's creation form: it is the one that checks the calendar,
+        makes the ladders and previews the rule systems (a second form here would drift)."""
+        return redirect(reverse("web:competition-new"))
 
     def _each(
         self,

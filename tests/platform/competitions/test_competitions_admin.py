@@ -33,3 +33,14 @@ def test_the_admin_lists_renews_and_cancels(carol: User) -> None:
     assert competition.phase == Phase.CANCELLED
     assert competition.note == "cancelled by carol"
     assert Competition.objects.count() == 1
+
+
+def test_the_admins_add_button_opens_the_creation_form(carol: User) -> None:
+    client = Client()
+    client.force_login(carol)
+    listed = client.get("/admin/competitions/competition/").content.decode()
+    assert 'href="/admin/competitions/competition/add/"' in listed
+    add = client.get("/admin/competitions/competition/add/")
+    assert (add.status_code, add["Location"]) == (302, "/competitions/new/")
+    form = client.get("/competitions/new/")
+    assert form.status_code == 200 and b"<form" in form.content
