@@ -250,31 +250,42 @@ def league_create(
     )
     for bot in bots:
         _check_bot(bot=bot, organiser=organiser, ladder=ladder, visibility=visibility)
+    league = League(
+        slug=slug,
+        name=name,
+        organiser=organiser,
+        ladder=ladder,
+        visibility=visibility,
+        format=format,
+        games_per_table=games_per_table,
+        duplicate=duplicate,
+        rated=rated,
+        points_per_rank=points,
+        advance=advance,
+        rounds_requested=rounds,
+        max_tables=max_tables,
+        start_at=start_at,
+        round_interval=round_interval,
+    )
+    return _league_insert(
+        league,
+        [
+            LeagueEntry(bot=bot, seed=seed, status=_entry_status(bot, organiser))
+            for seed, bot in enumerate(bots, start=1)
+        ],
+    )
+
+
+def _league_insert(league: League, entries: Sequence[LeagueEntry]) -> League:
+    """Store a checked ``league`` and its ``entries`` together; a taken slug is refused."""
     try:
         with transaction.atomic():
-            league = League.objects.create(
-                slug=slug,
-                name=name,
-                organiser=organiser,
-                ladder=ladder,
-                visibility=visibility,
-                format=format,
-                games_per_table=games_per_table,
-                duplicate=duplicate,
-                rated=rated,
-                points_per_rank=points,
-                advance=advance,
-                rounds_requested=rounds,
-                max_tables=max_tables,
-                start_at=start_at,
-                round_interval=round_interval,
-            )
-            LeagueEntry.objects.bulk_create(
-                LeagueEntry(league=league, bot=bot, seed=seed, status=_entry_status(bot, organiser))
-                for seed, bot in enumerate(bots, start=1)
-            )
+            league.save(force_insert=True)
+            for entry in entries:
+                entry.league = league
+            LeagueEntry.objects.bulk_create(entries)
     except IntegrityError:
-        raise LeagueConfigError(f"a league with the slug {slug!r} already exists.") from None
+        raise LeagueConfigError(f"a league with the slug {league.slug!r} already exists.") from None
     return league
 
 
@@ -318,37 +329,34 @@ def league_create_frozen(
         now=now,
         frozen_final=True,
     )
-    try:
-        with transaction.atomic():
-            league = League.objects.create(
-                slug=slug,
-                name=name,
-                organiser=organiser,
-                ladder=ladder,
-                visibility=visibility,
-                format=format,
-                games_per_table=games_per_table,
-                duplicate=duplicate,
-                rated=rated,
-                points_per_rank=points,
-                advance=advance,
-                rounds_requested=rounds,
-                start_at=start_at,
-                round_interval=round_interval,
+    league = League(
+        slug=slug,
+        name=name,
+        organiser=organiser,
+        ladder=ladder,
+        visibility=visibility,
+        format=format,
+        games_per_table=games_per_table,
+        duplicate=duplicate,
+        rated=rated,
+        points_per_rank=points,
+        advance=advance,
+        rounds_requested=rounds,
+        start_at=start_at,
+        round_interval=round_interval,
+    )
+    return _league_insert(
+        league,
+        [
+            LeagueEntry(
+                bot_id=version.bot_id,
+                bot_version=version,
+                seed=seed,
+                status=EntryStatus.ACCEPTED,
             )
-            LeagueEntry.objects.bulk_create(
-                LeagueEntry(
-                    league=league,
-                    bot_id=version.bot_id,
-                    bot_version=version,
-                    seed=seed,
-                    status=EntryStatus.ACCEPTED,
-                )
-                for seed, version in enumerate(versions, start=1)
-            )
-    except IntegrityError:
-        raise LeagueConfigError(f"a league with the slug {slug!r} already exists.") from None
-    return league
+            for seed, version in enumerate(versions, start=1)
+        ],
+    )
 
 
 def _entries_left(league: League) -> int:
