@@ -222,7 +222,9 @@ def test_bad_inputs_are_rejected_with_clear_messages(
     with pytest.raises(LeagueConfigError, match="only staff organise public leagues"):
         create(alice, ladder, make_bots(alice, 4, "a"))
     secret = BotVersionFactory(bot__owner=bob, bot__visibility=Visibility.PRIVATE).bot
-    with pytest.raises(LeagueEntryError, match="private bot: only its owner or its team.s members can enter it"):
+    with pytest.raises(
+        LeagueEntryError, match=r"private bot: only its owner or its team's members can enter it"
+    ):
         create(alice, ladder, [*make_bots(alice, 3, "b"), secret], visibility="private")
 
     ladder.is_open = False
