@@ -272,9 +272,13 @@ def test_send(*, user: User) -> list[Delivery]:
     """The settings page's test: a notification on every channel set up."""
     if not email_verified(user) and not WebhookEndpoint.objects.filter(user=user).exists():
         raise NotificationError(
-            "Nothing to test: you have neither a webhook nor an e-mail address"
-            + (" that is verified (follow the link sent to it)" if user.email else "")
-            + "; set one first."
+            "Nothing to test: you have neither "
+            + (
+                "a verified e-mail address (follow the link e-mailed to it)"
+                if user.email
+                else "an e-mail address"
+            )
+            + " nor a webhook; set one first."
         )
     return notify(
         user=user,
