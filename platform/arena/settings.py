@@ -452,8 +452,8 @@ ARENA_TABLES_OPEN_MAX = env_int("ARENA_TABLES_OPEN_MAX", 4)
 # Builds one player may have in flight (uploads and editor test builds not built and
 # pre-flighted yet): each holds a worker process of the builds queue while it runs.
 ARENA_BUILDS_IN_FLIGHT_MAX = env_int("ARENA_BUILDS_IN_FLIGHT_MAX", 2)
-# Competitions are created by staff; with this on, by any signed-in player too (the
-# platform does not verify e-mail addresses, so signed in is all it can ask).
+# Competitions are created by staff; with this on, by any player whose e-mail address is
+# verified too.
 ARENA_COMPETITIONS_OPEN_TO_USERS = env_bool("ARENA_COMPETITIONS_OPEN_TO_USERS", False)
 
 # A running match's page shows its replay as it grows: the worker publishes the new
@@ -481,6 +481,10 @@ EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Las Vegas Arena <arena@localhost>")
+# How long an e-mail verification link works (the platform e-mails only verified addresses).
+ARENA_EMAIL_VERIFY_HOURS = env_int("ARENA_EMAIL_VERIFY_HOURS", 48)
+if ARENA_EMAIL_VERIFY_HOURS < 1:
+    raise ImproperlyConfigured(f"ARENA_EMAIL_VERIFY_HOURS={ARENA_EMAIL_VERIFY_HOURS}: at least 1.")
 # Per author and hour, at most: past it a notification's delivery is logged as throttled
 # and never sent (the settings page's log shows it).
 ARENA_NOTIFY_EMAILS_PER_HOUR = env_int("ARENA_NOTIFY_EMAILS_PER_HOUR", 10)
@@ -519,6 +523,8 @@ REST_FRAMEWORK = {
         "upload": env_str("ARENA_RATE_UPLOAD", "30/hour"),
         # Uploads to a team's bots, all its members together (on top of each one's own).
         "upload_team": env_str("ARENA_RATE_TEAM_UPLOAD", "30/hour"),
+        # Verification e-mails asked for, per account (sign-up's own is counted as a sign-up).
+        "email_verify": env_str("ARENA_RATE_EMAIL_VERIFY", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {

@@ -139,6 +139,13 @@ class UploadThrottle(_Throttle):
     scope = "upload"
 
 
+class EmailVerifyThrottle(_Throttle):
+    """Verification e-mails asked for (ARENA_RATE_EMAIL_VERIFY): an account cannot make
+    the platform mail an address over and over."""
+
+    scope = "email_verify"
+
+
 class TeamUploadThrottle(_FailOpen):
     """Uploads to a team's bots, per team (ARENA_RATE_TEAM_UPLOAD): its members share it,
     on top of each one's own limit."""

@@ -10,6 +10,7 @@ from arena.bots.apis import BotListApi, BotVersionListApi
 from arena.ladders.apis import LevelListApi
 from arena.ladders.flows import bot_submit_by_slugs, version_submit_by_slugs
 from arena.notifications.views import unsubscribe
+from arena.players.views import verify_email
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -88,6 +89,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Signed-token links in e-mails: no login (the notifications app's own page).
     path("notifications/unsubscribe/<str:token>/", unsubscribe, name="notification-unsubscribe"),
+    path("account/verify-email/<str:token>/", verify_email, name="email-verify"),
     path("", include("arena.web.urls")),
 ]
 

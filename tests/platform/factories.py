@@ -30,6 +30,10 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"player{n}")
     email = factory.LazyAttribute(lambda o: f"{o.username}@example.org")
+    # Verified by default (notifications e-mail only verified addresses); a test of an
+    # unverified one passes verified_email="" (or email_verified_at=None).
+    verified_email = factory.LazyAttribute(lambda o: o.email)
+    email_verified_at = factory.LazyFunction(timezone.now)
     password = factory.django.Password("correct horse battery staple")
     profile = factory.RelatedFactory(ProfileFactory, factory_related_name="user")
 

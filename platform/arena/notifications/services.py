@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from arena.errors import ArenaError
 from arena.players.models import User
+from arena.players.selectors import email_verified
 
 from . import webhooks
 from .kinds import EventKind
@@ -107,8 +108,9 @@ def notify(
     now: datetime | None = None,
 ) -> list[Delivery]:
     """Tell ``user`` of an event: a notification (once per ``key``) with a delivery on each
-    channel they chose for ``kind`` and set up (an e-mail address, a webhook). Returns the
-    deliveries to send; a channel over its hourly limit gets a ``throttled`` one, never sent.
+    channel they chose for ``kind`` and set up (a verified e-mail address, a webhook).
+    Returns the deliveries to send; a channel over its hourly limit gets a ``throttled``
+    one, never sent. An unverified address gets nothing: anyone can type anybody's.
 
     The test kind goes to every channel set up, whatever the choices.
     """
@@ -116,7 +118,7 @@ def notify(
     choice = preference_for(user=user, kind=kind)
     endpoint = WebhookEndpoint.objects.filter(user=user).first()
     targets: list[tuple[str, str]] = []
-    if (choice.email or kind == EventKind.TEST) and user.email:
+    if (choice.email or kind == EventKind.TEST) and email_verified(user):
         targets.append((Channel.EMAIL, user.email))
     if (choice.webhook or kind == EventKind.TEST) and endpoint is not None:
         targets.append((Channel.WEBHOOK, endpoint.url))
@@ -268,9 +270,15 @@ def _send_email(delivery: Delivery) -> tuple[bool, int | None, str]:
 
 def test_send(*, user: User) -> list[Delivery]:
     """The settings page's test: a notification on every channel set up."""
-    if not user.email and not WebhookEndpoint.objects.filter(user=user).exists():
+    if not email_verified(user) and not WebhookEndpoint.objects.filter(user=user).exists():
         raise NotificationError(
-            "Nothing to test: you have neither an e-mail address nor a webhook; set one first."
+            "Nothing to test: you have neither "
+            + (
+                "a verified e-mail address (follow the link e-mailed to it)"
+                if user.email
+                else "an e-mail address"
+            )
+            + " nor a webhook; set one first."
         )
     return notify(
         user=user,
@@ -280,13 +288,6 @@ def test_send(*, user: User) -> list[Delivery]:
         text="This is a test sent from your notification settings. It works.",
         payload={"test": True},
     )
-
-
-def email_set(*, user: User, email: str) -> User:
-    """The address ``user``'s e-mails go to (the account's; empty: no e-mails)."""
-    user.email = User.objects.normalize_email(email.strip())
-    user.save(update_fields=["email"])
-    return user
 
 
 #: A pending delivery untouched this long lost its message (retries wait an hour at most).

@@ -12,6 +12,12 @@ class ProfileInline(admin.StackedInline[Profile, User]):
 @admin.register(User)
 class ArenaUserAdmin(UserAdmin[User]):
     inlines = (ProfileInline,)
+    # The address a verification link proved, shown: set only by following a link.
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
+        ("E-mail verification", {"fields": ("verified_email", "email_verified_at")}),
+    )
+    readonly_fields = ("verified_email", "email_verified_at")
 
 
 class TeamMembershipInline(admin.TabularInline[TeamMembership, Team]):

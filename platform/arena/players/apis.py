@@ -1,4 +1,5 @@
-"""HTTP API of players: API tokens for scripts; teams (docs/teams.md)."""
+"""HTTP API of players: API tokens for scripts; your account and its e-mail verification;
+teams (docs/teams.md)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from arena.pagination import LimitOffset, paginated_response
-from arena.throttling import LoginThrottle
+from arena.throttling import EmailVerifyThrottle, LoginThrottle
 
+from .flows import email_verification_request
 from .models import Team, TeamMembership, TeamRole, User
 from .selectors import (
+    email_verified,
     player_get,
     signed_in,
     team_get,
@@ -82,6 +85,53 @@ class AuthTokenRevokeApi(APIView):
         """Revoke your API token; the next token request makes a new one."""
         auth_token_revoke(user=signed_in(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --------------------------------------------------------------------------- account
+
+
+class AccountOutput(serializers.Serializer[User]):
+    class Meta:
+        ref_name = "Account"
+
+    username = serializers.CharField()
+    email = serializers.CharField(help_text="Where notifications are e-mailed; empty: none.")
+    email_verified = serializers.SerializerMethodField(
+        help_text="Whether a verification link proved the address yours: only a verified "
+        "address is e-mailed."
+    )
+    email_verified_at = serializers.SerializerMethodField()
+
+    def get_email_verified(self, user: User) -> bool:
+        return email_verified(user)
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_email_verified_at(self, user: User) -> str | None:
+        if not email_verified(user) or user.email_verified_at is None:
+            return None
+        return serializers.DateTimeField().to_representation(user.email_verified_at)
+
+
+class AccountApi(APIView):
+    permission_classes = (permissions.IsAuthenticated,)
+
+    @extend_schema(responses=AccountOutput)
+    def get(self, request: Request) -> Response:
+        """Your account: username, e-mail address and whether it is verified."""
+        return Response(AccountOutput(signed_in(request)).data)
+
+
+class EmailVerificationApi(APIView):
+    permission_classes = (permissions.IsAuthenticated,)
+    throttle_classes = (EmailVerifyThrottle,)
+
+    @extend_schema(request=None, responses={202: AccountOutput})
+    def post(self, request: Request) -> Response:
+        """E-mail a verification link to your address (limited per hour); following it
+        verifies the address."""
+        user = signed_in(request)
+        email_verification_request(user=user)
+        return Response(AccountOutput(user).data, status=status.HTTP_202_ACCEPTED)
 
 
 # --------------------------------------------------------------------------- teams

@@ -28,6 +28,12 @@ class User(AbstractUser):
 
     objects: ClassVar[PlayerManager] = PlayerManager()
 
+    # The address a verification link proved the user reads, and when: it counts only
+    # while it is still ``email`` (selectors.email_verified), so a changed address is
+    # unverified until its own link is followed.
+    verified_email = models.EmailField(blank=True)
+    email_verified_at = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         constraints = (
             models.UniqueConstraint(

@@ -35,6 +35,15 @@ def signed_in(request: HttpRequest | Request) -> User:
     return user
 
 
+def email_verified(user: User | AnonymousUser | None) -> bool:
+    """Whether ``user``'s current address was proven theirs by a verification link: the
+    platform e-mails only such an address, and trusts only such users where a setting
+    lets players do more (docs/settings.md)."""
+    if user is None or not isinstance(user, User) or not user.email:
+        return False
+    return user.verified_email == user.email and user.email_verified_at is not None
+
+
 # --------------------------------------------------------------------------- teams
 
 #: Where user_team_ids keeps them (players.services forgets them when they change).

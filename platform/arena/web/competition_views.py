@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -31,6 +32,7 @@ from arena.competitions.services import (
     competition_create,
     competition_invitation_renew,
     competition_withdraw,
+    create_refusal,
     may_create,
     may_manage,
 )
@@ -56,7 +58,14 @@ def competitions_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "web/competitions.html",
-        {**groups, "may_create": may_create(request.user)},
+        {
+            **groups,
+            "may_create": may_create(request.user),
+            # Open to players, this one unverified: the page says how to become one.
+            "verify_to_create": request.user.is_authenticated
+            and settings.ARENA_COMPETITIONS_OPEN_TO_USERS
+            and not may_create(request.user),
+        },
     )
 
 
@@ -229,8 +238,12 @@ def competition_cancel_view(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def competition_new(request: HttpRequest) -> HttpResponse:
     user = signed_in(request)
-    if not may_create(user):
-        raise PermissionDenied("Only staff create competitions on this platform.")
+    if (refusal := create_refusal(user)) is not None:
+        if not settings.ARENA_COMPETITIONS_OPEN_TO_USERS:
+            raise PermissionDenied(refusal)
+        # Open to players, this one's address unverified: where verifying is one click.
+        messages.error(request, f"To create a competition, {refusal}")
+        return redirect("web:notifications")
     if request.method == "GET":
         start = (timezone.now() + timedelta(hours=1)).replace(minute=0, second=0, microsecond=0)
         form = CompetitionForm(

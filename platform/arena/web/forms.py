@@ -34,7 +34,7 @@ class SignUpForm(forms.Form):
     )
     email = forms.EmailField(
         required=False,
-        help_text="Optional.",
+        help_text="Optional: notifications are e-mailed once you follow the link sent to it.",
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
     )
     password1 = forms.CharField(

@@ -16,8 +16,11 @@ from arena.errors import ArenaError
 from arena.notifications import flows, services
 from arena.notifications.kinds import EventKind
 from arena.notifications.selectors import deliveries_recent, preferences_of, webhook_of
+from arena.players import flows as player_flows
 from arena.players.models import User
-from arena.players.selectors import signed_in
+from arena.players.selectors import email_verified, signed_in
+from arena.players.services import email_set
+from arena.throttling import EmailVerifyThrottle, retry_message, throttle_wait
 
 
 class WebhookForm(forms.Form):
@@ -37,10 +40,24 @@ def _page(request: HttpRequest, user: User, **extra: Any) -> HttpResponse:
             "webhook_form", WebhookForm(initial={"url": endpoint.url if endpoint else ""})
         ),
         "email_form": extra.pop("email_form", EmailForm(initial={"email": user.email})),
+        "email_verified": email_verified(user),
         "deliveries": deliveries_recent(user=user),
         **extra,
     }
     return render(request, "web/notifications.html", context)
+
+
+def _verification_send(request: HttpRequest, user: User) -> None:
+    """E-mail a verification link, within ARENA_RATE_EMAIL_VERIFY (an ArenaError says
+    when there is nothing to verify)."""
+    wait = throttle_wait(EmailVerifyThrottle(), request)
+    if wait is not None:
+        messages.error(request, f"Too many verification e-mails asked for: {retry_message(wait)}.")
+        return
+    player_flows.email_verification_request(user=user)
+    messages.success(
+        request, f"A verification link is on its way to {user.email}: follow it to verify."
+    )
 
 
 @login_required
@@ -67,8 +84,13 @@ def notifications_page(request: HttpRequest) -> HttpResponse:
             email_form = EmailForm(request.POST)
             if not email_form.is_valid():
                 return _page(request, user, email_form=email_form)
-            services.email_set(user=user, email=email_form.cleaned_data["email"])
+            before = user.email
+            email_set(user=user, email=email_form.cleaned_data["email"])
             messages.success(request, "Your e-mail address is saved.")
+            if user.email and user.email != before:
+                _verification_send(request, user)
+        elif action == "verify-email":
+            _verification_send(request, user)
         elif action == "webhook":
             webhook_form = WebhookForm(request.POST)
             if not webhook_form.is_valid():

@@ -118,6 +118,7 @@ from arena.matches.selectors import (
 )
 from arena.matches.study import match_study_seats
 from arena.pagination import EndNearPaginator
+from arena.players.flows import email_verification_request
 from arena.players.models import Team, User
 from arena.players.selectors import player_get, signed_in, user_teams
 from arena.players.services import player_create
@@ -672,8 +673,15 @@ def signup(request: HttpRequest) -> HttpResponse:
         except ArenaError as error:
             form.add_error("username", error.message)
         else:
+            if user.email:
+                # Counted as a sign-up (SignupThrottle), not against ARENA_RATE_EMAIL_VERIFY.
+                email_verification_request(user=user)
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, f"Welcome, {user.username}! Upload your first bot.")
+            messages.success(
+                request,
+                f"Welcome, {user.username}! Upload your first bot."
+                + (f" A link to verify {user.email} is on its way." if user.email else ""),
+            )
             return redirect("web:upload")
     return render(request, "web/signup.html", {"form": form})
 

@@ -259,6 +259,10 @@ def test_who_may_create_and_settings_refused(alice: User, carol: User, settings:
     with pytest.raises(CompetitionPermissionError, match="only staff create competitions"):
         create(alice)
     settings.ARENA_COMPETITIONS_OPEN_TO_USERS = True
+    # Open to players whose address is verified (alice's is): an unverified one is told how.
+    dora = UserFactory(username="dora", verified_email="", email_verified_at=None)
+    with pytest.raises(CompetitionPermissionError, match="verify your e-mail address first"):
+        create(dora, slug="doras")
     assert create(alice, slug="alices").organiser == alice
     cases: list[tuple[str, dict[str, Any]]] = [
         ("already past", {"entry_closes_at": CREATED - HOUR, "entry_opens_at": CREATED - 2 * HOUR}),

@@ -130,3 +130,34 @@ def test_past_the_hourly_limit_emails_are_dropped_and_logged(
     Delivery.objects.update(created_at=Delivery.objects.first().created_at.replace(year=2020))  # type: ignore[union-attr]
     tell(alice, EventKind.CHALLENGE_FINISHED, "challenge:9", django_capture_on_commit_callbacks)
     assert len(mail.outbox) == 4
+
+
+def test_an_unverified_address_gets_no_email_and_the_page_says_why(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from tests.platform.factories import UserFactory
+
+    # Anyone can type an address that is not theirs: until its link is followed, nothing.
+    dora = UserFactory(username="dora", verified_email="", email_verified_at=None)
+    assert tell(dora, EventKind.PREFLIGHT, "p", django_capture_on_commit_callbacks) == []
+    assert mail.outbox == [] and not Delivery.objects.exists()
+    with pytest.raises(services.NotificationError, match="neither a verified e-mail address"):
+        services.test_send(user=dora)
+    client = Client()
+    client.force_login(dora)
+    page = client.get("/notifications/").content.decode()
+    assert "dora@example.org is not verified: nothing is e-mailed to it" in page
+    assert "Verify this address" in page
+
+    # A webhook needs no verified address: it is delivered (here stored, not sent).
+    services.webhook_set(user=dora, url="http://127.0.0.1:9/hook")
+    (hooked,) = services.notify(user=dora, kind=EventKind.PREFLIGHT, key="w", subject="s", text="t")
+    assert hooked.channel == Channel.WEBHOOK
+    services.webhook_delete(user=dora)
+
+    # Verified, the same event kind is e-mailed.
+    dora.verified_email = dora.email
+    dora.email_verified_at = dora.date_joined
+    dora.save()
+    tell(dora, EventKind.PREFLIGHT, "p2", django_capture_on_commit_callbacks)
+    assert [m.to for m in mail.outbox] == [["dora@example.org"]]

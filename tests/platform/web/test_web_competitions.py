@@ -22,6 +22,7 @@ from tests.platform.competitions.test_competitions import (
     play_final,
     sweep,
 )
+from tests.platform.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -67,6 +68,13 @@ def test_creating_is_for_the_allowed(alice: User, carol: User, settings: Any) ->
     assert competition.access == "invitation" and competition.duplicate
     settings.ARENA_COMPETITIONS_OPEN_TO_USERS = True
     assert client_of(alice).get("/competitions/new/").status_code == 200
+    # An unverified address: sent where verifying is one click, told why.
+    dora = UserFactory(username="dora", verified_email="", email_verified_at=None)
+    listing = client_of(dora).get("/competitions/").content.decode()
+    assert "New competition" not in listing and 'id="verify-to-create"' in listing
+    sent = client_of(dora).get("/competitions/new/", follow=True)
+    assert sent.redirect_chain == [("/notifications/", 302)]
+    assert "To create a competition, verify your e-mail address first" in sent.content.decode()
 
 
 def test_a_competition_page_through_its_phases(carol: User, alice: User, bob: User) -> None:

@@ -18,6 +18,7 @@ from .creating import (
     competition_enter,
     competition_invitation_renew,
     competition_withdraw,
+    create_refusal,
     may_create,
     may_manage,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "competition_invitation_renew",
     "competition_withdraw",
     "competitions_advance_due",
+    "create_refusal",
     "frozen_version",
     "may_create",
     "may_manage",

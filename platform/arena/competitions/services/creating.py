@@ -22,6 +22,7 @@ from arena.leagues.models import LeagueFormat
 from arena.leagues.selectors import bot_rule_systems
 from arena.leagues.services.common import MIN_ROUND_INTERVAL
 from arena.players.models import User
+from arena.players.selectors import email_verified
 
 from ..models import (
     Access,
@@ -56,12 +57,26 @@ class LadderSettings:
     duplicate_deals: bool | None = None
 
 
-def may_create(user: User | AnonymousUser) -> bool:
-    """Staff; or any signed-in player when ARENA_COMPETITIONS_OPEN_TO_USERS is on (the
-    platform keeps no verified e-mail addresses, so signed in is all it can check)."""
+def create_refusal(user: User | AnonymousUser) -> str | None:
+    """Why ``user`` may not create a competition (None: they may). Staff may; with
+    ARENA_COMPETITIONS_OPEN_TO_USERS on, so may any player whose e-mail address is
+    verified (someone reachable, not a throwaway account)."""
     if not user.is_authenticated or not user.is_active:
-        return False
-    return bool(user.is_staff or settings.ARENA_COMPETITIONS_OPEN_TO_USERS)
+        return "sign in first."
+    if user.is_staff:
+        return None
+    if not settings.ARENA_COMPETITIONS_OPEN_TO_USERS:
+        return "only staff create competitions on this platform (ask an administrator)."
+    if not email_verified(user):
+        return (
+            "verify your e-mail address first: set it on your notification settings page "
+            "and follow the link e-mailed to it."
+        )
+    return None
+
+
+def may_create(user: User | AnonymousUser) -> bool:
+    return create_refusal(user) is None
 
 
 def may_manage(user: User | AnonymousUser, competition: Competition) -> bool:
@@ -133,10 +148,8 @@ def competition_create(
     where luck weighs most).
     """
     now = now or timezone.now()
-    if not may_create(organiser):
-        raise CompetitionPermissionError(
-            "only staff create competitions on this platform (ask an administrator)."
-        )
+    if (refusal := create_refusal(organiser)) is not None:
+        raise CompetitionPermissionError(refusal)
     if slug.lower() in RESERVED_SLUGS:
         raise CompetitionConfigError(f"the slug {slug!r} is a page's address: choose another.")
     if not title.strip():
