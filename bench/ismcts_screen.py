@@ -9,7 +9,7 @@ head-to-head finishes ahead of montecarlo by rank (a tie half), as bench/levels.
 does. Neither bot is timed: ismcts plays its :data:`WORK` times ``--scale`` and
 montecarlo that share of its playouts, so a screen only compares variants of the
 search with each other; the ladders' verdict is bench/levels.py, sandboxed.
-Not part of ``make bench``: it prints and writes nothing.
+Not part of ``make bench``: it prints its shares and writes no file.
 """
 
 from __future__ import annotations
