@@ -155,7 +155,8 @@ def test_stuck_validations_are_queued_again(
 
     with django_capture_on_commit_callbacks(execute=True) as queued:
         assert qualifications_requeue_stuck() == 2
-    assert len(queued) == 2
+    # The two pre-flights; each, run eagerly, then queues its notification to alice.
+    assert len(queued) == 4
 
     statuses = dict(BotVersion.objects.values_list("pk", "status"))
     assert statuses[lost_task.pk] == statuses[lost_worker.pk] == VersionStatus.ACTIVE

@@ -146,7 +146,8 @@ def test_the_ladder_lists_new_bots_as_provisional(
 
     page.goto("/")
     screenshot("home")
-    page.click("text=Classic, 2 seats")
+    # The ladders' section (the latest results name the ladder too, as plain text).
+    page.click("#game-classic >> text=Classic, 2 seats")
     page.wait_for_url("**/ladders/classic-2/")
     # 6 rated matches each: provisional, listed apart (best first, unranked) until settled.
     assert page.locator("text=No settled rating yet").count() == 1
