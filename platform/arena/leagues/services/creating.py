@@ -233,6 +233,54 @@ def league_create(
         )
     if len({bot.pk for bot in bots}) != len(bots):
         raise LeagueEntryError("a bot is entered twice: each bot enters once.")
+    for bot in bots:
+        _check_bot(bot=bot, organiser=organiser, ladder=ladder, visibility=visibility)
+    return _league_store(
+        organiser=organiser,
+        ladder=ladder,
+        name=name,
+        slug=slug,
+        format=format,
+        visibility=visibility,
+        start_at=start_at,
+        round_interval=round_interval,
+        games_per_table=games_per_table,
+        duplicate=duplicate,
+        rated=rated,
+        points=points,
+        advance=advance,
+        rounds=rounds,
+        max_tables=max_tables,
+        now=now,
+        entries=[
+            LeagueEntry(bot=bot, seed=seed, status=_entry_status(bot, organiser))
+            for seed, bot in enumerate(bots, start=1)
+        ],
+    )
+
+
+def _league_store(
+    *,
+    organiser: User,
+    ladder: Ladder,
+    name: str,
+    slug: str,
+    format: str,
+    visibility: str,
+    start_at: datetime,
+    round_interval: timedelta,
+    games_per_table: int,
+    duplicate: bool,
+    rated: bool,
+    points: list[float],
+    advance: int | None,
+    rounds: int | None,
+    max_tables: int,
+    now: datetime,
+    entries: Sequence[LeagueEntry],
+    frozen_final: bool = False,
+) -> League:
+    """Check a league's settings, then store it with ``entries`` (their league unset)."""
     league_validate(
         organiser=organiser,
         ladder=ladder,
@@ -240,16 +288,15 @@ def league_create(
         visibility=visibility,
         start_at=start_at,
         round_interval=round_interval,
-        entrants=len(bots),
+        entrants=len(entries),
         games_per_table=games_per_table,
         points_per_rank=points,
         advance=advance,
         rounds=rounds,
         max_tables=max_tables,
         now=now,
+        frozen_final=frozen_final,
     )
-    for bot in bots:
-        _check_bot(bot=bot, organiser=organiser, ladder=ladder, visibility=visibility)
     league = League(
         slug=slug,
         name=name,
@@ -267,13 +314,7 @@ def league_create(
         start_at=start_at,
         round_interval=round_interval,
     )
-    return _league_insert(
-        league,
-        [
-            LeagueEntry(bot=bot, seed=seed, status=_entry_status(bot, organiser))
-            for seed, bot in enumerate(bots, start=1)
-        ],
-    )
+    return _league_insert(league, entries)
 
 
 def _league_insert(league: League, entries: Sequence[LeagueEntry]) -> League:
@@ -313,41 +354,25 @@ def league_create_frozen(
     points = formats.default_points(ladder.seats)
     if len({version.bot_id for version in versions}) != len(versions):
         raise LeagueEntryError("a bot is entered twice: each bot enters once.")
-    league_validate(
+    return _league_store(
         organiser=organiser,
         ladder=ladder,
+        name=name,
+        slug=slug,
         format=format,
         visibility=visibility,
         start_at=start_at,
         round_interval=round_interval,
-        entrants=len(versions),
         games_per_table=games_per_table,
-        points_per_rank=points,
+        duplicate=duplicate,
+        rated=rated,
+        points=list(points),
         advance=advance,
         rounds=rounds,
         max_tables=DEFAULT_MAX_TABLES,
         now=now,
         frozen_final=True,
-    )
-    league = League(
-        slug=slug,
-        name=name,
-        organiser=organiser,
-        ladder=ladder,
-        visibility=visibility,
-        format=format,
-        games_per_table=games_per_table,
-        duplicate=duplicate,
-        rated=rated,
-        points_per_rank=points,
-        advance=advance,
-        rounds_requested=rounds,
-        start_at=start_at,
-        round_interval=round_interval,
-    )
-    return _league_insert(
-        league,
-        [
+        entries=[
             LeagueEntry(
                 bot_id=version.bot_id,
                 bot_version=version,
