@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.bots.fields import bot_credit_fields
 from arena.bots.models import Bot
 from arena.bots.selectors import bot_get_visible
 from arena.leagues.models import LeagueFormat
@@ -73,15 +74,7 @@ class EntryOutput(serializers.Serializer[CompetitionEntry]):
     class Meta:
         ref_name = "CompetitionEntry"
 
-    bot_id = serializers.IntegerField(source="bot.id")
-    bot = serializers.CharField(source="bot.name")
-    owner = serializers.CharField(source="bot.owner.username")
-    team = serializers.CharField(
-        source="bot.team.name",
-        allow_null=True,
-        default=None,
-        help_text="The team owning the bot, or null: its owner's alone.",
-    )
+    bot_id, bot, owner, team = bot_credit_fields("bot")
     rules = serializers.CharField(source="ladder.ladder.rules")
     status = serializers.CharField()
     frozen_version = serializers.IntegerField(

@@ -17,6 +17,7 @@ from arena.bots.apis import (
     IsOwnerOrReadOnly,
     visible_bot,
 )
+from arena.bots.fields import bot_credit_fields
 from arena.bots.models import Bot, BotVersion
 from arena.bots.selectors import (
     bot_active_version,
@@ -179,15 +180,7 @@ class LeaderboardApi(APIView):
         class Meta:
             ref_name = "LeaderboardEntry"
 
-        bot_id = serializers.IntegerField(source="bot.id")
-        bot = serializers.CharField(source="bot.name")
-        owner = serializers.CharField(source="bot.owner.username")
-        team = serializers.CharField(
-            source="bot.team.name",
-            allow_null=True,
-            default=None,
-            help_text="The team owning the bot, or null: its owner's alone.",
-        )
+        bot_id, bot, owner, team = bot_credit_fields("bot")
         version = serializers.IntegerField(source="bot_version.number")
         rating = serializers.FloatField()
         display = serializers.CharField(help_text='Rounded, with "?" while provisional.')
@@ -525,15 +518,7 @@ class ChallengeVersionOutput(serializers.Serializer[BotVersion]):
     class Meta:
         ref_name = "ChallengeVersion"
 
-    bot_id = serializers.IntegerField()
-    bot = serializers.CharField(source="bot.name")
-    owner = serializers.CharField(source="bot.owner.username")
-    team = serializers.CharField(
-        source="bot.team.name",
-        allow_null=True,
-        default=None,
-        help_text="The team owning the bot, or null: its owner's alone.",
-    )
+    bot_id, bot, owner, team = bot_credit_fields("bot")
     number = serializers.IntegerField()
 
 
@@ -543,15 +528,7 @@ class ChallengeOutput(serializers.Serializer[Challenge]):
 
     id = serializers.IntegerField()
     ladder = serializers.CharField(source="ladder.slug")
-    bot_id = serializers.IntegerField(source="bot_version.bot_id")
-    bot = serializers.CharField(source="bot_version.bot.name")
-    owner = serializers.CharField(source="bot_version.bot.owner.username")
-    team = serializers.CharField(
-        source="bot_version.bot.team.name",
-        allow_null=True,
-        default=None,
-        help_text="The team owning the bot, or null: its owner's alone.",
-    )
+    bot_id, bot, owner, team = bot_credit_fields("bot_version.bot")
     version = serializers.IntegerField(source="bot_version.number")
     games = serializers.IntegerField()
     chosen = serializers.SerializerMethodField(help_text="Ids of the opponents you chose.")

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.bots.fields import bot_credit_fields
 from arena.bots.models import Bot
 from arena.bots.selectors import bot_get_visible, team_name
 from arena.ladders.selectors import ladder_get
@@ -109,15 +110,7 @@ class EntryOutput(serializers.Serializer[LeagueEntry]):
         ref_name = "LeagueEntry"
 
     seed = serializers.IntegerField()
-    bot_id = serializers.IntegerField(source="bot.id")
-    bot = serializers.CharField(source="bot.name")
-    owner = serializers.CharField(source="bot.owner.username")
-    team = serializers.CharField(
-        source="bot.team.name",
-        allow_null=True,
-        default=None,
-        help_text="The team owning the bot, or null: its owner's alone.",
-    )
+    bot_id, bot, owner, team = bot_credit_fields("bot")
     status = serializers.CharField()
     version = serializers.IntegerField(
         source="bot_version.number",
@@ -374,15 +367,7 @@ class FixtureOutput(serializers.Serializer[LeagueFixture]):
                 ref_name = "LeagueGameSeat"
 
             seat = serializers.IntegerField()
-            bot_id = serializers.IntegerField(source="entry.bot_id")
-            bot = serializers.CharField(source="entry.bot.name")
-            owner = serializers.CharField(source="entry.bot.owner.username")
-            team = serializers.CharField(
-                source="entry.bot.team.name",
-                allow_null=True,
-                default=None,
-                help_text="The team owning the bot, or null: its owner's alone.",
-            )
+            bot_id, bot, owner, team = bot_credit_fields("entry.bot")
             money = serializers.IntegerField(source="result_money", allow_null=True)
             rank = serializers.IntegerField(source="result_rank", allow_null=True)
             forfeit = serializers.BooleanField(source="result_forfeit")
@@ -464,15 +449,7 @@ class LeagueStandingsApi(APIView):
             ref_name = "LeagueStanding"
 
         position = serializers.IntegerField()
-        bot_id = serializers.IntegerField(source="entry.bot_id")
-        bot = serializers.CharField(source="entry.bot.name")
-        owner = serializers.CharField(source="entry.bot.owner.username")
-        team = serializers.CharField(
-            source="entry.bot.team.name",
-            allow_null=True,
-            default=None,
-            help_text="The team owning the bot, or null: its owner's alone.",
-        )
+        bot_id, bot, owner, team = bot_credit_fields("entry.bot")
         version = serializers.IntegerField(source="entry.bot_version.number", allow_null=True)
         status = serializers.CharField(source="entry.status")
         points = serializers.FloatField()

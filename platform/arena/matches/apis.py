@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from arena.bots.fields import bot_credit_fields
 from arena.pagination import NewestFirstCursor, id_window, paginated_response
 
 from .models import AttemptFault, AttemptOutcome, Match, MatchAttempt, MatchStatus, Participant
@@ -48,14 +49,7 @@ def _time(value: datetime | None) -> str | None:
 
 class ParticipantOutput(serializers.Serializer[Participant]):
     seat = serializers.IntegerField()
-    bot_id = serializers.IntegerField(source="bot_version.bot.id")
-    bot = serializers.CharField(source="bot_version.bot.name")
-    owner = serializers.CharField(source="bot_version.bot.owner.username")
-    team = serializers.CharField(
-        source="bot_version.bot.team.name",
-        allow_null=True,
-        help_text="The team owning the bot, or null: its owner's alone.",
-    )
+    bot_id, bot, owner, team = bot_credit_fields("bot_version.bot")
     version = serializers.IntegerField(source="bot_version.number")
     money = serializers.IntegerField(allow_null=True)
     rank = serializers.IntegerField(allow_null=True)
