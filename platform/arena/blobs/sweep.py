@@ -64,7 +64,7 @@ class SweepResult:
     kept_young: int = 0
 
 
-def _name_columns() -> list[tuple[type[models.Model], str]]:
+def name_columns() -> list[tuple[type[models.Model], str]]:
     columns = [
         (model, f.name)
         for model in apps.get_models()
@@ -107,14 +107,14 @@ def _quickly_referenced(folder: str, names: list[str]) -> set[str]:
     return set()  # built programs: few rows, checked with the rest
 
 
-def _walk(storage: Storage, folder: str) -> Iterator[str]:
+def walk(storage: Storage, folder: str) -> Iterator[str]:
     try:
         folders, files = storage.listdir(folder)
     except FileNotFoundError:  # FileSystemStorage before anything was written there
         return
     yield from (f"{folder}/{name}" for name in files)
     for sub in folders:
-        yield from _walk(storage, f"{folder}/{sub}")
+        yield from walk(storage, f"{folder}/{sub}")
 
 
 def _batches(names: Iterable[str]) -> Iterator[list[str]]:
@@ -156,7 +156,7 @@ def storage_sweep(
     storage = storage or default()
     grace = grace if grace is not None else timedelta(seconds=settings.ARENA_ORPHAN_GRACE_SECONDS)
     cutoff = timezone.now() - grace
-    columns = _name_columns()
+    columns = name_columns()
     result = SweepResult()
 
     def doomed(name: str, size: int) -> None:
@@ -172,7 +172,7 @@ def storage_sweep(
     else:
         age = _age_of(storage)
         for folder in FOLDERS:
-            for batch in _batches(_walk(storage, folder)):
+            for batch in _batches(walk(storage, folder)):
                 result.scanned += len(batch)
                 quick = _quickly_referenced(folder, batch)
                 old = []
