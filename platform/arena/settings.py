@@ -418,6 +418,19 @@ ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
 # 12 games: a ladder behind the others can queue a second one (fair share).
 ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 24)
 ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
+# ... or more, for the worker processes that play matches: this many runs kept queued per
+# process (shared by the ladders), the per-bot cap raised to match; no more on a ladder
+# whose oldest queued match has waited this long (the workers are behind).
+ARENA_QUEUE_RUNS_PER_SLOT = env_count(
+    "ARENA_QUEUE_RUNS_PER_SLOT", 2, "runs kept queued per worker process"
+)
+ARENA_QUEUE_MAX_AGE_SECONDS = env_int("ARENA_QUEUE_MAX_AGE_SECONDS", 600)
+# The processes are counted from what the workers report every this many seconds (a
+# worker silent for three times this is gone), unless ARENA_MATCH_WORKER_SLOTS sets them.
+ARENA_WORKER_PRESENCE_SECONDS = env_int("ARENA_WORKER_PRESENCE_SECONDS", 30)
+ARENA_MATCH_WORKER_SLOTS = env_count(
+    "ARENA_MATCH_WORKER_SLOTS", 0, "worker processes that play matches (0: as reported)"
+)
 # House bots alone on a ladder play until each has this many games, then rest.
 ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
 # Challenges (unrated matches on request): games per request, and per player per hour.

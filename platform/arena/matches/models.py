@@ -345,3 +345,20 @@ class MatchAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of match {self.match_id}"
+
+
+class WorkerPresence(models.Model):
+    """A Celery worker that is up, as it says itself every ARENA_WORKER_PRESENCE_SECONDS:
+    matchmaking keeps as much work queued as the live workers' processes can take."""
+
+    #: Celery's node name, ``celery@host`` (``-n`` names several on one host).
+    hostname = models.CharField(max_length=255, unique=True)
+    #: The queues it consumes.
+    queues = models.JSONField(default=list)
+    #: Its pool's processes: how many runs it plays at once.
+    concurrency = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} ({self.concurrency} processes)"

@@ -8,7 +8,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.contrib.auth.models import AnonymousUser
@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import (
     Case,
     Exists,
+    Min,
     OuterRef,
     Prefetch,
     Q,
@@ -38,6 +39,7 @@ from .models import (
     MatchAttempt,
     MatchStatus,
     Participant,
+    WorkerPresence,
     match_feed,
     seed_in_play,
 )
@@ -98,6 +100,22 @@ def _queue_order(*, ladder_id: int) -> QuerySet[Match]:
         "created_at",
         "id",
     )
+
+
+def match_worker_slots(*, queue: str, now: datetime, stale_after: timedelta) -> int:
+    """The processes of the workers up (seen within ``stale_after``) that consume ``queue``."""
+    live = WorkerPresence.objects.filter(seen_at__gte=now - stale_after)
+    return sum(w.concurrency for w in live.only("queues", "concurrency") if queue in w.queues)
+
+
+def queued_since(*, ladder_ids: Sequence[int]) -> dict[int, datetime]:
+    """Each ladder's oldest queued match's time in the queue (its message's due time)."""
+    rows = (
+        Match.objects.filter(ladder_id__in=ladder_ids, status=MatchStatus.QUEUED)
+        .values("ladder_id")
+        .annotate(oldest=Min("queued_at"))
+    )
+    return {row["ladder_id"]: row["oldest"] for row in rows}
 
 
 def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:

@@ -1,7 +1,7 @@
 """Writes on matches, one module per part of a match's life: :mod:`.creating` (a match,
 a deal, a series), :mod:`.attempts` (start, record, fail, cancel, recover, heartbeats),
 :mod:`.running` (play a run message's games), :mod:`.sweeps` (what beat finds lost or
-due).
+due), :mod:`.workers` (the workers' presence, which matchmaking sizes its queues by).
 
 Nothing here publishes a message: the tasks that play matches and rate them are above
 this app (``arena.ladders.tasks``). A write that makes a match due returns it, or its
@@ -43,6 +43,7 @@ from .sweeps import (
     matches_requeue_stale,
     matches_retry_waiting,
 )
+from .workers import worker_presence_beat, worker_presence_leave
 
 __all__ = [
     "MATCH_TRANSITIONS",
@@ -75,4 +76,6 @@ __all__ = [
     "matches_requeue_stale",
     "matches_retry_waiting",
     "runs_to_publish",
+    "worker_presence_beat",
+    "worker_presence_leave",
 ]
