@@ -292,19 +292,22 @@ ARENA_RATINGS_QUEUE = env_str("ARENA_RATINGS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEU
 # a platform with one worker still plays everything, with no such separation.
 ARENA_TABLES_QUEUE = env_str("ARENA_TABLES_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.tables")
 ARENA_BUILDS_QUEUE = env_str("ARENA_BUILDS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.builds")
+# Beat's sweeps (matchmaking, leagues, the recovery sweeps, refits) on a queue of their
+# own, read by the ratings worker and the match workers: a sweep never waits behind a
+# queue of matches, and a platform with only match workers still sweeps.
+ARENA_SWEEPS_QUEUE = env_str("ARENA_SWEEPS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.sweeps")
 CELERY_TASK_QUEUES = tuple(
     Queue(name)  # type: ignore[no-untyped-call]  # kombu has no types
     for name in dict.fromkeys(
-        (CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE, ARENA_TABLES_QUEUE, ARENA_BUILDS_QUEUE)
+        (
+            CELERY_TASK_DEFAULT_QUEUE,
+            ARENA_RATINGS_QUEUE,
+            ARENA_TABLES_QUEUE,
+            ARENA_BUILDS_QUEUE,
+            ARENA_SWEEPS_QUEUE,
+        )
     )
 )
-CELERY_TASK_ROUTES = {
-    "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
-    "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
-    "arena.tables.tasks.table_play": {"queue": ARENA_TABLES_QUEUE},
-    "arena.ladders.tasks.version_qualify": {"queue": ARENA_BUILDS_QUEUE},
-    "arena.ladders.tasks.play_test_game": {"queue": ARENA_BUILDS_QUEUE},
-}
 # The fixed entries below are copied into the database when beat starts
 # (django-celery-beat); leagues need no entries of their own: a sweep advances them.
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
@@ -365,6 +368,22 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 86400.0,
     },
 }
+
+CELERY_TASK_ROUTES = {
+    "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.tables.tasks.table_play": {"queue": ARENA_TABLES_QUEUE},
+    "arena.ladders.tasks.version_qualify": {"queue": ARENA_BUILDS_QUEUE},
+    "arena.ladders.tasks.play_test_game": {"queue": ARENA_BUILDS_QUEUE},
+}
+# Every other task beat schedules is a sweep.
+CELERY_TASK_ROUTES.update(
+    {
+        str(entry["task"]): {"queue": ARENA_SWEEPS_QUEUE}
+        for entry in CELERY_BEAT_SCHEDULE.values()
+        if entry["task"] not in CELERY_TASK_ROUTES
+    }
+)
 
 # --------------------------------------------------------------------------- arena
 

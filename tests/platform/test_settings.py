@@ -252,8 +252,8 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     assert services["web"]["command"][0] == "gunicorn"
     # Each worker reads its own queues: matches never wait behind tables or builds.
     queues = {
-        "worker": "celery,celery.ratings",
-        "ratings": "celery.ratings",
+        "worker": "celery,celery.ratings,celery.sweeps",
+        "ratings": "celery.ratings,celery.sweeps",
         "tables": "celery.tables",
         "builds": "celery.builds",
     }
@@ -262,15 +262,6 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert command[:4] == ["celery", "-A", "arena", "worker"]
         assert command[command.index("-Q") + 1] == read
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
-    # The ratings worker reads the ratings queue alone.
-    assert services["ratings"]["command"][:6] == [
-        "celery",
-        "-A",
-        "arena",
-        "worker",
-        "-Q",
-        "celery.ratings",
-    ]
     # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
     for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
@@ -345,6 +336,27 @@ def test_docs_settings_lists_every_variable_the_settings_read() -> None:
     }
     assert len(read) > 40  # the pattern still finds the readers
     assert read - documented == set(), "add these to the tables of docs/settings.md"
+
+
+def test_every_beat_sweep_goes_to_the_sweeps_queue_but_the_ratings(settings: Any) -> None:
+    """A sweep never waits behind queued matches: beat's tasks are routed to the sweeps
+    queue (the ratings' sweep to the ratings queue), and match_run stays on the default."""
+    from arena.celery import app
+
+    def queue_of(name: str) -> str:
+        return str(app.amqp.router.route({}, name)["queue"].name)
+
+    sweeps = settings.ARENA_SWEEPS_QUEUE
+    assert sweeps == f"{settings.CELERY_TASK_DEFAULT_QUEUE}.sweeps"
+    scheduled = {str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {
+        "arena.ladders.tasks.ladders_fill_queues",
+        "arena.blobs.tasks.storage_sweep",
+    } <= scheduled
+    for name in scheduled:
+        rating = name == "arena.ladders.tasks.ratings_apply_pending"
+        assert queue_of(name) == (settings.ARENA_RATINGS_QUEUE if rating else sweeps), name
+    assert queue_of("arena.ladders.tasks.match_run") == settings.CELERY_TASK_DEFAULT_QUEUE
 
 
 def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: Any) -> None:
