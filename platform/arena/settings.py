@@ -222,7 +222,20 @@ STORAGES = {
         "OPTIONS": env_json_object("STORAGE_OPTIONS"),
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # Old match logs, moved out of the default storage after ARENA_MATCH_LOG_ARCHIVE_DAYS
+    # (arena.matches.services.retention): a folder by default, a cold bucket at scale.
+    # Every web and worker host must see the same one, as with the default storage.
+    "archive": {
+        "BACKEND": env_str(
+            "ARCHIVE_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"
+        ),
+        "OPTIONS": env_json_object("ARCHIVE_STORAGE_OPTIONS")
+        or {"location": env_str("ARENA_ARCHIVE_DIR", str(DATA_DIR / "archive"))},
+    },
 }
+# Match logs older than this many days (by the match's end) move to the archive storage,
+# daily; 0 keeps every log in the default storage.
+ARENA_MATCH_LOG_ARCHIVE_DAYS = env_count("ARENA_MATCH_LOG_ARCHIVE_DAYS", 0, "days")
 
 # --------------------------------------------------------------------------- celery
 
@@ -365,6 +378,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-orphaned-files": {
         "task": "arena.blobs.tasks.storage_sweep",
+        "schedule": 86400.0,
+    },
+    "archive-old-logs": {
+        "task": "arena.ladders.tasks.match_logs_archive",
         "schedule": 86400.0,
     },
 }

@@ -257,9 +257,17 @@ def _block_database(django_db_blocker: Any) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def media_root(settings: Any, tmp_path: Path) -> Path:
-    """Each test stores bot code and logs in its own folder."""
+    """Each test stores bot code and logs in its own folder (and archives old logs in
+    one of its own)."""
     root = tmp_path / "media"
     settings.MEDIA_ROOT = root
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "archive": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "archive")},
+        },
+    }
     return root
 
 

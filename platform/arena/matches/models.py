@@ -128,6 +128,8 @@ class Match(models.Model):
     # The engine's game log, gzip-compressed, in the default storage.
     log = models.FileField(max_length=255, blank=True)
     log_size = models.PositiveIntegerField(null=True, blank=True, help_text="Compressed bytes.")
+    # The log moved to the archive storage (an old match's: services.retention).
+    log_archived = models.BooleanField(default=False)
     error = models.TextField(blank=True, help_text="Why the last attempt failed, for operators.")
     # A game of a duplicate deal (a ladder option): the deal's first match (itself for
     # game 1) and this game's number. Indexed by match_deal_game_once, which starts with it.

@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.contrib.auth.models import AnonymousUser
-from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import (
     Case,
@@ -26,6 +25,7 @@ from django.db.models import (
     When,
 )
 
+from arena.blobs.storage_check import archive, default
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
 from arena.bots.selectors import managed_bots_q, may_read_internals, team_name
 from arena.live.selectors import LiveEvents, live_read
@@ -405,6 +405,18 @@ def log_redact_private(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str
     return {**log, "referee": {**referee, "seats": seats}}
 
 
+def match_log_stored(match: Match) -> bytes:
+    """The stored (compressed) log, from the archive storage once moved there; the other
+    storage too, should an archiving run have stopped half-way through this log."""
+    first, second = (archive(), default()) if match.log_archived else (default(), archive())
+    try:
+        with first.open(str(match.log.name), "rb") as handle:
+            return bytes(handle.read())
+    except FileNotFoundError:
+        with second.open(str(match.log.name), "rb") as handle:
+            return bytes(handle.read())
+
+
 def match_log_read(
     *, match: Match, user: User | AnonymousUser, moves: bool = False
 ) -> dict[str, Any] | None:
@@ -419,8 +431,7 @@ def match_log_read(
     """
     if not match.log or match.sealed:
         return None
-    with default_storage.open(str(match.log.name), "rb") as handle:
-        log = json.loads(gzip.decompress(handle.read()))
+    log = json.loads(gzip.decompress(match_log_stored(match)))
     if not moves:
         log = game_logs.expand(log)
     seats = match.participants.all()

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tarfile
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ from psycopg import sql
 from arena.blobs import backup as backups
 from arena.bots.models import VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
+from arena.matches.models import Match
+from arena.matches.services import match_logs_archive
 from tests.platform.conftest import REPO_DIR, needs_postgres
 from tests.platform.factories import BotFactory, LadderFactory
 from tests.platform.scenes import GOOD_BOT, play_match
@@ -39,7 +42,8 @@ from .fingerprint import fingerprint
 
 
 def _populate(alice: Any, bob: Any) -> None:
-    """Two authors, versions with code, a ladder with played and rated matches."""
+    """Two authors, versions with code, a ladder with played and rated matches, the
+    oldest one's log moved to the archive storage."""
     ladder = LadderFactory(slug="classic-2", rules="classic", seats=2)
     versions = []
     for owner, name in ((alice, "shark"), (bob, "minnow")):
@@ -51,6 +55,10 @@ def _populate(alice: Any, bob: Any) -> None:
             versions.append(version)
     for seed in range(3):
         play_match(ladder, [versions[1], versions[3]], seed)
+    oldest = Match.objects.order_by("pk").first()
+    assert oldest is not None and oldest.finished_at is not None
+    archived = match_logs_archive(finished_before=oldest.finished_at + timedelta(microseconds=1))
+    assert archived.matches == 1
 
 
 def _environment(database_url: str, storage: str, media: Path) -> dict[str, str]:
@@ -133,6 +141,7 @@ def test_a_restored_platform_holds_everything_the_backup_did(
     _populate(alice, bob)
     original = fingerprint()
     assert len(original["versions"]) == 4 and len(original["matches"]) == 3
+    assert [archived for _, _, _, archived, _ in original["matches"]] == [True, False, False]
     assert all(sha for *_, sha in original["versions"] + original["matches"])
     assert original["ratings"] and original["seats"]
 
@@ -142,6 +151,7 @@ def test_a_restored_platform_holds_everything_the_backup_did(
     with tarfile.open(tmp_path / "arena.tar") as archive:
         names = archive.getnames()
     assert names[-1] == backups.MANIFEST and backups.PG_DUMP in names
+    assert len([n for n in names if n.startswith(backups.ARCHIVE)]) == 1
     stored = {n.removeprefix(backups.FILES) for n in names if n.startswith(backups.FILES)}
     if each_storage == "filesystem":
         assert set(stored_files("bots/code")) | set(stored_files("matches/logs")) <= stored
@@ -157,6 +167,8 @@ def test_a_restored_platform_holds_everything_the_backup_did(
     assert _fingerprint_of(env) == json.loads(json.dumps(original))
     if each_storage == "filesystem":
         assert {str(p.relative_to(media)) for p in media.rglob("*") if p.is_file()} == stored
+    restored_archive = tmp_path / "data" / "archive"  # the restored platform's own
+    assert len([p for p in restored_archive.rglob("*") if p.is_file()]) == 1
 
     # A second restore onto the restored platform is refused, and changes nothing.
     again = _manage(env, "restore_platform", str(tmp_path / "arena.tar"))
