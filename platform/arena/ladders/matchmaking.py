@@ -1,7 +1,7 @@
 """Who plays the next match of a ladder: the scheduler's policy, pure (no database).
 
 - The seed is the candidate with the fewest games on the ladder: everyone
-  keeps up, new versions first (they start provisional).
+  keeps up, new versions first (they start settling: under SETTLING_MATCHES games).
 - Each opponent is drawn with a weight that falls with the rating distance to
   the seed, 1 / (1 + (distance / width)^2), narrower on 2-seat duplicate
   deals (:func:`rating_width`), except that about UNIFORM_SHARE of the draws are
@@ -16,9 +16,9 @@
   bots that arrived together) is measured against the least-played of the
   field (the bots not that far behind) instead, so it meets the field, not
   only the few bots as far behind as itself.
-- A provisional seed draws settled opponents only, while the settled bots
-  are at least half the candidates: newcomers are placed against reliable
-  ratings, not each other.
+- A settling seed (under SETTLING_MATCHES games) draws settled opponents
+  only, while the settled bots are at least half the candidates: newcomers
+  are placed against reliable ratings, not each other.
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
@@ -27,7 +27,7 @@
 - A pick is a series (games of the same bots, seats rotating, one worker
   run): ``Ladder.series_games`` games once its least-played bot has
   SERIES_SHARE times that many, shorter before, one game while a bot is
-  provisional (:func:`series_units`). It is queued only if all its games fit
+  settling (:func:`series_units`). It is queued only if all its games fit
   under the queue target (or nothing is queued), counts as its rated units
   of each of its bots (its games; on a duplicate ladder its deals, each
   rated once) and as one queued run against each bot's cap.
@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .elo import is_provisional
+from .elo import is_settling
 from .selectors import MatchmakingCandidate
 
 #: The rating draw's width in Elo (:func:`rating_width`).
@@ -119,13 +119,13 @@ def series_units(pick_units: int, games: int) -> int:
     """Rated units (games, or deals) of a series whose least-played bot has ``games``.
 
     The ladder's full series (``pick_units``) once that is at most
-    1/SERIES_SHARE of the bot's games, shorter before, one while provisional.
+    1/SERIES_SHARE of the bot's games, shorter before, one while settling.
     A series of 12 games meets 3 opponents where 12 single games meet about
     30: a new field played in full series ranked clearly worse in its first
     games (``bench/ratings.py``), and full picks on bots of few games spread
     games per bot well past BALANCE_CAP.
     """
-    if is_provisional(games):
+    if is_settling(games):
         return 1
     return max(1, min(pick_units, games // SERIES_SHARE))
 
@@ -175,11 +175,11 @@ def draw_opponents(
     pool = [c for c in others if c.games <= balance_limit(base)]
     if len(pool) < seats - 1:  # the end of a round: the ratio's slack
         pool = [c for c in others if c.games <= _ratio_limit(base)]
-    settled = [c for c in others if not is_provisional(c.games)]
-    if is_provisional(seed.games) and 2 * len(settled) >= len(others):
-        # A provisional seed is placed against settled ratings while they are the
+    settled = [c for c in others if not is_settling(c.games)]
+    if is_settling(seed.games) and 2 * len(settled) >= len(others):
+        # A settling seed is placed against settled ratings while they are the
         # bulk of the ladder (a few settled bots would otherwise play every match).
-        settled_pool = [c for c in pool if not is_provisional(c.games)]
+        settled_pool = [c for c in pool if not is_settling(c.games)]
         if len(settled_pool) >= seats - 1:
             pool = settled_pool
     if len(pool) < seats - 1:
