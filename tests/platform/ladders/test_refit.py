@@ -14,7 +14,7 @@ from arena.ladders import refit as refit_module
 from arena.ladders.elo import (
     INITIAL_RATING,
     LOG_ODDS_PER_POINT,
-    PROVISIONAL_MATCHES,
+    SETTLING_MATCHES,
     Calibration,
     expected_score,
 )
@@ -121,7 +121,7 @@ def test_a_player_without_a_prior_is_refused_by_name() -> None:
 
 
 def test_newcomers_keep_their_elo_only_while_settled_ratings_are_half_the_field() -> None:
-    settled, provisional = PROVISIONAL_MATCHES, PROVISIONAL_MATCHES - 1
+    settled, provisional = SETTLING_MATCHES, SETTLING_MATCHES - 1
 
     assert refitted({"ann": settled, "ben": settled, "new": provisional}) == {"ann", "ben"}
     assert refitted({"ann": settled, "new": provisional}) == {"ann"}
