@@ -9,15 +9,15 @@ from itertools import pairwise
 import pytest
 
 from arena.ladders.elo import (
+    INITIAL_DEVIATION,
     INITIAL_RATING,
     K_FLOOR,
     LOG_ODDS_PER_POINT,
+    PROVISIONAL_DEVIATION,
     STRETCH_LIMIT,
     STRETCH_PAIRS,
     Calibration,
     SeatRating,
-    INITIAL_DEVIATION,
-    PROVISIONAL_DEVIATION,
     display_rating,
     expected_score,
     is_provisional,
