@@ -149,7 +149,7 @@ def test_the_ladder_ranks_settled_bots_and_lists_provisional_ones_apart(ladder: 
     assert "bot001" not in ranked and "bot002" not in ranked
     # Best first, unranked, the number still an Elo, with its ±.
     assert re.search(
-        rf"bot001 v1 {owner[1]} 1725\? ± 50 29 .*bot002 v1 {owner[2]} 1500\? ± 246 0",
+        rf"bot001 v1 {owner[1]} 1725\? ± 55 29 .*bot002 v1 {owner[2]} 1500\? ± 246 0",
         provisional,
     )
 
@@ -339,8 +339,12 @@ def test_a_public_bot_shows_its_versions_ratings_history_matches_and_record(
     text = text_of(response)
     assert "shark" in text and "by alice" in text
     assert "v2 active" in text and "v1 retired" in text
-    assert "Elo on Classic, 2 seats, last 4 rated matches" in text
+    assert "Elo on Classic, 2 seats, last 4 rated matches; the band is its ± " in text
     assert response.content.count(b'<polyline class="line"') == 1
+    # Each point's ± drawn around the line, from the changes' deviations.
+    assert response.content.count(b'<polygon class="band"') == 1
+    rating = Rating.objects.get(bot_version=v2)
+    assert f"v2 active {round(rating.rating)}? ± {round(rating.deviation)} 4" in text
     # Four recent matches, and the record against turtle adds up to them.
     assert len(re.findall(r'href="/matches/\d+/"', response.content.decode())) == 4
     record = re.search(r"turtle bob (\d+) (\d+) (\d+) (\d+)", text)
@@ -826,6 +830,32 @@ def test_line_chart_has_round_ticks_and_version_marks() -> None:
     assert all(int(label) % 10 == 0 for label in labels)
     assert [mark.label for mark in chart.marks] == ["v1", "v2"]
     assert chart.end_label == "1610"
+    assert chart.bands == []  # no deviations: no band
+
+
+def _band(polygon: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in (p.split(",") for p in polygon.split())]
+
+
+def test_line_chart_draws_the_deviation_as_a_band_clipped_to_the_plot() -> None:
+    values = [1500.0, 1540.0, 1480.0, 1610.0, 1600.0]
+    # The first change was made before deviations were kept: no band there.
+    chart = charts.line_chart(values, deviations=[None, 200.0, 60.0, 40.0, 30.0])
+    assert chart is not None
+    (band,) = chart.bands
+    points = _band(band)
+    upper, lower = points[:4], points[4:][::-1]
+    line = _band(chart.points)
+    # The band spans the points with a deviation, above and below the line at each.
+    assert [x for x, _ in upper] == [x for x, _ in lower] == [x for x, _ in line[1:]]
+    assert all(u <= y <= d for (_, u), (_, y), (_, d) in zip(upper, line[1:], lower, strict=True))
+    # 1540 ± 200 runs past the axis (1450-1650): clipped to the plot's edges.
+    assert (upper[0][1], lower[0][1]) == (chart.top, chart.bottom)
+    # 1600 ± 30: 60 Elo of a 200 Elo axis, the same share of the plot's height.
+    assert lower[-1][1] - upper[-1][1] == pytest.approx(0.3 * (chart.bottom - chart.top))
+    # A gap in the deviations splits the band.
+    split = charts.line_chart(values, deviations=[50.0, 50.0, None, 40.0, 30.0])
+    assert split is not None and len(split.bands) == 2
 
 
 @pytest.mark.parametrize(
