@@ -88,7 +88,7 @@ INITIAL_RATING = 1500.0
 #: A rating without results: its prior's deviation (about 246 Elo points).
 INITIAL_DEVIATION = PRIOR_DEVIATION
 #: Above this deviation (Elo points) a rating is provisional: listed apart, shown with "?".
-#: About 26-30 games of 4 seats, 46 or more 1v1 games or duplicate deals (docs/ratings.md).
+#: About 26-30 games of 4 seats, 47 or more 1v1 games or duplicate deals (docs/ratings.md).
 PROVISIONAL_DEVIATION = 50.0
 #: Two neighbours are tied while their difference is under TIE_Z standard errors of it:
 #: the verdicts' "level" (within one standard error).
