@@ -425,3 +425,46 @@ def _migrate_the_old_ratings(connection: Any, executor: Any, before: Any, after:
     assert new.get_model("ladders", "Rating").objects.get(pk=unrated.pk).prior == 1720.0
     # Its two rated matches, not the unrated one, are the ladder's units so far.
     assert new.get_model("ladders", "Ladder").objects.get(pk=ladder.pk).rated_units == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_existing_ratings_the_deviation_of_their_games_until_a_refit() -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("ladders", "0013_team_name")], [("ladders", "0014_rating_deviation")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        OldLadder = old.get_model("ladders", "Ladder")
+        fours = OldLadder.objects.create(
+            slug="old-4", name="Old", seats=4, rated_units=900, refit_units=880
+        )
+        pairs = OldLadder.objects.create(slug="old-2", name="Old 2", seats=2)
+        OldRating = old.get_model("ladders", "Rating")
+        rows = {}
+        for ladder, matches in ((fours, 26), (fours, 0), (pairs, 26)):
+            version = BotVersionFactory()
+            rows[ladder.seats, matches] = OldRating.objects.create(
+                ladder=ladder,
+                bot_id=version.bot_id,
+                bot_version_id=version.pk,
+                rated_matches=matches,
+            ).pk
+
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+
+        new = executor.loader.project_state(after).apps
+        deviation = dict(new.get_model("ladders", "Rating").objects.values_list("pk", "deviation"))
+        # As the rating pass would leave them against equal opponents: a 4-seat game is
+        # worth 1.8 1v1 games of curvature 1/4 each, on the prior's 1/2.
+        assert deviation[rows[4, 26]] == pytest.approx(deviation_of(0.5 + 26 * 1.8 / 4))
+        assert deviation[rows[4, 26]] < PROVISIONAL_DEVIATION < deviation[rows[2, 26]]
+        assert deviation[rows[4, 0]] == pytest.approx(INITIAL_DEVIATION)
+        # Every ladder is due a refit, which sets the model's own deviations.
+        migrated = new.get_model("ladders", "Ladder").objects.get(pk=fours.pk)
+        assert refit_due(migrated.rated_units, migrated.refit_units)
+    finally:
+        MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
