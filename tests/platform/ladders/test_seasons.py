@@ -476,6 +476,9 @@ def test_staff_close_a_season_over_the_api(
         (2, "turtle", "bob", 1, 1450.0, 60, False),
         (None, "rookie", "bob", 1, 1900.0, 3, True),
     ]
+    assert [(r["deviation"], r["display"]) for r in final["standings"]] == [
+        (rated[name].deviation, rated[name].display) for name in ("shark", "turtle", "rookie")
+    ]
     assert client_for().get("/api/ladders/classic-2/seasons/2/").status_code == 404
     bot_id = rated["shark"].bot_id
     placings = client_for().get(f"/api/bots/{bot_id}/seasons/").json()
