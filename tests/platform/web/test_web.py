@@ -159,8 +159,8 @@ def test_a_ladder_with_only_provisional_bots_says_none_is_ranked_yet(ladder: Any
     RatingFactory(ladder=ladder, bot_version=version, rating=1550, rated_matches=3)
     text = text_of(client_for().get("/ladders/classic-2/"))
     assert (
-        "No settled rating yet: a bot is ranked once its rating is sure to ± 50 Elo, "
-        "after some 30 rated games." in text
+        "No settled rating yet: a bot is ranked once its rating is sure to ± 50 Elo "
+        "(after some 47 rated games against bots of its level)." in text
     )
     assert "rookie v1" in text.split("Provisional", 1)[1]
 
