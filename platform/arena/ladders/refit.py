@@ -56,9 +56,9 @@ def refitted(rated_matches: Mapping[P, int]) -> set[P]:
     settled ones are at least half of the field: a newcomer among settled
     ratings keeps its running Elo until it settles. Against settled opponents
     Elo places it closer than the fit of its few results, which its prior
-    draws pull to the middle
-    (``bench/ratings.py`` measures both placements); in a new field, where
-    every rating is a guess, the fit ranks better.
+    draws pull to the middle (``bench/ratings.py`` measures both
+    placements); in a new field, where every rating is a guess, the fit
+    ranks better.
     """
     settled = {p for p, matches in rated_matches.items() if not is_settling(matches)}
     if 2 * len(settled) >= len(rated_matches):
