@@ -21,11 +21,10 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from bots_sdk.seats import by_seat
 
 from . import _engine
 from ._engine import JsonDict, Table
@@ -50,6 +49,9 @@ MONEY = 1_000_000
 NOTE = 100_000
 #: What a rainbow card counts as in a vector (its stocking value, $40,000).
 RAINBOW = 40_000
+
+#: The most masks an action space keeps, by legal actions, to copy instead of build.
+MASKS_KEPT = 4096
 
 Vector = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -76,6 +78,8 @@ class ActionSpace:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {action: i for i, action in enumerate(self.actions)})
+        # Masks by legal-action tuple: a game offers the same few sets again and again.
+        object.__setattr__(self, "_masks", {})
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -94,10 +98,16 @@ class ActionSpace:
         return [self.index(action) for action in legal]
 
     def mask(self, legal: Iterable[str]) -> Mask:
-        """1 for each legal action, 0 elsewhere."""
-        mask = np.zeros(len(self.actions), dtype=np.int8)
-        mask[self.indices(legal)] = 1
-        return mask
+        """1 for each legal action, 0 elsewhere (a new array)."""
+        key = legal if isinstance(legal, tuple) else tuple(legal)
+        masks: dict[tuple[str, ...], Mask] = self.__dict__["_masks"]
+        mask = masks.get(key)
+        if mask is None:
+            mask = np.zeros(len(self.actions), dtype=np.int8)
+            mask[self.indices(key)] = 1
+            if len(masks) < MASKS_KEPT:
+                masks[key] = mask
+        return mask.copy()
 
 
 def _dice_actions(table: Table) -> list[str]:
@@ -207,287 +217,485 @@ class Segment:
     high: float
 
 
-class _Writer:
-    """Appends named segments, clipping each value into its segment's bounds."""
+class _Layout:
+    """The segments of a table's vector, declared in order, with each value's divisor.
+
+    An encoder writes raw numbers (counts, dollars, flags) at fixed offsets of
+    a list; one numpy division by the divisors and one clip into the bounds
+    turn the list into the vector, instead of scaling and clipping each value
+    in Python.
+    """
 
     def __init__(self) -> None:
-        self.values: list[float] = []
         self.segments: list[Segment] = []
+        self.divisors: list[float] = []
 
-    def add(self, name: str, values: Iterable[float], low: float = 0.0, high: float = 1.0) -> None:
-        start = len(self.values)
-        self.values.extend(min(high, max(low, float(value))) for value in values)
-        self.segments.append(Segment(name, start, len(self.values) - start, low, high))
+    @property
+    def size(self) -> int:
+        return len(self.divisors)
 
-    def one_hot(self, name: str, index: int | None, size: int) -> None:
-        """``size`` flags, the one at ``index`` set (none when ``index`` is None)."""
-        self.add(name, (1.0 if i == index else 0.0 for i in range(size)))
+    def add(
+        self,
+        name: str,
+        size: int,
+        divisor: float | Sequence[float] = 1.0,
+        low: float = 0.0,
+        high: float = 1.0,
+    ) -> int:
+        """Declare the next segment; returns its start."""
+        start = self.size
+        self.segments.append(Segment(name, start, size, low, high))
+        if isinstance(divisor, int | float):
+            self.divisors += [float(divisor)] * size
+        else:
+            assert len(divisor) == size, f"{name}: {len(divisor)} divisors for {size} values"
+            self.divisors += [float(d) for d in divisor]
+        return start
 
 
-def _note(note: int | str) -> float:
-    return (RAINBOW if note == "rainbow" else int(note)) / NOTE
+def _note(note: int | str) -> int:
+    """A note's dollars (a rainbow card counts its stocking value)."""
+    if note.__class__ is int:
+        return note  # type: ignore[return-value]
+    return RAINBOW if note == "rainbow" else int(note)
+
+
+def _one_hot(values: list[float], start: int, index: int | None, size: int) -> None:
+    if index is not None and 0 <= index < size:
+        values[start + index] = 1
+
+
+#: The card game's cards and Royale's tiles by their text: their place in a segment.
+_CARD_INDEX = {card: i for i, card in enumerate(CARDS)}
+_TILE_INDEX = {code: i for i, code in enumerate(TILE_CODES)}
+_COLOUR_INDEX = {colour: i for i, colour in enumerate(COLOURS)}
+_DICE_DECISIONS = {"place": 0, "kick": 1, "chip": 2}
+_CARD_DECISIONS = {"select": 0, "chip": 1}
+#: The kinds of dice a dice system's roll shows, in the vector's order.
+_ROLL_KINDS = ("die", "biggie", "kicker", "neutral")
 
 
 class ObservationEncoder:
-    """A seat's observation of one table as a fixed-size vector (``docs/rl.md``)."""
+    """A seat's observation of one table as a fixed-size vector (``docs/rl.md``).
 
-    def __init__(self, table: Table) -> None:
-        self.table = table
-        self.seats = table.seats
-        self.casinos = 7 if table.options.get("slot_machine") else 6
-        self.rounds = _engine.rounds(table.rules)
-        self._fill: Callable[[_Writer, JsonDict, Callable[[int], int]], None] = {
-            "classic": self._dice,
-            "boulevard": self._dice,
-            "sixdice": self._dice,
-            "cardgame": self._cardgame,
-            "royale": self._royale,
-        }[table.rules]
-        # The layout is the same for every observation: take it from a real one.
-        sample = _engine.new_state(table, 0)
-        writer = self._write(_engine.observe(sample, 0))
-        self.segments: tuple[Segment, ...] = tuple(writer.segments)
-        self.size = len(writer.values)
-        self.low = np.array([s.low for s in self.segments for _ in range(s.size)], dtype=np.float32)
-        self.high = np.array(
-            [s.high for s in self.segments for _ in range(s.size)], dtype=np.float32
-        )
-
-    def encode(self, observation: JsonDict) -> Vector:
-        if (observation["rules"], observation["seats"]) != (self.table.rules, self.seats):
-            raise ValueError(
-                f"an observation of {observation['rules']} with {observation['seats']} seats; "
-                f"this encoder is for {self.table.rules} with {self.seats}"
-            )
-        values = self._write(observation).values
-        if len(values) != self.size:
-            raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
-        return np.array(values, dtype=np.float32)
-
-    def _write(self, observation: JsonDict) -> _Writer:
-        writer = _Writer()
-        me: int = observation["seat"]
-        seats = self.seats
-
-        def rel(seat: int) -> int:
-            return (seat - me) % seats
-
-        self._common(writer, observation, rel)
-        self._fill(writer, observation, rel)
-        return writer
-
-    # The parts: each writes the same sizes whatever the observation holds.
-
-    def _by_seat(self, values: Sequence[float], rel: Callable[[int], int]) -> list[float]:
-        ordered = [0.0] * self.seats
-        for seat, value in enumerate(values):
-            ordered[rel(seat)] = value
-        return ordered
-
-    def _seat_keyed(
-        self, mapping: dict[str, int], rel: Callable[[int], int], scale: float
-    ) -> list[float]:
-        """An object keyed by seat (``{"0": 2, "neutral": 1}``): the seats' values, scaled."""
-        return self._by_seat([value / scale for value in by_seat(mapping, self.seats)], rel)
-
-    def _seat_flags(self, seats: Iterable[int], rel: Callable[[int], int]) -> list[float]:
-        flags = [0.0] * self.seats
-        for seat in seats:
-            flags[rel(seat)] = 1.0
-        return flags
-
-    def _common(self, w: _Writer, o: JsonDict, rel: Callable[[int], int]) -> None:
-        w.one_hot("round", o["round"] - 1, self.rounds)
-        w.add("to_move", self._seat_flags(o["to_move"], rel))
-        w.one_hot("start_player", rel(o["start_player"]), self.seats)
-        current = o["current_player"]
-        w.one_hot("current_player", None if current is None else rel(current), self.seats)
-        w.add("money", self._by_seat([m / MONEY for m in o["money"]], rel), high=4.0)
-        notes = [len(won) / 20 for won in o["won"]]
-        w.add("notes_won", self._by_seat(notes, rel))
-        w.add("pile_size", [o["pile_size"] / 100])
-
-    def _chips(self, w: _Writer, o: JsonDict, rel: Callable[[int], int]) -> None:
-        if not self.table.options.get("chips"):
-            return
-        chips = o["chips"] or {"at_casinos": [[]] * 6, "held": [], "deck_size": 0, "casino": None}
-        w.add(
-            "chips.at_casinos",
-            (at.count(colour) / 2 for at in chips["at_casinos"] for colour in COLOURS),
-        )
-        held = [[0.0] * len(COLOURS) for _ in range(self.seats)]
-        for seat, cards in enumerate(chips["held"]):
-            held[rel(seat)] = [cards.get(colour, 0) / 5 for colour in COLOURS]
-        w.add("chips.held", (count for row in held for count in row))
-        w.add("chips.deck_size", [chips["deck_size"] / 25])
-        casino = chips["casino"]
-        w.one_hot("chips.casino", None if casino is None else casino - 1, 6)
-
-    def _dice(self, w: _Writer, o: JsonDict, rel: Callable[[int], int]) -> None:
-        decisions = ["place", "kick", "chip"]
-        w.one_hot(
-            "decision", decisions.index(o["decision"]) if o["decision"] in decisions else None, 3
-        )
-        roll = o["roll"] or {"seat": None, "dice": {}}
-        kinds = ("die", "biggie", "kicker", "neutral")
-        w.add(
-            "roll",
-            (roll["dice"].get(kind, []).count(face) / 8 for kind in kinds for face in FACES),
-        )
-        kick = o["kick"]
-        w.one_hot("kick.casino", None if kick is None else kick["casino"] - 1, self.casinos)
-        w.add("kick.kicks_left", [0 if kick is None else kick["kicks_left"] / 2])
-        for casino in o["casinos"][: self.casinos]:
-            name = f"casino{casino['casino']}"
-            notes = [_note(note) for note in casino["notes"][:5]]
-            w.add(f"{name}.notes", notes + [0.0] * (5 - len(notes)))
-            w.add(f"{name}.dice", self._seat_keyed(casino["dice"], rel, 8))
-            w.add(f"{name}.neutral", [casino["dice"].get("neutral", 0) / 8])
-            w.add(f"{name}.biggies", self._seat_keyed(casino["biggies"], rel, 1))
-            if casino["casino"] == 7:
-                taken = {die["face"] for die in casino.get("faces", [])}
-                w.add("slot.faces_taken", (float(face in taken) for face in FACES))
-        hands = [[0.0] * 4 for _ in range(self.seats)]
-        for seat, hand in enumerate(o["hands"]):
-            hands[rel(seat)] = [
-                hand["die"] / 8,
-                hand["biggie"],
-                hand["kicker"] / 2,
-                hand["neutral"] / 8,
-            ]
-        w.add("hands", (value for row in hands for value in row))
-        w.add("kickers_used", self._by_seat([k / 2 for k in o["kickers_used"]], rel))
-        w.add("neutral_out", [o["neutral_out"] / 8])
-        self._chips(w, o, rel)
-
-    def _cards(self, cards: Iterable[str], scale: float) -> list[float]:
-        counts = dict.fromkeys(CARDS, 0)
-        for card in cards:
-            counts[card] += 1
-        return [counts[card] / scale for card in CARDS]
-
-    def _cardgame(self, w: _Writer, o: JsonDict, rel: Callable[[int], int]) -> None:
-        decisions = ["select", "chip"]
-        w.one_hot(
-            "decision", decisions.index(o["decision"]) if o["decision"] in decisions else None, 2
-        )
-        w.one_hot("turn", o["turn"] - 1, o["turns"])
-        w.add("hand", self._cards(o["hand"], 4))
-        w.add("discards", self._cards(o["discards"], 4))
-        choice = o["my_choice"]
-        w.add("my_choice", self._cards(choice.split()[1:] if choice else [], 4))
-        w.add("hand_sizes", self._by_seat([n / 5 for n in o["hand_sizes"]], rel))
-        w.add("draw_sizes", self._by_seat([n / 30 for n in o["draw_sizes"]], rel))
-        w.add("discard_sizes", self._by_seat([n / 30 for n in o["discard_sizes"]], rel))
-        w.add("chosen", self._seat_flags(o["chosen"], rel))
-        w.add("finished", self._by_seat([float(f) for f in o["finished"]], rel))
-        w.add("cards_placed", self._by_seat([n / 10 for n in o["cards_placed"]], rel))
-        for casino in o["casinos"]:
-            name = f"casino{casino['casino']}"
-            notes = [_note(note) for note in casino["notes"][:2]]
-            w.add(f"{name}.notes", notes + [0.0] * (2 - len(notes)))
-            w.add(f"{name}.dice", self._seat_keyed(casino["dice"], rel, 10))
-        self._chips(w, o, rel)
+    The layout (every segment's offset and divisor) is worked out once per
+    table; :meth:`encode` writes an observation's raw numbers at their
+    offsets, seats already turned to count from the observer, and scales and
+    clips them all in one numpy pass.
+    """
 
     ROYALE_DECISIONS = (
         "place", "power", "hide", "guess", "gamble", "close", "bar", "block", "handicap",
         "move", "add", "split", "pile", "bet", "nice", "choose", "activate", "gold",
     )  # fmt: skip
 
-    def _royale(self, w: _Writer, o: JsonDict, rel: Callable[[int], int]) -> None:
-        decisions = self.ROYALE_DECISIONS
-        decision = o["decision"]
-        w.one_hot(
-            "decision", decisions.index(decision) if decision in decisions else None, len(decisions)
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.seats = n = table.seats
+        self.casinos = 7 if table.options.get("slot_machine") else 6
+        self.rounds = _engine.rounds(table.rules)
+        self._chips_on = bool(table.options.get("chips"))
+        # Seat s as the observer o sees it: (s - o) % n, a list per observer.
+        self._turned = [[(s - o) % n for s in range(n)] for o in range(n)]
+        self._seat_of = {str(s): s for s in range(n)}
+        self._royale_decisions = {name: i for i, name in enumerate(self.ROYALE_DECISIONS)}
+        sample = _engine.observe(_engine.new_state(table, 0), 0)
+        layout = _Layout()
+        self._at: dict[str, int] = {}
+        self._casino_at: list[dict[str, int]] = []
+        self._common_layout(layout)
+        fill, build = {
+            "classic": (self._dice, self._dice_layout),
+            "boulevard": (self._dice, self._dice_layout),
+            "sixdice": (self._dice, self._dice_layout),
+            "cardgame": (self._cardgame, self._cardgame_layout),
+            "royale": (self._royale, self._royale_layout),
+        }[table.rules]
+        self._fill: Callable[[list[float], JsonDict, list[int]], None] = fill
+        build(layout, sample)
+        self.segments: tuple[Segment, ...] = tuple(layout.segments)
+        self.size = layout.size
+        self.low = np.array([s.low for s in self.segments for _ in range(s.size)], dtype=np.float32)
+        self.high = np.array(
+            [s.high for s in self.segments for _ in range(s.size)], dtype=np.float32
+        )
+        self._blank: list[float] = [0] * self.size
+        self._divisors = np.array(layout.divisors, dtype=np.float64)
+        self._low64 = self.low.astype(np.float64)
+        self._high64 = self.high.astype(np.float64)
+        self._raw = np.zeros(self.size, dtype=np.float64)
+
+    def encode(self, observation: JsonDict, out: Vector | None = None) -> Vector:
+        """The vector of ``observation``: a new array, or written into ``out`` (float32)."""
+        if observation["rules"] != self.table.rules or observation["seats"] != self.seats:
+            raise ValueError(
+                f"an observation of {observation['rules']} with {observation['seats']} seats; "
+                f"this encoder is for {self.table.rules} with {self.seats}"
+            )
+        values = self._blank.copy()
+        self._common(values, observation, self._turned[observation["seat"]])
+        self._fill(values, observation, self._turned[observation["seat"]])
+        if len(values) != self.size:
+            raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
+        raw = self._raw
+        raw[:] = values
+        # Division, as the reference divides each value: the same float64, then float32.
+        np.divide(raw, self._divisors, out=raw)
+        np.maximum(raw, self._low64, out=raw)
+        np.minimum(raw, self._high64, out=raw)
+        if out is None:
+            return raw.astype(np.float32)
+        out[:] = raw
+        return out
+
+    # The layouts: each declares its segments in the vector's order.
+
+    def _seg(self, layout: _Layout, name: str, size: int, *args: Any, **kwargs: Any) -> int:
+        start = layout.add(name, size, *args, **kwargs)
+        self._at[name] = start
+        return start
+
+    def _common_layout(self, layout: _Layout) -> None:
+        n = self.seats
+        self._seg(layout, "round", self.rounds)
+        self._seg(layout, "to_move", n)
+        self._seg(layout, "start_player", n)
+        self._seg(layout, "current_player", n)
+        self._seg(layout, "money", n, MONEY, high=4.0)
+        self._seg(layout, "notes_won", n, 20)
+        self._seg(layout, "pile_size", 1, 100)
+
+    def _chips_layout(self, layout: _Layout) -> None:
+        if not self._chips_on:
+            return
+        self._seg(layout, "chips.at_casinos", 6 * len(COLOURS), 2)
+        self._seg(layout, "chips.held", self.seats * len(COLOURS), 5)
+        self._seg(layout, "chips.deck_size", 1, 25)
+        self._seg(layout, "chips.casino", 6)
+
+    def _dice_layout(self, layout: _Layout, sample: JsonDict) -> None:
+        n = self.seats
+        self._seg(layout, "decision", 3)
+        self._seg(layout, "roll", len(_ROLL_KINDS) * 6, 8)
+        self._seg(layout, "kick.casino", self.casinos)
+        self._seg(layout, "kick.kicks_left", 1, 2)
+        for casino in sample["casinos"][: self.casinos]:
+            name = f"casino{casino['casino']}"
+            at = {
+                "notes": layout.add(f"{name}.notes", 5, NOTE),
+                "dice": layout.add(f"{name}.dice", n, 8),
+                "neutral": layout.add(f"{name}.neutral", 1, 8),
+                "biggies": layout.add(f"{name}.biggies", n),
+            }
+            if casino["casino"] == 7:
+                at["slot"] = self._seg(layout, "slot.faces_taken", 6)
+            self._casino_at.append(at)
+        self._seg(layout, "hands", 4 * n, [8, 1, 2, 8] * n)
+        self._seg(layout, "kickers_used", n, 2)
+        self._seg(layout, "neutral_out", 1, 8)
+        self._chips_layout(layout)
+
+    def _cardgame_layout(self, layout: _Layout, sample: JsonDict) -> None:
+        n = self.seats
+        self._turns: int = sample["turns"]
+        self._seg(layout, "decision", 2)
+        self._seg(layout, "turn", self._turns)
+        for name in ("hand", "discards", "my_choice"):
+            self._seg(layout, name, len(CARDS), 4)
+        self._seg(layout, "hand_sizes", n, 5)
+        self._seg(layout, "draw_sizes", n, 30)
+        self._seg(layout, "discard_sizes", n, 30)
+        self._seg(layout, "chosen", n)
+        self._seg(layout, "finished", n)
+        self._seg(layout, "cards_placed", n, 10)
+        for casino in sample["casinos"]:
+            name = f"casino{casino['casino']}"
+            at = {"notes": layout.add(f"{name}.notes", 2, NOTE)}
+            at["dice"] = layout.add(f"{name}.dice", n, 10)
+            self._casino_at.append(at)
+        self._chips_layout(layout)
+
+    def _royale_layout(self, layout: _Layout, sample: JsonDict) -> None:
+        n = self.seats
+        self._seg(layout, "decision", len(self.ROYALE_DECISIONS))
+        self._seg(layout, "context.casino", 6)
+        for role in ("hider", "activator", "winner", "splitter"):
+            self._seg(layout, f"context.{role}", n)
+        self._seg(layout, "roll", len(KINDS) * 6, 8)
+        self._seg(layout, "placed.casino", 6)
+        self._seg(layout, "placed.dice", 2, [8, 1])
+        self._seg(layout, "black_dice", 6, 2)
+        for casino in sample["casinos"]:
+            name = f"casino{casino['casino']}"
+            at = {"cards": layout.add(f"{name}.cards", 3, NOTE)}
+            at["dice"] = layout.add(f"{name}.dice", n, 8)
+            at["neutral_grey"] = layout.add(f"{name}.neutral_grey", 2, 8)
+            at["biggies"] = layout.add(f"{name}.biggies", n)
+            at["tile"] = layout.add(f"{name}.tile", len(TILE_CODES))
+            at["closed"] = layout.add(f"{name}.closed", 1)
+            self._casino_at.append(at)
+        self._seg(layout, "hands", 2 * n, [8, 1] * n)
+        self._seg(layout, "chips", n, 10)
+        self._seg(layout, "bank_credit", n, MONEY, low=-1.0, high=1.0)
+        self._seg(layout, "bank_cards", 1, 30)
+        self._seg(layout, "under_pile", 1, 30)
+        self._round_winners: int = len(sample["round_winners"])
+        self._seg(layout, "round_winners", self._round_winners * n)
+        self._seg(layout, "tiles.jackpot", 1, NOTE, high=4.0)
+        self._seg(layout, "tiles.fifty_fifty", 2, [5, 12])
+        self._seg(layout, "tiles.high_five", n)
+        self._seg(layout, "tiles.power_play.holder", n)
+        self._seg(layout, "tiles.power_play.ready", 1)
+        self._seg(layout, "tiles.no_entry.closed", 6)
+        self._seg(layout, "tiles.no_entry.track", 1, 5)
+        self._seg(layout, "tiles.bar", 2 * n, [8, 1] * n)
+        self._seg(layout, "tiles.side_bet", 2 * n, [8, 1] * n)
+        self._seg(layout, "tiles.block_it", 3, 2)
+        self._seg(layout, "tiles.handicap", 3, 5)
+        self._seg(layout, "tiles.nice_dice", 18)
+        self._seg(layout, "tiles.golden", n)
+        self._seg(layout, "tiles.lucky_punch.hider", n)
+        self._seg(layout, "tiles.lucky_punch.tokens", 1, 3)
+        self._seg(layout, "tiles.black_box.sizes", 2, 6)
+        self._seg(layout, "tiles.bad_luck", n)
+
+    # The writers: raw numbers at the layout's offsets, seats turned by ``turn``.
+
+    def _seat_keyed(self, v: list[float], start: int, mapping: JsonDict, turn: list[int]) -> None:
+        """An object keyed by seat (``{"0": 2, "neutral": 1}``): each seat's value."""
+        seat_of = self._seat_of
+        for key, value in mapping.items():
+            seat = seat_of.get(key)
+            if seat is not None:
+                v[start + turn[seat]] = value
+
+    def _common(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+        at = self._at
+        _one_hot(v, at["round"], o["round"] - 1, self.rounds)
+        start = at["to_move"]
+        for seat in o["to_move"]:
+            v[start + turn[seat]] = 1
+        v[at["start_player"] + turn[o["start_player"]]] = 1
+        current = o["current_player"]
+        if current is not None:
+            v[at["current_player"] + turn[current]] = 1
+        money, notes = at["money"], at["notes_won"]
+        for seat, won in enumerate(o["won"]):
+            v[notes + turn[seat]] = len(won)
+        for seat, value in enumerate(o["money"]):
+            v[money + turn[seat]] = value
+        v[at["pile_size"]] = o["pile_size"]
+
+    def _chips(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+        if not self._chips_on:
+            return
+        chips = o["chips"]
+        if chips is None:
+            return
+        at = self._at
+        colour = _COLOUR_INDEX
+        start = at["chips.at_casinos"]
+        for casino, cards in enumerate(chips["at_casinos"]):
+            for card in cards:
+                if card in colour:
+                    v[start + 5 * casino + colour[card]] += 1
+        start = at["chips.held"]
+        for seat, held in enumerate(chips["held"]):
+            row = start + 5 * turn[seat]
+            for name, count in held.items():
+                if name in colour:
+                    v[row + colour[name]] = count
+        v[at["chips.deck_size"]] = chips["deck_size"]
+        casino = chips["casino"]
+        _one_hot(v, at["chips.casino"], None if casino is None else casino - 1, 6)
+
+    def _dice(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+        at = self._at
+        _one_hot(v, at["decision"], _DICE_DECISIONS.get(o["decision"]), 3)
+        roll = o["roll"]
+        if roll is not None:
+            start = at["roll"]
+            dice = roll["dice"]
+            for kind, name in enumerate(_ROLL_KINDS):
+                for face in dice.get(name, ()):
+                    if 1 <= face <= 6:
+                        v[start + 6 * kind + face - 1] += 1
+        kick = o["kick"]
+        if kick is not None:
+            _one_hot(v, at["kick.casino"], kick["casino"] - 1, self.casinos)
+            v[at["kick.kicks_left"]] = kick["kicks_left"]
+        seat_of = self._seat_of
+        for casino, offsets in zip(o["casinos"], self._casino_at, strict=False):
+            start = offsets["notes"]
+            for i, note in enumerate(casino["notes"][:5]):
+                v[start + i] = _note(note)
+            start = offsets["dice"]
+            for key, count in casino["dice"].items():
+                seat = seat_of.get(key)
+                if seat is not None:
+                    v[start + turn[seat]] = count
+                elif key == "neutral":
+                    v[offsets["neutral"]] = count
+            biggies = casino["biggies"]
+            if biggies:
+                self._seat_keyed(v, offsets["biggies"], biggies, turn)
+            if "slot" in offsets:
+                start = offsets["slot"]
+                for die in casino.get("faces", ()):
+                    if 1 <= die["face"] <= 6:
+                        v[start + die["face"] - 1] = 1
+        start = at["hands"]
+        for seat, hand in enumerate(o["hands"]):
+            row = start + 4 * turn[seat]
+            v[row] = hand["die"]
+            v[row + 1] = hand["biggie"]
+            v[row + 2] = hand["kicker"]
+            v[row + 3] = hand["neutral"]
+        start = at["kickers_used"]
+        for seat, used in enumerate(o["kickers_used"]):
+            v[start + turn[seat]] = used
+        v[at["neutral_out"]] = o["neutral_out"]
+        self._chips(v, o, turn)
+
+    @staticmethod
+    def _cards(v: list[float], start: int, cards: Iterable[str]) -> None:
+        for card in cards:
+            v[start + _CARD_INDEX[card]] += 1
+
+    def _by_seat(
+        self, v: list[float], start: int, values: Iterable[float], turn: list[int]
+    ) -> None:
+        for seat, value in enumerate(values):
+            v[start + turn[seat]] = value
+
+    def _cardgame(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+        at = self._at
+        _one_hot(v, at["decision"], _CARD_DECISIONS.get(o["decision"]), 2)
+        _one_hot(v, at["turn"], o["turn"] - 1, self._turns)
+        self._cards(v, at["hand"], o["hand"])
+        self._cards(v, at["discards"], o["discards"])
+        choice = o["my_choice"]
+        if choice:
+            self._cards(v, at["my_choice"], choice.split()[1:])
+        for name in ("hand_sizes", "draw_sizes", "discard_sizes", "finished", "cards_placed"):
+            self._by_seat(v, at[name], o[name], turn)
+        start = at["chosen"]
+        for seat in o["chosen"]:
+            v[start + turn[seat]] = 1
+        for casino, offsets in zip(o["casinos"], self._casino_at, strict=False):
+            start = offsets["notes"]
+            for i, note in enumerate(casino["notes"][:2]):
+                v[start + i] = _note(note)
+            self._seat_keyed(v, offsets["dice"], casino["dice"], turn)
+        self._chips(v, o, turn)
+
+    def _seat_hot(self, v: list[float], name: str, seat: int | None, turn: list[int]) -> None:
+        if seat is not None:
+            v[self._at[name] + turn[seat]] = 1
+
+    def _royale(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+        at = self._at
+        _one_hot(
+            v,
+            at["decision"],
+            self._royale_decisions.get(o["decision"]),
+            len(self._royale_decisions),
         )
         context = o["context"]
         casino = context.get("casino")
-        w.one_hot("context.casino", None if casino is None else casino - 1, 6)
+        _one_hot(v, at["context.casino"], None if casino is None else casino - 1, 6)
         for role in ("hider", "activator", "winner", "splitter"):
-            seat = context.get(role)
-            w.one_hot(f"context.{role}", None if seat is None else rel(seat), self.seats)
-        w.add("roll", (o["roll"].get(kind, []).count(face) / 8 for kind in KINDS for face in FACES))
+            self._seat_hot(v, f"context.{role}", context.get(role), turn)
+        start = at["roll"]
+        roll = o["roll"]
+        for kind, name in enumerate(KINDS):
+            for face in roll.get(name, ()):
+                if 1 <= face <= 6:
+                    v[start + 6 * kind + face - 1] += 1
         placed = o["placed"]
-        w.one_hot("placed.casino", None if placed is None else placed["casino"] - 1, 6)
-        w.add("placed.dice", [0, 0] if placed is None else [placed["die"] / 8, placed["biggie"]])
-        w.add("black_dice", (o["black_dice"].count(face) / 2 for face in FACES))
-        for casino in o["casinos"]:
-            name = f"casino{casino['casino']}"
-            cards = [_note(card) for card in casino["cards"][:3]]
-            w.add(f"{name}.cards", cards + [0.0] * (3 - len(cards)))
-            w.add(f"{name}.dice", self._seat_keyed(casino["dice"], rel, 8))
-            w.add(
-                f"{name}.neutral_grey", [casino["dice"].get(k, 0) / 8 for k in ("neutral", "grey")]
-            )
-            w.add(f"{name}.biggies", self._seat_keyed(casino["biggies"], rel, 1))
+        if placed is not None:
+            _one_hot(v, at["placed.casino"], placed["casino"] - 1, 6)
+            v[at["placed.dice"]] = placed["die"]
+            v[at["placed.dice"] + 1] = placed["biggie"]
+        start = at["black_dice"]
+        for face in o["black_dice"]:
+            if 1 <= face <= 6:
+                v[start + face - 1] += 1
+        for casino, offsets in zip(o["casinos"], self._casino_at, strict=False):
+            start = offsets["cards"]
+            for i, card in enumerate(casino["cards"][:3]):
+                v[start + i] = _note(card)
+            dice = casino["dice"]
+            self._seat_keyed(v, offsets["dice"], dice, turn)
+            v[offsets["neutral_grey"]] = dice.get("neutral", 0)
+            v[offsets["neutral_grey"] + 1] = dice.get("grey", 0)
+            self._seat_keyed(v, offsets["biggies"], casino["biggies"], turn)
             tile = casino["tile"]
-            w.one_hot(
-                f"{name}.tile", None if tile is None else TILE_CODES.index(tile), len(TILE_CODES)
-            )
-            w.add(f"{name}.closed", [float(casino["closed"])])
-        hands = [[0.0, 0.0] for _ in range(self.seats)]
+            if tile is not None:
+                v[offsets["tile"] + _TILE_INDEX[tile]] = 1
+            v[offsets["closed"]] = casino["closed"]
+        start = at["hands"]
         for seat, hand in enumerate(o["hands"]):
-            hands[rel(seat)] = [hand["die"] / 8, hand["biggie"]]
-        w.add("hands", (value for row in hands for value in row))
-        w.add("chips", self._by_seat([n / 10 for n in o["chips"]], rel))
-        credit = [c / MONEY for c in o["bank_credit"]]
-        w.add("bank_credit", self._by_seat(credit, rel), low=-1.0, high=1.0)
-        w.add("bank_cards", [len(o["bank_cards"]) / 30])
-        w.add("under_pile", [len(o["under_pile"]) / 30])
-        winners = o["round_winners"]
-        w.add(
-            "round_winners",
-            (
-                float(seat is not None and rel(seat) == r)
-                for seat in winners
-                for r in range(self.seats)
-            ),
-        )
-        self._royale_tiles(w, o["tiles"], rel)
+            row = start + 2 * turn[seat]
+            v[row] = hand["die"]
+            v[row + 1] = hand["biggie"]
+        self._by_seat(v, at["chips"], o["chips"], turn)
+        self._by_seat(v, at["bank_credit"], o["bank_credit"], turn)
+        v[at["bank_cards"]] = len(o["bank_cards"])
+        v[at["under_pile"]] = len(o["under_pile"])
+        start, n = at["round_winners"], self.seats
+        for casino, seat in enumerate(o["round_winners"]):
+            if seat is not None:
+                v[start + n * casino + turn[seat]] = 1
+        self._royale_tiles(v, o["tiles"], turn)
 
-    def _royale_tiles(self, w: _Writer, t: JsonDict, rel: Callable[[int], int]) -> None:
-        def seat_hot(name: str, seat: int | None) -> None:
-            w.one_hot(name, None if seat is None else rel(seat), self.seats)
-
-        w.add("tiles.jackpot", [t["jackpot"] / NOTE], high=4.0)
-        w.add("tiles.fifty_fifty", [t["fifty_fifty"]["step"] / 5, t["fifty_fifty"]["sum"] / 12])
-        seat_hot("tiles.high_five", t["high_five"])
-        seat_hot("tiles.power_play.holder", t["power_play"]["holder"])
-        w.add("tiles.power_play.ready", [float(t["power_play"]["ready"])])
+    def _royale_tiles(self, v: list[float], t: JsonDict, turn: list[int]) -> None:
+        at = self._at
+        v[at["tiles.jackpot"]] = t["jackpot"]
+        v[at["tiles.fifty_fifty"]] = t["fifty_fifty"]["step"]
+        v[at["tiles.fifty_fifty"] + 1] = t["fifty_fifty"]["sum"]
+        self._seat_hot(v, "tiles.high_five", t["high_five"], turn)
+        self._seat_hot(v, "tiles.power_play.holder", t["power_play"]["holder"], turn)
+        v[at["tiles.power_play.ready"]] = t["power_play"]["ready"]
         closed = t["no_entry"]["closed"]
-        w.one_hot("tiles.no_entry.closed", None if closed is None else closed - 1, 6)
-        w.add("tiles.no_entry.track", [t["no_entry"]["track"] / 5])
+        _one_hot(v, at["tiles.no_entry.closed"], None if closed is None else closed - 1, 6)
+        v[at["tiles.no_entry.track"]] = t["no_entry"]["track"]
         for part in ("bar", "side_bet"):
-            rows = [[0.0, 0.0] for _ in range(self.seats)]
+            start = at[f"tiles.{part}"]
             for seat, dice in enumerate(t[part]):
-                rows[rel(seat)] = [dice["die"] / 8, dice["biggie"]]
-            w.add(f"tiles.{part}", (value for row in rows for value in row))
-        w.add("tiles.block_it", (t["block_it"].count(size) / 2 for size in (1, 2, 3)))
-        spaces = t["handicap"]
-        w.add("tiles.handicap", (spaces[kind] / 5 for kind in ("chip", "money", "move")))
-        nice = []
+                row = start + 2 * turn[seat]
+                v[row] = dice["die"]
+                v[row + 1] = dice["biggie"]
+        start = at["tiles.block_it"]
+        for size in t["block_it"]:
+            if 1 <= size <= 3:
+                v[start + size - 1] += 1
+        start, spaces = at["tiles.handicap"], t["handicap"]
+        v[start], v[start + 1], v[start + 2] = spaces["chip"], spaces["money"], spaces["move"]
+        start = at["tiles.nice_dice"]
+        nice = t["nice_dice"]
         for face in FACES:
-            die = t["nice_dice"].get(str(face))
-            mine = die is not None and rel(die["owner"]) == 0
-            nice += [
-                float(mine),
-                float(die is not None and not mine),
-                float(bool(die) and die["die"] == "biggie"),
-            ]
-        w.add("tiles.nice_dice", nice)
+            die = nice.get(str(face))
+            if die is not None:
+                row = start + 3 * (face - 1)
+                v[row if turn[die["owner"]] == 0 else row + 1] = 1
+                if die["die"] == "biggie":
+                    v[row + 2] = 1
         golden = t["golden"]
-        seat_hot("tiles.golden", None if golden is None else golden["owner"])
+        self._seat_hot(v, "tiles.golden", None if golden is None else golden["owner"], turn)
         punch = t["lucky_punch"]
-        seat_hot("tiles.lucky_punch.hider", None if punch is None else punch["hider"])
-        w.add(
-            "tiles.lucky_punch.tokens",
-            [0 if punch is None or punch["tokens"] is None else punch["tokens"] / 3],
-        )
+        if punch is not None:
+            self._seat_hot(v, "tiles.lucky_punch.hider", punch["hider"], turn)
+            if punch["tokens"] is not None:
+                v[at["tiles.lucky_punch.tokens"]] = punch["tokens"]
         box = t["black_box"]
-        w.add(
-            "tiles.black_box.sizes", [0, 0] if box is None else [size / 6 for size in box["sizes"]]
-        )
-        w.add("tiles.bad_luck", self._seat_flags(t["bad_luck"], rel))
+        if box is not None:
+            start = at["tiles.black_box.sizes"]
+            for i, size in enumerate(box["sizes"]):
+                v[start + i] = size
+        start = at["tiles.bad_luck"]
+        for seat in t["bad_luck"]:
+            v[start + turn[seat]] = 1
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from bots_sdk.rl import _engine
 from bots_sdk.rl.encoding import (
+    ActionSpace,
     ActionSpaceError,
     ObservationEncoder,
     action_space,
@@ -21,6 +22,7 @@ from bots_sdk.rl.encoding import (
     pairwise_returns,
 )
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
+from tests.bots_sdk.rl.reference_encoding import ReferenceEncoder
 
 pytestmark = pytest.mark.slow
 
@@ -113,3 +115,53 @@ def test_an_observation_of_another_table_is_refused() -> None:
         ValueError, match="classic with 3 seats; this encoder is for classic with 2"
     ):
         encoder.encode(observation)
+
+
+#: The tables of the random games plus more seat counts and options, so each
+#: rule system is compared at several tables.
+EQUIVALENCE_CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
+    *CONFIGS,
+    ("classic", 4, {"neutral_dice": True}),
+    ("boulevard", 4, {"slot_machine": False, "kickers": False}),
+    ("boulevard", 5, {"biggies": False, "neutral_dice": False}),
+    ("cardgame", 4, {"sequential": True, "chips": True}),
+    ("sixdice", 3, {}),
+    ("sixdice", 5, {"slot_machine": True}),
+    ("sixdice", 4, {"neutral_dice": True}),
+    ("royale", 4, {}),
+    ("royale", 2, {"tiles": 6}),
+]
+
+
+def reference_mask(space: ActionSpace, legal: list[str]) -> np.ndarray[Any, Any]:
+    """The mask as it was built before masks were kept: one array per call."""
+    mask = np.zeros(len(space), dtype=np.int8)
+    mask[[space.actions.index(action) for action in legal]] = 1
+    return mask
+
+
+@pytest.mark.parametrize("config", EQUIVALENCE_CONFIGS, ids=config_id)
+def test_the_fast_encoder_writes_exactly_the_reference_vector(
+    config: tuple[str, int, dict[str, Any]],
+) -> None:
+    """Every seat's observation at every step of random games: the same float32
+    vector, bit for bit, as the reference encoder, and the same layout."""
+    rules, seats, options = config
+    table = _engine.table(rules, seats, options)
+    fast, reference = ObservationEncoder(table), ReferenceEncoder(table)
+    space = action_space(table)
+    assert fast.segments == reference.segments and fast.size == reference.size
+    assert np.array_equal(fast.low, reference.low) and np.array_equal(fast.high, reference.high)
+    buffer = np.full(fast.size, -7.0, dtype=np.float32)
+    compared = 0
+    for observation in observations(rules, seats, options, games=3):
+        expected = reference.encode(observation)
+        assert np.array_equal(fast.encode(observation), expected)
+        assert np.array_equal(fast.encode(observation, out=buffer), expected)
+        legal = observation["legal_actions"]
+        mask = space.mask(legal)
+        assert mask.dtype == np.int8 and np.array_equal(mask, reference_mask(space, legal))
+        mask[:] = 1  # a caller's change to its mask must not reach the next one
+        assert np.array_equal(space.mask(tuple(legal)), reference_mask(space, legal))
+        compared += 1
+    assert compared > 100
