@@ -21,6 +21,9 @@ MAX_SEED = 2**63 - 1
 
 JsonDict = dict[str, Any]
 
+#: The engine's state class, for the bridges' types.
+GameState = State
+
 
 @dataclass(frozen=True)
 class Table:

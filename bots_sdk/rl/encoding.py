@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine
-from ._engine import JsonDict, Table
+from ._engine import GameState, JsonDict, Table
 
 FACES = range(1, 7)
 KINDS = ("die", "biggie")
@@ -54,6 +54,8 @@ RAINBOW = 40_000
 MASKS_KEPT = 4096
 
 Vector = npt.NDArray[np.float32]
+#: Vectors stacked: one row per game.
+Vectors = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
 
 
@@ -99,15 +101,20 @@ class ActionSpace:
 
     def mask(self, legal: Iterable[str]) -> Mask:
         """1 for each legal action, 0 elsewhere (a new array)."""
+        return self.shared_mask(legal).copy()
+
+    def shared_mask(self, legal: Iterable[str]) -> Mask:
+        """:meth:`mask`, read-only and shared by every call with the same legal actions."""
         key = legal if isinstance(legal, tuple) else tuple(legal)
         masks: dict[tuple[str, ...], Mask] = self.__dict__["_masks"]
         mask = masks.get(key)
         if mask is None:
             mask = np.zeros(len(self.actions), dtype=np.int8)
             mask[self.indices(key)] = 1
+            mask.flags.writeable = False
             if len(masks) < MASKS_KEPT:
                 masks[key] = mask
-        return mask.copy()
+        return mask
 
 
 def _dice_actions(table: Table) -> list[str]:
@@ -327,16 +334,41 @@ class ObservationEncoder:
 
     def encode(self, observation: JsonDict, out: Vector | None = None) -> Vector:
         """The vector of ``observation``: a new array, or written into ``out`` (float32)."""
+        return self._finish(self._values(observation), out)
+
+    def encode_state(self, state: GameState, seat: int, out: Vector | None = None) -> Vector:
+        """The vector of ``seat``'s observation of an engine state (what :meth:`encode`
+        gives for ``observe(state, seat)``)."""
+        return self._finish(self._values(_engine.observe(state, seat)), out)
+
+    def encode_states(self, views: Sequence[tuple[GameState, int]], out: Vectors) -> Vectors:
+        """The vectors of several (state, seat) views, row by row into ``out``:
+        scaled and clipped in one numpy pass for all of them."""
+        values = [self._values(_engine.observe(state, seat)) for state, seat in views]
+        raw = np.array(values, dtype=np.float64)
+        raw = raw.reshape(len(views), self.size)
+        np.divide(raw, self._divisors, out=raw)
+        np.maximum(raw, self._low64, out=raw)
+        np.minimum(raw, self._high64, out=raw)
+        out[:] = raw
+        return out
+
+    def _values(self, observation: JsonDict) -> list[float]:
+        """The raw numbers of ``observation`` at their offsets, seats turned."""
         if observation["rules"] != self.table.rules or observation["seats"] != self.seats:
             raise ValueError(
                 f"an observation of {observation['rules']} with {observation['seats']} seats; "
                 f"this encoder is for {self.table.rules} with {self.seats}"
             )
         values = self._blank.copy()
-        self._common(values, observation, self._turned[observation["seat"]])
-        self._fill(values, observation, self._turned[observation["seat"]])
+        turn = self._turned[observation["seat"]]
+        self._common(values, observation, turn)
+        self._fill(values, observation, turn)
         if len(values) != self.size:
             raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
+        return values
+
+    def _finish(self, values: list[float], out: Vector | None) -> Vector:
         raw = self._raw
         raw[:] = values
         # Division, as the reference divides each value: the same float64, then float32.
