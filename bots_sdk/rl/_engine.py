@@ -15,6 +15,8 @@ from typing import Any
 
 from vegas_engine import RULE_SYSTEMS, OptionSpec, OptionValue, State, describe, new_game
 from vegas_engine.chance import dice_outcomes, ordered_dice_outcomes
+from vegas_engine.rules.dice import DiceGame
+from vegas_engine.rules.dice import DiceView as DiceView
 
 #: Seeds the engine takes: 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1
@@ -82,6 +84,13 @@ def apply(state: State, action: str, seat: int) -> None:
 
 def observe(state: State, seat: int) -> JsonDict:
     return state.observe(seat)
+
+
+def dice_view(state: State) -> DiceView | None:
+    """A dice game's numbers as its observations show them (the same for every
+    seat: nothing in a dice game is hidden); None for any other state, an
+    explicit-chance one included."""
+    return state.view() if type(state) is DiceGame else None
 
 
 def clone(state: State) -> State:

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine
-from ._engine import GameState, JsonDict, Table
+from ._engine import DiceView, GameState, JsonDict, Table
 
 FACES = range(1, 7)
 KINDS = ("die", "biggie")
@@ -302,6 +302,7 @@ class ObservationEncoder:
         self.casinos = 7 if table.options.get("slot_machine") else 6
         self.rounds = _engine.rounds(table.rules)
         self._chips_on = bool(table.options.get("chips"))
+        self._dice_rules = table.rules in ("classic", "boulevard", "sixdice")
         # Seat s as the observer o sees it: (s - o) % n, a list per observer.
         self._turned = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._seat_of = {str(s): s for s in range(n)}
@@ -339,12 +340,12 @@ class ObservationEncoder:
     def encode_state(self, state: GameState, seat: int, out: Vector | None = None) -> Vector:
         """The vector of ``seat``'s observation of an engine state (what :meth:`encode`
         gives for ``observe(state, seat)``)."""
-        return self._finish(self._values(_engine.observe(state, seat)), out)
+        return self._finish(self._state_values(state, seat), out)
 
     def encode_states(self, views: Sequence[tuple[GameState, int]], out: Vectors) -> Vectors:
         """The vectors of several (state, seat) views, row by row into ``out``:
         scaled and clipped in one numpy pass for all of them."""
-        values = [self._values(_engine.observe(state, seat)) for state, seat in views]
+        values = [self._state_values(state, seat) for state, seat in views]
         raw = np.array(values, dtype=np.float64)
         raw = raw.reshape(len(views), self.size)
         np.divide(raw, self._divisors, out=raw)
@@ -366,6 +367,22 @@ class ObservationEncoder:
         self._fill(values, observation, turn)
         if len(values) != self.size:
             raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
+        return values
+
+    def _state_values(self, state: GameState, seat: int) -> list[float]:
+        """:meth:`_values` of ``observe(state, seat)``; a dice game's straight from its
+        numbers (:func:`_engine.dice_view`: what the observation shows, no more)."""
+        view = _engine.dice_view(state) if self._dice_rules else None
+        description = state.description
+        if (
+            view is None
+            or description.rules != self.table.rules
+            or description.seats != self.seats
+            or not 0 <= seat < self.seats
+        ):
+            return self._values(_engine.observe(state, seat))
+        values = self._blank.copy()
+        self._dice_view(values, view, self._turned[seat])
         return values
 
     def _finish(self, values: list[float], out: Vector | None) -> Vector:
@@ -588,6 +605,75 @@ class ObservationEncoder:
             v[start + turn[seat]] = used
         v[at["neutral_out"]] = o["neutral_out"]
         self._chips(v, o, turn)
+
+    def _dice_view(self, v: list[float], view: DiceView, turn: list[int]) -> None:
+        """:meth:`_common` and :meth:`_dice` from a dice game's own numbers."""
+        at, n = self._at, self.seats
+        _one_hot(v, at["round"], view.round - 1, self.rounds)
+        start = at["to_move"]
+        for seat in view.to_move:
+            v[start + turn[seat]] = 1
+        v[at["start_player"] + turn[view.start]] = 1
+        if view.current is not None:
+            v[at["current_player"] + turn[view.current]] = 1
+        money, notes_won = at["money"], at["notes_won"]
+        for seat, won in enumerate(view.won):
+            v[money + turn[seat]] = sum(won)
+            v[notes_won + turn[seat]] = len(won)
+        v[at["pile_size"]] = view.pile_size
+        _one_hot(v, at["decision"], _DICE_DECISIONS.get(view.decision), 3)
+        start = at["roll"]
+        for kind, faces in enumerate(view.dice):
+            for face in faces:  # 0-5
+                v[start + 6 * kind + face] += 1
+        if view.kick is not None:
+            casino, left = view.kick
+            _one_hot(v, at["kick.casino"], casino, self.casinos)
+            v[at["kick.kicks_left"]] = left
+        counts_of, biggies_of, notes_of = view.counts, view.biggies, view.notes
+        for casino, offsets in enumerate(self._casino_at[: view.casino_count]):
+            notes = notes_of[casino]
+            if notes:
+                start = offsets["notes"]
+                for i, note in enumerate(sorted(notes, reverse=True)[:5]):
+                    v[start + i] = note or RAINBOW  # the engine keeps a rainbow card as 0
+            counts, biggies = counts_of[casino], biggies_of[casino]
+            start = offsets["dice"]
+            for owner in range(n):
+                if counts[owner]:
+                    v[start + turn[owner]] = counts[owner]
+            v[offsets["neutral"]] = counts[n]
+            start = offsets["biggies"]
+            for owner in range(n):
+                if biggies[owner]:
+                    v[start + turn[owner]] = biggies[owner]
+            if "slot" in offsets:
+                start = offsets["slot"]
+                for _, face, _ in view.slot:
+                    if 1 <= face <= 6:
+                        v[start + face - 1] = 1
+        start = at["hands"]
+        for seat, hand in enumerate(view.hands):
+            row = start + 4 * turn[seat]
+            v[row], v[row + 1], v[row + 2], v[row + 3] = hand[0], hand[1], hand[2], hand[3]
+        start = at["kickers_used"]
+        for seat, used in enumerate(view.kickers_used):
+            v[start + turn[seat]] = used
+        v[at["neutral_out"]] = view.neutral_out
+        if self._chips_on and view.chips is not None:
+            colours, at_casinos, held, deck_size, chip_casino = view.chips
+            colour = [_COLOUR_INDEX[name] for name in colours]
+            start = at["chips.at_casinos"]
+            for casino, cards in enumerate(at_casinos):
+                for card in cards:
+                    v[start + 5 * casino + colour[card]] += 1
+            start = at["chips.held"]
+            for seat, cards in enumerate(held):
+                row = start + 5 * turn[seat]
+                for card in cards:
+                    v[row + colour[card]] += 1
+            v[at["chips.deck_size"]] = deck_size
+            _one_hot(v, at["chips.casino"], None if chip_casino is None else chip_casino - 1, 6)
 
     @staticmethod
     def _cards(v: list[float], start: int, cards: Iterable[str]) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from bots_sdk.rl.encoding import (
 )
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
 from tests.bots_sdk.rl.reference_encoding import ReferenceEncoder
+from vegas_engine import describe, new_game
 
 pytestmark = pytest.mark.slow
 
@@ -140,12 +143,26 @@ def reference_mask(space: ActionSpace, legal: list[str]) -> np.ndarray[Any, Any]
     return mask
 
 
+def random_states(rules: str, seats: int, options: dict[str, Any], games: int) -> Iterator[Any]:
+    """Every state of ``games`` random games, the final ones included."""
+    for seed in range(games):
+        state = new_game(describe(rules, seats, options), seed, log=False)
+        rng = random.Random(seed)
+        yield state
+        while movers := state.to_move():
+            seat = rng.choice(movers)
+            state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+            yield state
+
+
 @pytest.mark.parametrize("config", EQUIVALENCE_CONFIGS, ids=config_id)
 def test_the_fast_encoder_writes_exactly_the_reference_vector(
     config: tuple[str, int, dict[str, Any]],
 ) -> None:
-    """Every seat's observation at every step of random games: the same float32
-    vector, bit for bit, as the reference encoder, and the same layout."""
+    """Every seat's view of every state of random games: the same float32 vector,
+    bit for bit, as the reference encoder of the seat's observation, whether the
+    fast encoder reads the observation, the state (a dice game's own numbers) or
+    a batch of states; the same layout and the same masks."""
     rules, seats, options = config
     table = _engine.table(rules, seats, options)
     fast, reference = ObservationEncoder(table), ReferenceEncoder(table)
@@ -153,15 +170,37 @@ def test_the_fast_encoder_writes_exactly_the_reference_vector(
     assert fast.segments == reference.segments and fast.size == reference.size
     assert np.array_equal(fast.low, reference.low) and np.array_equal(fast.high, reference.high)
     buffer = np.full(fast.size, -7.0, dtype=np.float32)
+    batch = np.full((seats, fast.size), -7.0, dtype=np.float32)
     compared = 0
-    for observation in observations(rules, seats, options, games=3):
-        expected = reference.encode(observation)
-        assert np.array_equal(fast.encode(observation), expected)
-        assert np.array_equal(fast.encode(observation, out=buffer), expected)
-        legal = observation["legal_actions"]
-        mask = space.mask(legal)
-        assert mask.dtype == np.int8 and np.array_equal(mask, reference_mask(space, legal))
-        mask[:] = 1  # a caller's change to its mask must not reach the next one
-        assert np.array_equal(space.mask(tuple(legal)), reference_mask(space, legal))
-        compared += 1
+    for state in random_states(rules, seats, options, games=3):
+        fast.encode_states([(state, seat) for seat in range(seats)], batch)
+        for seat in range(seats):
+            observation = state.observe(seat)
+            expected = reference.encode(observation)
+            assert np.array_equal(fast.encode(observation), expected)
+            assert np.array_equal(fast.encode(observation, out=buffer), expected)
+            assert np.array_equal(fast.encode_state(state, seat), expected)
+            assert np.array_equal(batch[seat], expected)
+            legal = observation["legal_actions"]
+            mask = space.mask(legal)
+            assert mask.dtype == np.int8 and np.array_equal(mask, reference_mask(space, legal))
+            mask[:] = 1  # a caller's change to its mask must not reach the next one
+            assert np.array_equal(space.mask(tuple(legal)), reference_mask(space, legal))
+            compared += 1
     assert compared > 100
+
+
+def test_a_dice_games_numbers_are_read_only_where_the_observation_shows_them() -> None:
+    """The dice view the fast encoder reads says what the observation says."""
+    table = _engine.table("boulevard", 3)
+    state = _engine.new_state(table, 4)
+    view = _engine.dice_view(state)
+    assert view is not None
+    observation = state.observe(1)
+    assert (view.round, view.start, view.current) == (
+        observation["round"],
+        observation["start_player"],
+        observation["current_player"],
+    )
+    assert view.pile_size == observation["pile_size"] and view.decision == observation["decision"]
+    assert _engine.dice_view(_engine.new_state(_engine.table("royale", 3), 4)) is None
