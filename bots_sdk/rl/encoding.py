@@ -17,8 +17,9 @@ plays through another:
 
 from __future__ import annotations
 
+import array
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableSequence, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -54,6 +55,8 @@ RAINBOW = 40_000
 MASKS_KEPT = 4096
 
 Vector = npt.NDArray[np.float32]
+#: Where an encoder writes a vector's raw numbers before scaling them.
+Raw = MutableSequence[float]
 #: Vectors stacked: one row per game.
 Vectors = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -267,7 +270,7 @@ def _note(note: int | str) -> int:
     return RAINBOW if note == "rainbow" else int(note)
 
 
-def _one_hot(values: list[float], start: int, index: int | None, size: int) -> None:
+def _one_hot(values: Raw, start: int, index: int | None, size: int) -> None:
     if index is not None and 0 <= index < size:
         values[start + index] = 1
 
@@ -319,7 +322,7 @@ class ObservationEncoder:
             "cardgame": (self._cardgame, self._cardgame_layout),
             "royale": (self._royale, self._royale_layout),
         }[table.rules]
-        self._fill: Callable[[list[float], JsonDict, list[int]], None] = fill
+        self._fill: Callable[[Raw, JsonDict, list[int]], None] = fill
         build(layout, sample)
         self.segments: tuple[Segment, ...] = tuple(layout.segments)
         self.size = layout.size
@@ -327,7 +330,11 @@ class ObservationEncoder:
         self.high = np.array(
             [s.high for s in self.segments for _ in range(s.size)], dtype=np.float32
         )
-        self._blank: list[float] = [0] * self.size
+        # The writers write into a C array of doubles that numpy reads in place:
+        # no list to convert. Every encode starts it from zeros.
+        self._zeros = array.array("d", bytes(8 * self.size))
+        self._values_buffer = array.array("d", bytes(8 * self.size))
+        self._written = np.frombuffer(self._values_buffer, dtype=np.float64)
         self._divisors = np.array(layout.divisors, dtype=np.float64)
         self._low64 = self.low.astype(np.float64)
         self._high64 = self.high.astype(np.float64)
@@ -335,41 +342,42 @@ class ObservationEncoder:
 
     def encode(self, observation: JsonDict, out: Vector | None = None) -> Vector:
         """The vector of ``observation``: a new array, or written into ``out`` (float32)."""
-        return self._finish(self._values(observation), out)
+        self._values(observation)
+        return self._finish(out)
 
     def encode_state(self, state: GameState, seat: int, out: Vector | None = None) -> Vector:
         """The vector of ``seat``'s observation of an engine state (what :meth:`encode`
         gives for ``observe(state, seat)``)."""
-        return self._finish(self._state_values(state, seat), out)
+        self._state_values(state, seat)
+        return self._finish(out)
 
     def encode_states(self, views: Sequence[tuple[GameState, int]], out: Vectors) -> Vectors:
         """The vectors of several (state, seat) views, row by row into ``out``:
         scaled and clipped in one numpy pass for all of them."""
-        values = [self._state_values(state, seat) for state, seat in views]
-        raw = np.array(values, dtype=np.float64)
-        raw = raw.reshape(len(views), self.size)
+        raw = np.empty((len(views), self.size), dtype=np.float64)
+        for row, (state, seat) in enumerate(views):
+            self._state_values(state, seat)
+            raw[row] = self._written
         np.divide(raw, self._divisors, out=raw)
         np.maximum(raw, self._low64, out=raw)
         np.minimum(raw, self._high64, out=raw)
         out[:] = raw
         return out
 
-    def _values(self, observation: JsonDict) -> list[float]:
-        """The raw numbers of ``observation`` at their offsets, seats turned."""
+    def _values(self, observation: JsonDict) -> None:
+        """Write the raw numbers of ``observation`` at their offsets, seats turned."""
         if observation["rules"] != self.table.rules or observation["seats"] != self.seats:
             raise ValueError(
                 f"an observation of {observation['rules']} with {observation['seats']} seats; "
                 f"this encoder is for {self.table.rules} with {self.seats}"
             )
-        values = self._blank.copy()
+        values = self._values_buffer
+        values[:] = self._zeros
         turn = self._turned[observation["seat"]]
         self._common(values, observation, turn)
         self._fill(values, observation, turn)
-        if len(values) != self.size:
-            raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
-        return values
 
-    def _state_values(self, state: GameState, seat: int) -> list[float]:
+    def _state_values(self, state: GameState, seat: int) -> None:
         """:meth:`_values` of ``observe(state, seat)``; a dice game's straight from its
         numbers (:func:`_engine.dice_view`: what the observation shows, no more)."""
         view = _engine.dice_view(state) if self._dice_rules else None
@@ -380,16 +388,16 @@ class ObservationEncoder:
             or description.seats != self.seats
             or not 0 <= seat < self.seats
         ):
-            return self._values(_engine.observe(state, seat))
-        values = self._blank.copy()
+            self._values(_engine.observe(state, seat))
+            return
+        values = self._values_buffer
+        values[:] = self._zeros
         self._dice_view(values, view, self._turned[seat])
-        return values
 
-    def _finish(self, values: list[float], out: Vector | None) -> Vector:
+    def _finish(self, out: Vector | None) -> Vector:
         raw = self._raw
-        raw[:] = values
         # Division, as the reference divides each value: the same float64, then float32.
-        np.divide(raw, self._divisors, out=raw)
+        np.divide(self._written, self._divisors, out=raw)
         np.maximum(raw, self._low64, out=raw)
         np.minimum(raw, self._high64, out=raw)
         if out is None:
@@ -510,7 +518,7 @@ class ObservationEncoder:
 
     # The writers: raw numbers at the layout's offsets, seats turned by ``turn``.
 
-    def _seat_keyed(self, v: list[float], start: int, mapping: JsonDict, turn: list[int]) -> None:
+    def _seat_keyed(self, v: Raw, start: int, mapping: JsonDict, turn: list[int]) -> None:
         """An object keyed by seat (``{"0": 2, "neutral": 1}``): each seat's value."""
         seat_of = self._seat_of
         for key, value in mapping.items():
@@ -518,7 +526,7 @@ class ObservationEncoder:
             if seat is not None:
                 v[start + turn[seat]] = value
 
-    def _common(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+    def _common(self, v: Raw, o: JsonDict, turn: list[int]) -> None:
         at = self._at
         _one_hot(v, at["round"], o["round"] - 1, self.rounds)
         start = at["to_move"]
@@ -535,7 +543,7 @@ class ObservationEncoder:
             v[money + turn[seat]] = value
         v[at["pile_size"]] = o["pile_size"]
 
-    def _chips(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+    def _chips(self, v: Raw, o: JsonDict, turn: list[int]) -> None:
         if not self._chips_on:
             return
         chips = o["chips"]
@@ -558,7 +566,7 @@ class ObservationEncoder:
         casino = chips["casino"]
         _one_hot(v, at["chips.casino"], None if casino is None else casino - 1, 6)
 
-    def _dice(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+    def _dice(self, v: Raw, o: JsonDict, turn: list[int]) -> None:
         at = self._at
         _one_hot(v, at["decision"], _DICE_DECISIONS.get(o["decision"]), 3)
         roll = o["roll"]
@@ -606,7 +614,7 @@ class ObservationEncoder:
         v[at["neutral_out"]] = o["neutral_out"]
         self._chips(v, o, turn)
 
-    def _dice_view(self, v: list[float], view: DiceView, turn: list[int]) -> None:
+    def _dice_view(self, v: Raw, view: DiceView, turn: list[int]) -> None:
         """:meth:`_common` and :meth:`_dice` from a dice game's own numbers."""
         at, n = self._at, self.seats
         _one_hot(v, at["round"], view.round - 1, self.rounds)
@@ -676,17 +684,15 @@ class ObservationEncoder:
             _one_hot(v, at["chips.casino"], None if chip_casino is None else chip_casino - 1, 6)
 
     @staticmethod
-    def _cards(v: list[float], start: int, cards: Iterable[str]) -> None:
+    def _cards(v: Raw, start: int, cards: Iterable[str]) -> None:
         for card in cards:
             v[start + _CARD_INDEX[card]] += 1
 
-    def _by_seat(
-        self, v: list[float], start: int, values: Iterable[float], turn: list[int]
-    ) -> None:
+    def _by_seat(self, v: Raw, start: int, values: Iterable[float], turn: list[int]) -> None:
         for seat, value in enumerate(values):
             v[start + turn[seat]] = value
 
-    def _cardgame(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+    def _cardgame(self, v: Raw, o: JsonDict, turn: list[int]) -> None:
         at = self._at
         _one_hot(v, at["decision"], _CARD_DECISIONS.get(o["decision"]), 2)
         _one_hot(v, at["turn"], o["turn"] - 1, self._turns)
@@ -707,11 +713,11 @@ class ObservationEncoder:
             self._seat_keyed(v, offsets["dice"], casino["dice"], turn)
         self._chips(v, o, turn)
 
-    def _seat_hot(self, v: list[float], name: str, seat: int | None, turn: list[int]) -> None:
+    def _seat_hot(self, v: Raw, name: str, seat: int | None, turn: list[int]) -> None:
         if seat is not None:
             v[self._at[name] + turn[seat]] = 1
 
-    def _royale(self, v: list[float], o: JsonDict, turn: list[int]) -> None:
+    def _royale(self, v: Raw, o: JsonDict, turn: list[int]) -> None:
         at = self._at
         _one_hot(
             v,
@@ -767,7 +773,7 @@ class ObservationEncoder:
                 v[start + n * casino + turn[seat]] = 1
         self._royale_tiles(v, o["tiles"], turn)
 
-    def _royale_tiles(self, v: list[float], t: JsonDict, turn: list[int]) -> None:
+    def _royale_tiles(self, v: Raw, t: JsonDict, turn: list[int]) -> None:
         at = self._at
         v[at["tiles.jackpot"]] = t["jackpot"]
         v[at["tiles.fifty_fifty"]] = t["fifty_fifty"]["step"]
