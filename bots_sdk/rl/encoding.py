@@ -392,7 +392,7 @@ class ObservationEncoder:
             return
         values = self._values_buffer
         values[:] = self._zeros
-        self._dice_view(values, view, self._turned[seat])
+        self._dice_view(values, view, seat)
 
     def _finish(self, out: Vector | None) -> Vector:
         raw = self._raw
@@ -448,6 +448,21 @@ class ObservationEncoder:
                 at["slot"] = self._seg(layout, "slot.faces_taken", 6)
             self._casino_at.append(at)
         self._seg(layout, "hands", 4 * n, [8, 1, 2, 8] * n)
+        # Per observer, per casino: where each seat's dice and Biggies go (seats
+        # turned), the notes', the neutral dice's and the slot's offsets (-1: none).
+        self._dice_casinos = [
+            [
+                (
+                    at["notes"],
+                    [at["dice"] + turn[seat] for seat in range(n)],
+                    [at["biggies"] + turn[seat] for seat in range(n)],
+                    at["neutral"],
+                    at.get("slot", -1),
+                )
+                for at in self._casino_at
+            ]
+            for turn in self._turned
+        ]
         self._seg(layout, "kickers_used", n, 2)
         self._seg(layout, "neutral_out", 1, 8)
         self._chips_layout(layout)
@@ -614,9 +629,9 @@ class ObservationEncoder:
         v[at["neutral_out"]] = o["neutral_out"]
         self._chips(v, o, turn)
 
-    def _dice_view(self, v: Raw, view: DiceView, turn: list[int]) -> None:
-        """:meth:`_common` and :meth:`_dice` from a dice game's own numbers."""
-        at, n = self._at, self.seats
+    def _dice_view(self, v: Raw, view: DiceView, observer: int) -> None:
+        """:meth:`_common` and :meth:`_dice` for ``observer`` from a dice game's own numbers."""
+        at, n, turn = self._at, self.seats, self._turned[observer]
         _one_hot(v, at["round"], view.round - 1, self.rounds)
         start = at["to_move"]
         for seat in view.to_move:
@@ -639,27 +654,24 @@ class ObservationEncoder:
             _one_hot(v, at["kick.casino"], casino, self.casinos)
             v[at["kick.kicks_left"]] = left
         counts_of, biggies_of, notes_of = view.counts, view.biggies, view.notes
-        for casino, offsets in enumerate(self._casino_at[: view.casino_count]):
+        for casino, (notes_at, dice_at, biggies_at, neutral_at, slot_at) in enumerate(
+            self._dice_casinos[observer][: view.casino_count]
+        ):
             notes = notes_of[casino]
             if notes:
-                start = offsets["notes"]
                 for i, note in enumerate(sorted(notes, reverse=True)[:5]):
-                    v[start + i] = note or RAINBOW  # the engine keeps a rainbow card as 0
-            counts, biggies = counts_of[casino], biggies_of[casino]
-            start = offsets["dice"]
-            for owner in range(n):
-                if counts[owner]:
-                    v[start + turn[owner]] = counts[owner]
-            v[offsets["neutral"]] = counts[n]
-            start = offsets["biggies"]
-            for owner in range(n):
-                if biggies[owner]:
-                    v[start + turn[owner]] = biggies[owner]
-            if "slot" in offsets:
-                start = offsets["slot"]
+                    v[notes_at + i] = note or RAINBOW  # the engine keeps a rainbow card as 0
+            for at_seat, count in zip(dice_at, counts_of[casino], strict=False):
+                if count:
+                    v[at_seat] = count
+            v[neutral_at] = counts_of[casino][n]
+            for at_seat, count in zip(biggies_at, biggies_of[casino], strict=False):
+                if count:
+                    v[at_seat] = count
+            if slot_at >= 0:
                 for _, face, _ in view.slot:
                     if 1 <= face <= 6:
-                        v[start + face - 1] = 1
+                        v[slot_at + face - 1] = 1
         start = at["hands"]
         for seat, hand in enumerate(view.hands):
             row = start + 4 * turn[seat]
