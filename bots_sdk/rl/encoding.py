@@ -17,9 +17,8 @@ plays through another:
 
 from __future__ import annotations
 
-import array
 import itertools
-from collections.abc import Callable, Iterable, MutableSequence, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -56,7 +55,7 @@ MASKS_KEPT = 4096
 
 Vector = npt.NDArray[np.float32]
 #: Where an encoder writes a vector's raw numbers before scaling them.
-Raw = MutableSequence[float]
+Raw = list[float]
 #: Vectors stacked: one row per game.
 Vectors = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
@@ -330,11 +329,10 @@ class ObservationEncoder:
         self.high = np.array(
             [s.high for s in self.segments for _ in range(s.size)], dtype=np.float32
         )
-        # The writers write into a C array of doubles that numpy reads in place:
-        # no list to convert. Every encode starts it from zeros.
-        self._zeros = array.array("d", bytes(8 * self.size))
-        self._values_buffer = array.array("d", bytes(8 * self.size))
-        self._written = np.frombuffer(self._values_buffer, dtype=np.float64)
+        # The writers fill a copy of this list (a list takes Python's numbers
+        # faster than a numpy or C array does, item by item); numpy then
+        # converts it whole.
+        self._blank: list[float] = [0] * self.size
         self._divisors = np.array(layout.divisors, dtype=np.float64)
         self._low64 = self.low.astype(np.float64)
         self._high64 = self.high.astype(np.float64)
@@ -342,42 +340,40 @@ class ObservationEncoder:
 
     def encode(self, observation: JsonDict, out: Vector | None = None) -> Vector:
         """The vector of ``observation``: a new array, or written into ``out`` (float32)."""
-        self._values(observation)
-        return self._finish(out)
+        return self._finish(self._values(observation), out)
 
     def encode_state(self, state: GameState, seat: int, out: Vector | None = None) -> Vector:
         """The vector of ``seat``'s observation of an engine state (what :meth:`encode`
         gives for ``observe(state, seat)``)."""
-        self._state_values(state, seat)
-        return self._finish(out)
+        return self._finish(self._state_values(state, seat), out)
 
     def encode_states(self, views: Sequence[tuple[GameState, int]], out: Vectors) -> Vectors:
         """The vectors of several (state, seat) views, row by row into ``out``:
         scaled and clipped in one numpy pass for all of them."""
-        raw = np.empty((len(views), self.size), dtype=np.float64)
-        for row, (state, seat) in enumerate(views):
-            self._state_values(state, seat)
-            raw[row] = self._written
+        raw = np.array([self._state_values(state, seat) for state, seat in views], np.float64)
+        raw = raw.reshape(len(views), self.size)
         np.divide(raw, self._divisors, out=raw)
         np.maximum(raw, self._low64, out=raw)
         np.minimum(raw, self._high64, out=raw)
         out[:] = raw
         return out
 
-    def _values(self, observation: JsonDict) -> None:
-        """Write the raw numbers of ``observation`` at their offsets, seats turned."""
+    def _values(self, observation: JsonDict) -> Raw:
+        """The raw numbers of ``observation`` at their offsets, seats turned."""
         if observation["rules"] != self.table.rules or observation["seats"] != self.seats:
             raise ValueError(
                 f"an observation of {observation['rules']} with {observation['seats']} seats; "
                 f"this encoder is for {self.table.rules} with {self.seats}"
             )
-        values = self._values_buffer
-        values[:] = self._zeros
+        values = self._blank.copy()
         turn = self._turned[observation["seat"]]
         self._common(values, observation, turn)
         self._fill(values, observation, turn)
+        if len(values) != self.size:
+            raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
+        return values
 
-    def _state_values(self, state: GameState, seat: int) -> None:
+    def _state_values(self, state: GameState, seat: int) -> Raw:
         """:meth:`_values` of ``observe(state, seat)``; a dice game's straight from its
         numbers (:func:`_engine.dice_view`: what the observation shows, no more)."""
         view = _engine.dice_view(state) if self._dice_rules else None
@@ -388,16 +384,16 @@ class ObservationEncoder:
             or description.seats != self.seats
             or not 0 <= seat < self.seats
         ):
-            self._values(_engine.observe(state, seat))
-            return
-        values = self._values_buffer
-        values[:] = self._zeros
+            return self._values(_engine.observe(state, seat))
+        values = self._blank.copy()
         self._dice_view(values, view, seat)
+        return values
 
-    def _finish(self, out: Vector | None) -> Vector:
+    def _finish(self, values: Raw, out: Vector | None) -> Vector:
         raw = self._raw
         # Division, as the reference divides each value: the same float64, then float32.
-        np.divide(self._written, self._divisors, out=raw)
+        # (A list of ints becomes int64: exact, and divided in float64 all the same.)
+        np.divide(np.array(values), self._divisors, out=raw)
         np.maximum(raw, self._low64, out=raw)
         np.minimum(raw, self._high64, out=raw)
         if out is None:
