@@ -15,6 +15,8 @@ from typing import Any
 
 from vegas_engine import RULE_SYSTEMS, OptionSpec, OptionValue, State, describe, new_game
 from vegas_engine.chance import dice_outcomes, ordered_dice_outcomes
+from vegas_engine.rules.cardgame import CardGame
+from vegas_engine.rules.cardgame import CardView as CardView
 from vegas_engine.rules.dice import DiceGame
 from vegas_engine.rules.dice import DiceView as DiceView
 
@@ -91,6 +93,12 @@ def dice_view(state: State) -> DiceView | None:
     seat: nothing in a dice game is hidden); None for any other state, an
     explicit-chance one included."""
     return state.view() if type(state) is DiceGame else None
+
+
+def card_view(state: State, seat: int) -> CardView | None:
+    """A card game as ``seat`` sees it (its own cards, the others' sizes, the
+    board), in the state's numbers; None for any other state."""
+    return state.view(seat) if type(state) is CardGame else None
 
 
 def clone(state: State) -> State:

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine
-from ._engine import DiceView, GameState, JsonDict, Table
+from ._engine import CardView, DiceView, GameState, JsonDict, Table
 
 FACES = range(1, 7)
 KINDS = ("die", "biggie")
@@ -304,7 +304,14 @@ class ObservationEncoder:
         self.casinos = 7 if table.options.get("slot_machine") else 6
         self.rounds = _engine.rounds(table.rules)
         self._chips_on = bool(table.options.get("chips"))
-        self._dice_rules = table.rules in ("classic", "boulevard", "sixdice")
+        # Rule systems whose states are read straight from their numbers (the
+        # others through observe()); each reader says False for a state it cannot read.
+        self._read_state: Callable[[Raw, GameState, int], bool] | None = {
+            "classic": self._read_dice,
+            "boulevard": self._read_dice,
+            "sixdice": self._read_dice,
+            "cardgame": self._read_cards,
+        }.get(table.rules)
         # Seat s as the observer o sees it: (s - o) % n, a list per observer.
         self._turned = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._seat_of = {str(s): s for s in range(n)}
@@ -376,18 +383,32 @@ class ObservationEncoder:
     def _state_values(self, state: GameState, seat: int) -> Raw:
         """:meth:`_values` of ``observe(state, seat)``; a dice game's straight from its
         numbers (:func:`_engine.dice_view`: what the observation shows, no more)."""
-        view = _engine.dice_view(state) if self._dice_rules else None
         description = state.description
         if (
-            view is None
+            self._read_state is None
             or description.rules != self.table.rules
             or description.seats != self.seats
             or not 0 <= seat < self.seats
         ):
             return self._values(_engine.observe(state, seat))
         values = self._blank.copy()
-        self._dice_view(values, view, seat)
+        if not self._read_state(values, state, seat):
+            return self._values(_engine.observe(state, seat))
         return values
+
+    def _read_dice(self, values: Raw, state: GameState, seat: int) -> bool:
+        view = _engine.dice_view(state)
+        if view is None:
+            return False
+        self._dice_view(values, view, seat)
+        return True
+
+    def _read_cards(self, values: Raw, state: GameState, seat: int) -> bool:
+        view = _engine.card_view(state, seat)
+        if view is None:
+            return False
+        self._card_view(values, view, seat)
+        return True
 
     def _finish(self, values: Raw, out: Vector | None) -> Vector:
         raw = self._raw
@@ -628,18 +649,7 @@ class ObservationEncoder:
     def _dice_view(self, v: Raw, view: DiceView, observer: int) -> None:
         """:meth:`_common` and :meth:`_dice` for ``observer`` from a dice game's own numbers."""
         at, n, turn = self._at, self.seats, self._turned[observer]
-        _one_hot(v, at["round"], view.round - 1, self.rounds)
-        start = at["to_move"]
-        for seat in view.to_move:
-            v[start + turn[seat]] = 1
-        v[at["start_player"] + turn[view.start]] = 1
-        if view.current is not None:
-            v[at["current_player"] + turn[view.current]] = 1
-        money, notes_won = at["money"], at["notes_won"]
-        for seat, won in enumerate(view.won):
-            v[money + turn[seat]] = sum(won)
-            v[notes_won + turn[seat]] = len(won)
-        v[at["pile_size"]] = view.pile_size
+        self._common_view(v, view, turn)
         _one_hot(v, at["decision"], _DICE_DECISIONS.get(view.decision), 3)
         start = at["roll"]
         for kind, faces in enumerate(view.dice):
@@ -676,20 +686,78 @@ class ObservationEncoder:
         for seat, used in enumerate(view.kickers_used):
             v[start + turn[seat]] = used
         v[at["neutral_out"]] = view.neutral_out
-        if self._chips_on and view.chips is not None:
-            colours, at_casinos, held, deck_size, chip_casino = view.chips
-            colour = [_COLOUR_INDEX[name] for name in colours]
-            start = at["chips.at_casinos"]
-            for casino, cards in enumerate(at_casinos):
-                for card in cards:
-                    v[start + 5 * casino + colour[card]] += 1
-            start = at["chips.held"]
-            for seat, cards in enumerate(held):
-                row = start + 5 * turn[seat]
-                for card in cards:
-                    v[row + colour[card]] += 1
-            v[at["chips.deck_size"]] = deck_size
-            _one_hot(v, at["chips.casino"], None if chip_casino is None else chip_casino - 1, 6)
+        self._chips_view(v, view, turn)
+
+    def _common_view(self, v: Raw, view: DiceView | CardView, turn: list[int]) -> None:
+        """:meth:`_common` from a game's own numbers."""
+        at = self._at
+        _one_hot(v, at["round"], view.round - 1, self.rounds)
+        start = at["to_move"]
+        for seat in view.to_move:
+            v[start + turn[seat]] = 1
+        v[at["start_player"] + turn[view.start]] = 1
+        if view.current is not None:
+            v[at["current_player"] + turn[view.current]] = 1
+        money, notes_won = at["money"], at["notes_won"]
+        for seat, won in enumerate(view.won):
+            v[money + turn[seat]] = sum(won)
+            v[notes_won + turn[seat]] = len(won)
+        v[at["pile_size"]] = view.pile_size
+
+    def _chips_view(self, v: Raw, view: DiceView | CardView, turn: list[int]) -> None:
+        """:meth:`_chips` from a game's own numbers."""
+        if not self._chips_on or view.chips is None:
+            return
+        at = self._at
+        colours, at_casinos, held, deck_size, chip_casino = view.chips
+        colour = [_COLOUR_INDEX[name] for name in colours]
+        start = at["chips.at_casinos"]
+        for casino, cards in enumerate(at_casinos):
+            for card in cards:
+                v[start + 5 * casino + colour[card]] += 1
+        start = at["chips.held"]
+        for seat, cards in enumerate(held):
+            row = start + 5 * turn[seat]
+            for card in cards:
+                v[row + colour[card]] += 1
+        v[at["chips.deck_size"]] = deck_size
+        _one_hot(v, at["chips.casino"], None if chip_casino is None else chip_casino - 1, 6)
+
+    def _card_view(self, v: Raw, view: CardView, observer: int) -> None:
+        """:meth:`_common` and :meth:`_cardgame` from a card game as ``observer`` sees it."""
+        at, turn = self._at, self._turned[observer]
+        self._common_view(v, view, turn)
+        _one_hot(v, at["decision"], _CARD_DECISIONS.get(view.decision), 2)
+        _one_hot(v, at["turn"], view.turn - 1, self._turns)
+        # A card is face << 1 | double: "1" is 2, "1D" 3 ... "6D" 13; CARDS has them in order.
+        start = at["hand"]
+        for card in view.hand:
+            v[start + card - 2] += 1
+        start = at["discards"]
+        for card in view.discards:
+            v[start + card - 2] += 1
+        if view.my_choice:
+            self._cards(v, at["my_choice"], view.my_choice.split()[1:])
+        self._by_seat(v, at["hand_sizes"], view.hand_sizes, turn)
+        self._by_seat(v, at["draw_sizes"], view.draw_sizes, turn)
+        self._by_seat(v, at["discard_sizes"], view.discard_sizes, turn)
+        self._by_seat(v, at["finished"], view.finished, turn)
+        start = at["chosen"]
+        for seat in view.chosen:
+            v[start + turn[seat]] = 1
+        placed_at = at["cards_placed"]
+        for casino, (offsets, by_seat) in enumerate(zip(self._casino_at, view.placed, strict=True)):
+            notes = view.notes[casino]
+            if notes:
+                start = offsets["notes"]
+                for i, note in enumerate(sorted(notes, reverse=True)[:2]):
+                    v[start + i] = note
+            start = offsets["dice"]
+            for seat, cards in enumerate(by_seat):
+                if cards:
+                    v[start + turn[seat]] = len(cards) + sum(card & 1 for card in cards)
+                    v[placed_at + turn[seat]] += len(cards)
+        self._chips_view(v, view, turn)
 
     @staticmethod
     def _cards(v: Raw, start: int, cards: Iterable[str]) -> None:

@@ -26,6 +26,7 @@ from bots_sdk.rl.encoding import (
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
 from tests.bots_sdk.rl.reference_encoding import ReferenceEncoder
 from vegas_engine import describe, new_game
+from vegas_engine.rules.cardgame import card_text
 
 pytestmark = pytest.mark.slow
 
@@ -204,3 +205,19 @@ def test_a_dice_games_numbers_are_read_only_where_the_observation_shows_them() -
     )
     assert view.pile_size == observation["pile_size"] and view.decision == observation["decision"]
     assert _engine.dice_view(_engine.new_state(_engine.table("royale", 3), 4)) is None
+
+
+def test_a_card_games_view_holds_the_seats_own_cards_and_only_sizes_of_the_others() -> None:
+    table = _engine.table("cardgame", 3)
+    state = _engine.new_state(table, 4)
+    seat = state.to_move()[0]
+    state.apply_action(state.legal_actions(seat)[0], seat)  # a hidden choice
+    for observer in range(3):
+        view = _engine.card_view(state, observer)
+        assert view is not None
+        observation = state.observe(observer)
+        assert sorted(card_text(card) for card in view.hand) == sorted(observation["hand"])
+        assert view.my_choice == observation["my_choice"]
+        assert view.hand_sizes == observation["hand_sizes"]
+    assert _engine.card_view(state, 1) != _engine.card_view(state, 2)
+    assert _engine.card_view(_engine.new_state(_engine.table("classic", 3), 4), 0) is None
