@@ -394,6 +394,8 @@ class ObservationEncoder:
         values = self._blank.copy()
         if not self._read_state(values, state, seat):
             return self._values(_engine.observe(state, seat))
+        if len(values) != self.size:
+            raise AssertionError(f"encoded {len(values)} values, the layout has {self.size}")
         return values
 
     def _read_dice(self, values: Raw, state: GameState, seat: int) -> bool:
@@ -465,20 +467,11 @@ class ObservationEncoder:
                 at["slot"] = self._seg(layout, "slot.faces_taken", 6)
             self._casino_at.append(at)
         self._seg(layout, "hands", 4 * n, [8, 1, 2, 8] * n)
-        # Per observer, per casino: where each seat's dice and Biggies go (seats
-        # turned), the notes', the neutral dice's and the slot's offsets (-1: none).
+        # Per casino: the offsets of its notes, dice, Biggies, neutral dice and
+        # slot faces (-1: none).
         self._dice_casinos = [
-            [
-                (
-                    at["notes"],
-                    [at["dice"] + turn[seat] for seat in range(n)],
-                    [at["biggies"] + turn[seat] for seat in range(n)],
-                    at["neutral"],
-                    at.get("slot", -1),
-                )
-                for at in self._casino_at
-            ]
-            for turn in self._turned
+            (at["notes"], at["dice"], at["biggies"], at["neutral"], at.get("slot", -1))
+            for at in self._casino_at
         ]
         self._seg(layout, "kickers_used", n, 2)
         self._seg(layout, "neutral_out", 1, 8)
@@ -649,7 +642,7 @@ class ObservationEncoder:
     def _dice_view(self, v: Raw, view: DiceView, observer: int) -> None:
         """:meth:`_common` and :meth:`_dice` for ``observer`` from a dice game's own numbers."""
         at, n, turn = self._at, self.seats, self._turned[observer]
-        self._common_view(v, view, turn)
+        self._common_view(v, view, observer)
         _one_hot(v, at["decision"], _DICE_DECISIONS.get(view.decision), 3)
         start = at["roll"]
         for kind, faces in enumerate(view.dice):
@@ -659,38 +652,37 @@ class ObservationEncoder:
             casino, left = view.kick
             _one_hot(v, at["kick.casino"], casino, self.casinos)
             v[at["kick.kicks_left"]] = left
+        # Seats counted from the observer are a list's rotation, values[o:n] +
+        # values[:o], written by slice: list operations in C, not a loop per seat.
+        o = observer
         counts_of, biggies_of, notes_of = view.counts, view.biggies, view.notes
         for casino, (notes_at, dice_at, biggies_at, neutral_at, slot_at) in enumerate(
-            self._dice_casinos[observer][: view.casino_count]
+            self._dice_casinos[: view.casino_count]
         ):
             notes = notes_of[casino]
             if notes:
                 for i, note in enumerate(sorted(notes, reverse=True)[:5]):
                     v[notes_at + i] = note or RAINBOW  # the engine keeps a rainbow card as 0
-            for at_seat, count in zip(dice_at, counts_of[casino], strict=False):
-                if count:
-                    v[at_seat] = count
-            v[neutral_at] = counts_of[casino][n]
-            for at_seat, count in zip(biggies_at, biggies_of[casino], strict=False):
-                if count:
-                    v[at_seat] = count
+            counts, biggies = counts_of[casino], biggies_of[casino]
+            v[dice_at : dice_at + n] = counts[o:n] + counts[:o]
+            v[neutral_at] = counts[n]
+            v[biggies_at : biggies_at + n] = biggies[o:n] + biggies[:o]
             if slot_at >= 0:
                 for _, face, _ in view.slot:
                     if 1 <= face <= 6:
                         v[slot_at + face - 1] = 1
         start = at["hands"]
-        for seat, hand in enumerate(view.hands):
-            row = start + 4 * turn[seat]
-            v[row], v[row + 1], v[row + 2], v[row + 3] = hand[0], hand[1], hand[2], hand[3]
+        hands = view.hands
+        v[start : start + 4 * n] = [count for hand in hands[o:] + hands[:o] for count in hand[:4]]
         start = at["kickers_used"]
-        for seat, used in enumerate(view.kickers_used):
-            v[start + turn[seat]] = used
+        used = view.kickers_used
+        v[start : start + n] = used[o:] + used[:o]
         v[at["neutral_out"]] = view.neutral_out
         self._chips_view(v, view, turn)
 
-    def _common_view(self, v: Raw, view: DiceView | CardView, turn: list[int]) -> None:
+    def _common_view(self, v: Raw, view: DiceView | CardView, observer: int) -> None:
         """:meth:`_common` from a game's own numbers."""
-        at = self._at
+        at, turn, o, n = self._at, self._turned[observer], observer, self.seats
         _one_hot(v, at["round"], view.round - 1, self.rounds)
         start = at["to_move"]
         for seat in view.to_move:
@@ -698,10 +690,11 @@ class ObservationEncoder:
         v[at["start_player"] + turn[view.start]] = 1
         if view.current is not None:
             v[at["current_player"] + turn[view.current]] = 1
-        money, notes_won = at["money"], at["notes_won"]
-        for seat, won in enumerate(view.won):
-            v[money + turn[seat]] = sum(won)
-            v[notes_won + turn[seat]] = len(won)
+        won = view.won[o:] + view.won[:o]
+        start = at["money"]
+        v[start : start + n] = [sum(notes) for notes in won]
+        start = at["notes_won"]
+        v[start : start + n] = [len(notes) for notes in won]
         v[at["pile_size"]] = view.pile_size
 
     def _chips_view(self, v: Raw, view: DiceView | CardView, turn: list[int]) -> None:
@@ -726,7 +719,7 @@ class ObservationEncoder:
     def _card_view(self, v: Raw, view: CardView, observer: int) -> None:
         """:meth:`_common` and :meth:`_cardgame` from a card game as ``observer`` sees it."""
         at, turn = self._at, self._turned[observer]
-        self._common_view(v, view, turn)
+        self._common_view(v, view, observer)
         _one_hot(v, at["decision"], _CARD_DECISIONS.get(view.decision), 2)
         _one_hot(v, at["turn"], view.turn - 1, self._turns)
         # A card is face << 1 | double: "1" is 2, "1D" 3 ... "6D" 13; CARDS has them in order.
