@@ -88,11 +88,28 @@ class CheckedEnv(OrderEnforcingWrapper[AgentID, Observation, int]):  # type: ign
             raise AttributeError(f"{name} cannot be accessed before reset")
         return getattr(self.game, name)
 
+    # The attributes a loop reads every step, without going through __getattr__.
+    @property
+    def agents(self) -> list[AgentID]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.game.agents
+
+    @property
+    def agent_selection(self) -> AgentID:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.game.agent_selection
+
+    def observe(self, agent: AgentID) -> Observation | None:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.game.observe(agent)
+
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, Any]:
-        game = self.game
-        agent = game.agent_selection
+        game, agent = self.game, self.agent_selection  # before reset: AttributeError
         return (
-            self.observe(agent) if observe else None,
+            game.observe(agent) if observe else None,
             game._cumulative_rewards[agent],
             game.terminations[agent],
             game.truncations[agent],

@@ -129,3 +129,18 @@ def test_every_agents_observation_is_its_engine_observation_encoded(
             assert np.array_equal(seen["action_mask"], space.mask(legal))
         mask = game.observe(game.agent_selection)["action_mask"]
         game.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_calls_before_reset_are_refused_as_pettingzoos_order_enforcing_wrapper_does() -> None:
+    game = env("classic", 2)
+    for name in ("agents", "agent_selection", "rewards", "terminations"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(game, name)
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        game.last()
+    with pytest.raises(AttributeError, match="private attribute '_skip_agent_selection'"):
+        _ = game._skip_agent_selection
+    game.reset(seed=1)
+    assert game.agent_selection == "player_0" and game.agents == ["player_0", "player_1"]
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        game.step(99)
