@@ -19,6 +19,9 @@ from vegas_engine.rules.cardgame import CardGame
 from vegas_engine.rules.cardgame import CardView as CardView
 from vegas_engine.rules.dice import DiceGame
 from vegas_engine.rules.dice import DiceView as DiceView
+from vegas_engine.rules.royale.game import RoyaleGame
+from vegas_engine.rules.royale.game import RoyaleView as RoyaleView
+from vegas_engine.rules.royale.tiles import TILE_CODES
 
 #: Seeds the engine takes: 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1
@@ -99,6 +102,15 @@ def card_view(state: State, seat: int) -> CardView | None:
     """A card game as ``seat`` sees it (its own cards, the others' sizes, the
     board), in the state's numbers; None for any other state."""
     return state.view(seat) if type(state) is CardGame else None
+
+
+def royale_view(state: State, seat: int) -> RoyaleView | None:
+    """A Royale game as ``seat`` sees it, in the state's numbers; None for any other state."""
+    return state.view(seat) if type(state) is RoyaleGame else None
+
+
+#: Royale's tiles by the index a RoyaleView gives them.
+ROYALE_TILE_CODES: tuple[str, ...] = TILE_CODES
 
 
 def clone(state: State) -> State:

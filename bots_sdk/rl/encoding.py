@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _engine
-from ._engine import CardView, DiceView, GameState, JsonDict, Table
+from ._engine import CardView, DiceView, GameState, JsonDict, RoyaleView, Table
 
 FACES = range(1, 7)
 KINDS = ("die", "biggie")
@@ -311,11 +311,13 @@ class ObservationEncoder:
             "boulevard": self._read_dice,
             "sixdice": self._read_dice,
             "cardgame": self._read_cards,
+            "royale": self._read_royale,
         }.get(table.rules)
         # Seat s as the observer o sees it: (s - o) % n, a list per observer.
         self._turned = [[(s - o) % n for s in range(n)] for o in range(n)]
         self._seat_of = {str(s): s for s in range(n)}
         self._royale_decisions = {name: i for i, name in enumerate(self.ROYALE_DECISIONS)}
+        self._royale_tile_index = [_TILE_INDEX[code] for code in _engine.ROYALE_TILE_CODES]
         sample = _engine.observe(_engine.new_state(table, 0), 0)
         layout = _Layout()
         self._at: dict[str, int] = {}
@@ -403,6 +405,13 @@ class ObservationEncoder:
         if view is None:
             return False
         self._dice_view(values, view, seat)
+        return True
+
+    def _read_royale(self, values: Raw, state: GameState, seat: int) -> bool:
+        view = _engine.royale_view(state, seat)
+        if view is None:
+            return False
+        self._royale_view(values, view, seat)
         return True
 
     def _read_cards(self, values: Raw, state: GameState, seat: int) -> bool:
@@ -715,6 +724,115 @@ class ObservationEncoder:
                 v[row + colour[card]] += 1
         v[at["chips.deck_size"]] = deck_size
         _one_hot(v, at["chips.casino"], None if chip_casino is None else chip_casino - 1, 6)
+
+    def _royale_view(self, v: Raw, view: RoyaleView, observer: int) -> None:
+        """:meth:`_common`, :meth:`_royale` and :meth:`_royale_tiles` from a Royale game
+        as ``observer`` sees it."""
+        at, turn, o, n = self._at, self._turned[observer], observer, self.seats
+        _one_hot(v, at["round"], view.round - 1, self.rounds)
+        start = at["to_move"]
+        for seat in view.to_move:
+            v[start + turn[seat]] = 1
+        v[at["start_player"] + turn[view.start]] = 1
+        if view.current is not None:
+            v[at["current_player"] + turn[view.current]] = 1
+        start = at["money"]
+        v[start : start + n] = view.money[o:] + view.money[:o]
+        start = at["notes_won"]
+        won = view.won
+        v[start : start + n] = [len(cards) for cards in won[o:] + won[:o]]
+        v[at["pile_size"]] = view.pile_size
+        decisions = self._royale_decisions
+        _one_hot(v, at["decision"], decisions.get(view.decision), len(decisions))
+        context = view.context
+        casino = context.get("casino")
+        _one_hot(v, at["context.casino"], None if casino is None else casino - 1, 6)
+        for role in ("hider", "activator", "winner", "splitter"):
+            self._seat_hot(v, f"context.{role}", context.get(role), turn)
+        start, arena = at["roll"], view.arena
+        for face in FACES:
+            v[start + face - 1] = arena[2 * face]
+            v[start + 5 + face] = arena[2 * face + 1]
+        placed = view.placed
+        if placed[0] >= 0:
+            _one_hot(v, at["placed.casino"], placed[0], 6)
+            v[at["placed.dice"]] = placed[2]
+            v[at["placed.dice"] + 1] = placed[3]
+        start = at["black_dice"]
+        for face in view.black:
+            if 1 <= face <= 6:
+                v[start + face - 1] += 1
+        tile_index = self._royale_tile_index
+        for casino, offsets in enumerate(self._casino_at):
+            start = offsets["cards"]
+            for i, card in enumerate(view.cards[casino][:3]):
+                v[start + i] = card
+            counts = view.counts[casino]
+            start = offsets["dice"]
+            v[start : start + n] = counts[o:n] + counts[:o]
+            v[offsets["neutral_grey"]] = counts[n]
+            v[offsets["neutral_grey"] + 1] = counts[n + 1]
+            biggies = view.biggies[casino]
+            start = offsets["biggies"]
+            v[start : start + n] = biggies[o:n] + biggies[:o]
+            tile = view.tiles[casino]
+            if tile >= 0:
+                v[offsets["tile"] + tile_index[tile]] = 1
+            v[offsets["closed"]] = casino == view.closed
+        start = at["hands"]
+        hands = view.hands
+        v[start : start + 2 * n] = [count for hand in hands[o:] + hands[:o] for count in hand[:2]]
+        start = at["chips"]
+        v[start : start + n] = view.chips[o:] + view.chips[:o]
+        start = at["bank_credit"]
+        v[start : start + n] = view.credit[o:] + view.credit[:o]
+        v[at["bank_cards"]] = view.bank_cards
+        v[at["under_pile"]] = view.under_pile
+        start = at["round_winners"]
+        for casino, seat in enumerate(view.round_winners):
+            if seat >= 0:
+                v[start + n * casino + turn[seat]] = 1
+        v[at["tiles.jackpot"]] = view.jackpot
+        v[at["tiles.fifty_fifty"]] = view.fifty_step
+        v[at["tiles.fifty_fifty"] + 1] = view.fifty_sum
+        if view.high_five >= 0:
+            v[at["tiles.high_five"] + turn[view.high_five]] = 1
+        if view.power >= 0:
+            v[at["tiles.power_play.holder"] + turn[view.power]] = 1
+        v[at["tiles.power_play.ready"]] = view.power_ready
+        _one_hot(v, at["tiles.no_entry.closed"], view.closed if view.closed >= 0 else None, 6)
+        v[at["tiles.no_entry.track"]] = view.no_entry_track
+        for name, pairs in (("tiles.bar", view.bar), ("tiles.side_bet", view.side_bet)):
+            start = at[name]
+            v[start : start + 2 * n] = [x for pair in pairs[o:] + pairs[:o] for x in pair[:2]]
+        start = at["tiles.block_it"]
+        for size in view.groups:
+            if 1 <= size <= 3:
+                v[start + size - 1] += 1
+        start = at["tiles.handicap"]
+        v[start : start + 3] = view.handicap[:3]
+        start = at["tiles.nice_dice"]
+        nice = view.nice
+        for face in FACES:
+            die = nice[face] if face < len(nice) else -1
+            if die >= 0:
+                row = start + 3 * (face - 1)
+                v[row if turn[die >> 1] == 0 else row + 1] = 1
+                if die & 1:
+                    v[row + 2] = 1
+        if view.gold >= 0:
+            v[at["tiles.golden"] + turn[view.gold >> 1]] = 1
+        if view.lucky_punch is not None:
+            hider, tokens = view.lucky_punch
+            v[at["tiles.lucky_punch.hider"] + turn[hider]] = 1
+            if tokens is not None:
+                v[at["tiles.lucky_punch.tokens"]] = tokens
+        if view.black_box_sizes is not None:
+            start = at["tiles.black_box.sizes"]
+            v[start], v[start + 1] = view.black_box_sizes
+        start = at["tiles.bad_luck"]
+        for seat in view.bad_luck:
+            v[start + turn[seat]] = 1
 
     def _card_view(self, v: Raw, view: CardView, observer: int) -> None:
         """:meth:`_common` and :meth:`_cardgame` from a card game as ``observer`` sees it."""
