@@ -221,3 +221,19 @@ def test_a_card_games_view_holds_the_seats_own_cards_and_only_sizes_of_the_other
         assert view.hand_sizes == observation["hand_sizes"]
     assert _engine.card_view(state, 1) != _engine.card_view(state, 2)
     assert _engine.card_view(_engine.new_state(_engine.table("classic", 3), 4), 0) is None
+
+
+def test_royales_view_shows_the_lucky_punchs_tokens_to_their_hider_only() -> None:
+    """The one number of a Royale view that differs by seat: found in random games."""
+    for state in random_states("royale", 3, {"tiles": 6}, games=40):
+        if state.decision().value == "guess":
+            break
+    else:
+        pytest.fail("no random game reached a Lucky Punch guess")
+    views = [_engine.royale_view(state, seat) for seat in range(3)]
+    punches = [view.lucky_punch for view in views if view is not None]
+    hider = state.observe(0)["tiles"]["lucky_punch"]["hider"]
+    for seat, punch in enumerate(punches):
+        assert punch is not None and punch[0] == hider
+        assert (punch[1] is not None) == (seat == hider)
+        assert punch[1] == state.observe(seat)["tiles"]["lucky_punch"]["tokens"]
