@@ -238,15 +238,54 @@ def write_readme(text: str) -> None:
     print("written into bench/README.md")
 
 
-def profile(workload: str, seconds: float) -> None:
+def profiled(workload: str, seconds: float) -> pstats.Stats:
     run = workloads("classic")[workload]
     profiler = cProfile.Profile()
     profiler.enable()
     run(seconds)
     profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(15)
-    print(out.getvalue())
+    return pstats.Stats(profiler, stream=io.StringIO())
+
+
+def profile(workload: str, seconds: float) -> None:
+    stats = profiled(workload, seconds)
+    stats.stream = sys.stdout  # type: ignore[attr-defined]  # (pstats types omit it)
+    stats.sort_stats("tottime").print_stats(15)
+
+
+#: Where a profiled function's own time goes, by the path of its file.
+AREAS = (
+    ("bots_sdk/rl/encoding.py", "the encoder"),
+    ("vegas_engine/", "the engine"),
+    ("bots_sdk/rl/", "the environment"),
+    ("pettingzoo/", "PettingZoo's loop"),
+    ("bench/", "the benchmark's loop and random choices"),
+    ("random.py", "the benchmark's loop and random choices"),
+)
+
+
+def dominant(workload: str, seconds: float, top: int = 5) -> str:
+    """Where ``workload``'s own time goes on classic-4 (cProfile): by area, and the
+    functions with the most."""
+    stats = profiled(workload, seconds)
+    entries = stats.stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in entries.values())
+    areas: dict[str, float] = {}
+    for (path, _, _), entry in entries.items():
+        area = next((name for part, name in AREAS if part in path), "numpy and builtins")
+        areas[area] = areas.get(area, 0.0) + entry[2] / total
+    by_area = ", ".join(
+        f"{name} {share:.0%}" for name, share in sorted(areas.items(), key=lambda a: -a[1])
+    )
+    ranked = sorted(entries.items(), key=lambda item: item[1][2], reverse=True)[:top]
+    functions = ", ".join(
+        f"`{name}` ({Path(path).name}:{line}) {entry[2] / total:.0%}"
+        for (path, line, name), entry in ranked
+    )
+    return (
+        f"What dominates `{workload}` on classic-4 (cProfile, own time): {by_area}. "
+        f"Most own time: {functions}."
+    )
 
 
 def pin_to_one_core() -> str:
@@ -291,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     four_run, four_note = connect_four()
     four = None if four_run is None else measure({"c4": four_run}, reps, seconds)["c4"]
-    text = table(results, four, four_note)
+    text = table(results, four, four_note) + "\n\n" + dominant("aec", seconds)
     print()
     print(text)
     if not (args.quick or args.no_readme):
