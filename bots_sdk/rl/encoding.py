@@ -670,8 +670,10 @@ class ObservationEncoder:
         ):
             notes = notes_of[casino]
             if notes:
-                for i, note in enumerate(sorted(notes, reverse=True)[:5]):
-                    v[notes_at + i] = note or RAINBOW  # the engine keeps a rainbow card as 0
+                top = sorted(notes, reverse=True)[:5]
+                if 0 in top:  # the engine keeps a rainbow card as 0
+                    top = [note or RAINBOW for note in top]
+                v[notes_at : notes_at + len(top)] = top
             counts, biggies = counts_of[casino], biggies_of[casino]
             v[dice_at : dice_at + n] = counts[o:n] + counts[:o]
             v[neutral_at] = counts[n]
