@@ -143,6 +143,12 @@ def _database() -> dict[str, Any]:
             "timeout": 20,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
+    elif env_bool("DATABASE_TRANSACTION_POOLING", False):
+        # Behind a pooler in transaction mode (PgBouncer: Compose's `pgbouncer`), a
+        # connection is the server's only for one transaction: no server-side cursors
+        # (they outlive it) and no prepared statements (another client may get them).
+        config["DISABLE_SERVER_SIDE_CURSORS"] = True
+        config["OPTIONS"] = {"prepare_threshold": None}
     return config
 
 

@@ -229,6 +229,7 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     sandboxing = ("worker", "tables", "builds")
     assert set(services) == {
         "postgres",
+        "pgbouncer",
         "redis",
         "migrate",
         "web",
@@ -242,6 +243,10 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert service["build"]["target"] == ("worker" if name in sandboxing else "web")
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
+        # Every process through PgBouncer (transaction pooling), the migrations straight.
+        pooled = name != "migrate"
+        assert ("@pgbouncer:6432/" in env["DATABASE_URL"]) == pooled, name
+        assert env["DATABASE_TRANSACTION_POOLING"] == ("1" if pooled else "0")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
         # The storage is the project's default unless the shell sets one.
         assert env["STORAGE_BACKEND"] is None and env["STORAGE_OPTIONS"] is None
@@ -263,12 +268,17 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert command[command.index("-Q") + 1] == read
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
     # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
-    for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
+    for name, dockerfile in (
+        ("postgres", "postgres"),
+        ("pgbouncer", "pgbouncer"),
+        ("redis", "redis"),
+    ):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
     assert services["redis"]["command"][-4:] == ["--appendonly", "yes", "--appendfsync", "always"]
     for dockerfile in (
         "platform/Dockerfile",
         "docker/postgres.Dockerfile",
+        "docker/pgbouncer.Dockerfile",
         "docker/redis.Dockerfile",
     ):
         text = (REPO_DIR / dockerfile).read_text()
