@@ -119,12 +119,8 @@ def test_a_real_worker_reports_itself_while_up_and_leaves_when_stopped(
         # Prefork with one process, reading every queue of the test's own (no -Q).
         queue = worker.env["CELERY_TASK_DEFAULT_QUEUE"]
         assert presence.hostname.startswith("test-") and presence.concurrency == 1
-        assert set(presence.queues) == {
-            queue,
-            f"{queue}.ratings",
-            f"{queue}.tables",
-            f"{queue}.builds",
-        }
+        lanes = ("ratings", "tables", "builds", "sweeps")
+        assert set(presence.queues) == {queue, *(f"{queue}.{lane}" for lane in lanes)}
         first_seen = presence.seen_at
         wait_for(
             lambda: WorkerPresence.objects.filter(seen_at__gt=first_seen).first(),
