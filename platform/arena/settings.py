@@ -22,7 +22,16 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 from kombu.entity import Queue
 
-from .env import env_bool, env_count, env_int, env_json_object, env_list, env_str
+from .env import (
+    env_bool,
+    env_count,
+    env_int,
+    env_json_object,
+    env_list,
+    env_secret,
+    env_str,
+    refuse_placeholder,
+)
 
 # Generic admin and form classes (ModelAdmin[Ladder]) at run time, as the type checker reads them.
 django_stubs_ext.monkeypatch()
@@ -47,8 +56,14 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 def _secret_key() -> str:
     """SECRET_KEY, else a random key kept in the data dir (embedded mode only)."""
-    configured = env_str("SECRET_KEY", "")
+    configured = env_secret("SECRET_KEY", "")
     if configured:
+        if not DEBUG:
+            refuse_placeholder(
+                "SECRET_KEY",
+                configured,
+                fix="python3 -c 'import secrets; print(secrets.token_urlsafe(50))'",
+            )
         return configured
     key_file = DATA_DIR / "secret_key"
     if not key_file.exists():
@@ -126,7 +141,7 @@ TEMPLATES = [
 
 
 def _database() -> dict[str, Any]:
-    url = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}")
+    url = env_secret("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}")
     config: dict[str, Any] = dict(
         dj_database_url.parse(
             url,
@@ -134,6 +149,8 @@ def _database() -> dict[str, Any]:
             conn_health_checks=True,
         )
     )
+    if config.get("PASSWORD") and not DEBUG:
+        refuse_placeholder("DATABASE_URL's password", config["PASSWORD"], fix="POSTGRES_PASSWORD")
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # Web and worker processes share the file: take the write lock when a
         # transaction begins (no upgrade deadlocks), wait instead of failing
@@ -195,7 +212,7 @@ USE_TZ = True
 
 # Rate limits count here: with several web processes they must share it, e.g.
 # CACHE_URL=redis://redis:6379/2; the default counts per process.
-_CACHE_URL = env_str("CACHE_URL", "")
+_CACHE_URL = env_secret("CACHE_URL", "")
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _CACHE_URL}
@@ -247,7 +264,7 @@ ARENA_MATCH_LOG_ARCHIVE_DAYS = env_count("ARENA_MATCH_LOG_ARCHIVE_DAYS", 0, "day
 
 #: The embedded broker's socket: scripts/broker.sh starts Redis on it (make run).
 EMBEDDED_BROKER_SOCKET = DATA_DIR / "run" / "redis.sock"
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"redis+socket://{EMBEDDED_BROKER_SOCKET}")
+CELERY_BROKER_URL = env_secret("CELERY_BROKER_URL", f"redis+socket://{EMBEDDED_BROKER_SOCKET}")
 # Several URLs separated by ";" are fail-over brokers of one kind: the first names it.
 _BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().lower()
 # The longest a worker holds a message unacknowledged: the match (ARENA_MATCH_STALE_SECONDS,
@@ -288,7 +305,7 @@ else:
         "use redis://HOST:6379/0, amqp://USER:PASSWORD@HOST:5672/VHOST (RabbitMQ) "
         f"or {_embedded} (one machine)"
     )
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
+CELERY_RESULT_BACKEND = env_secret("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 # Tests and one-off scripts run tasks in-process.
@@ -532,7 +549,7 @@ EMAIL_BACKEND = env_str(
 )
 EMAIL_PORT = env_int("EMAIL_PORT", 587)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Las Vegas Arena <arena@localhost>")

@@ -139,6 +139,20 @@ def test_rabbitmq_confirms_each_publish_and_has_no_visibility_timeout(tmp_path: 
     assert shown["transport"] == {"confirm_publish": True}
 
 
+def test_secrets_come_from_files_and_placeholders_pass_in_development(tmp_path: Path) -> None:
+    """Compose's and Docker's secrets: NAME_FILE names a file holding NAME."""
+    (tmp_path / "key").write_text("k" * 50 + "\n")
+    (tmp_path / "broker").write_text("redis://:s3cr3t@redis:6379/0\n")
+    shown = settings_in_subprocess(
+        tmp_path,
+        SECRET_KEY_FILE=str(tmp_path / "key"),
+        CELERY_BROKER_URL_FILE=str(tmp_path / "broker"),
+    )
+    assert shown["secret"] == "k" * 50 and shown["broker"] == "redis://:s3cr3t@redis:6379/0"
+    shown = settings_in_subprocess(tmp_path, SECRET_KEY="change-me", DEBUG="1")
+    assert shown["secret"] == "change-me" and shown["debug"] is True
+
+
 def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
     clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     clean.update(
@@ -177,6 +191,14 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
         ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
         # The embedded broker before Redis: the way to the one that replaced it.
         ("CELERY_BROKER_URL", "filesystem://", "no longer supported; leave it unset for the"),
+        # Placeholders from examples are no secrets (outside DEBUG).
+        ("SECRET_KEY", "change-me", "SECRET_KEY is the placeholder 'change-me': set a secret"),
+        (
+            "DATABASE_URL",
+            "postgres://arena:arena@db:5432/arena",
+            "DATABASE_URL's password is the placeholder 'arena'",
+        ),
+        ("SECRET_KEY_FILE", "/nonexistent/key", "SECRET_KEY_FILE='/nonexistent/key': cannot"),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(
@@ -332,7 +354,10 @@ def test_docs_settings_lists_every_variable_the_settings_read() -> None:
 
     settings_source = (REPO_DIR / "platform" / "arena" / "settings.py").read_text()
     read = set(
-        re.findall(r'env_(?:str|int|bool|list|json_object)\(\s*"([A-Z0-9_]+)"', settings_source)
+        re.findall(
+            r'env_(?:str|int|bool|list|json_object|count|secret)\(\s*"([A-Z0-9_]+)"',
+            settings_source,
+        )
     )
     services = (REPO_DIR / "scripts" / "services.sh").read_text()
     read |= set(re.findall(r"\$\{([A-Z_]+):-", services)) - {"PYTHONPATH"}
