@@ -1399,6 +1399,42 @@ def measure_fair_share() -> None:
         )
 
 
+def measure_capacity() -> None:
+    """How busy many worker processes stay, on a driven clock: the default ladders, 300
+    uploaded bots and the house bots, 200 processes, 5 simulated minutes; the fixed
+    queue target (two series per ladder) beside queues that follow the workers
+    (ARENA_QUEUE_RUNS_PER_SLOT runs per process, the platform's default)."""
+    from django.conf import settings
+
+    from arena.ladders.simulate import DEFAULT_LADDERS, HOUSE_BOTS, SimBot, simulate
+
+    bots = [SimBot(f"bot-{n}") for n in range(300)] + list(HOUSE_BOTS)
+    _say("capacity (driven clock, 5 min, 200 worker processes, 300 bots + house bots)")
+    runs = {
+        label: simulate(
+            DEFAULT_LADDERS,
+            bots,
+            minutes=5,
+            workers=200,
+            seed=6,
+            series_games=12,
+            runs_per_slot=per_slot,
+            max_age_s=settings.ARENA_QUEUE_MAX_AGE_SECONDS,
+        )
+        for label, per_slot in (
+            ("fixed target", 0),
+            ("following the workers", settings.ARENA_QUEUE_RUNS_PER_SLOT),
+        )
+    }
+    for label, run in runs.items():
+        _say(
+            f"  {label:<22} busy {run.busy_share:.0%}, {run.finished} games, "
+            f"most queued {run.most_queued}, longest wait {run.longest_wait_s:.0f} s"
+        )
+    fixed, following = runs.values()
+    _say(f"  games played, following / fixed: {following.finished / fixed.finished:.1f}x")
+
+
 SECTIONS = ("fair-share", "latency", "ratings", "pipeline")
 
 
@@ -1461,6 +1497,7 @@ def main(argv: list[str] | None = None) -> int:
 
         django.setup()
         measure_fair_share()
+        measure_capacity()
         return 0
     only = args.only or []
     endpoints = [text for text in only if text not in SECTIONS]
@@ -1501,6 +1538,7 @@ def main(argv: list[str] | None = None) -> int:
         django.setup()
         if "fair-share" in sections:
             measure_fair_share()
+            measure_capacity()
         from django.core.management import call_command
 
         from django.db import connections
