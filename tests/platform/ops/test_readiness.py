@@ -16,6 +16,8 @@ from django.test import Client
 
 from arena import heartbeats
 
+REPO_DIR = Path(__file__).resolve().parents[3]
+
 pytestmark = pytest.mark.django_db
 
 
@@ -100,3 +102,28 @@ def test_probe_worker_checks_its_heartbeat_is_fresh(settings: Any, tmp_path: Pat
     os.utime(path, (old, old))
     with pytest.raises(CommandError, match=r"worker-celery@box is 4\d s old \(at most 40\)"):
         call_command("probe", "worker")
+
+
+def test_readiness_probes_stay_plain_http_when_https_is_enforced(settings: Any) -> None:
+    settings.SECURE_SSL_REDIRECT = True
+    client = Client()  # its middleware reads the settings when it first answers
+    assert client.get("/readyz").status_code == 200
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/metrics").status_code == 301
+
+
+def test_compose_checks_every_long_running_service_with_these_probes() -> None:
+    import yaml
+
+    compose = yaml.safe_load((REPO_DIR / "docker-compose.yml").read_text())
+    services = compose["services"]
+    tests = {name: service.get("healthcheck", {}).get("test") for name, service in services.items()}
+    assert tests.pop("migrate") is None  # a one-off
+    assert "/readyz" in tests.pop("web")[-1]
+    assert tests.pop("beat") == ["CMD", "python", "manage.py", "probe", "beat"]
+    assert tests.pop("postgres") and tests.pop("redis")
+    # Every Celery worker (matches, ratings, tables, builds) and nothing else is left.
+    assert {name for name in tests if "worker" in services[name]["command"]} == set(tests)
+    assert set(tests) == {"worker", "ratings", "tables", "builds"}
+    for test in tests.values():
+        assert test == ["CMD", "python", "manage.py", "probe", "worker"]
