@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from tests.platform.test_broker_faults import PrivateRedis
 from tests.platform.worker import (
     REDIS_URL,
     REPO_DIR,
+    CeleryWorker,
     needs_redis,
     needs_shared_database,
     purge_queue,
@@ -74,6 +76,37 @@ def test_a_worker_stopped_cleanly_removes_its_heartbeat(tmp_path: Path, media_ro
     gone = probe("worker", env)
     assert gone.returncode == 1
     assert "no heartbeat file of any worker" in gone.stderr
+
+
+def test_a_worker_that_loses_its_broker_fails_the_probe_until_the_broker_is_back(
+    tmp_path: Path, media_root: Path
+) -> None:
+    broker = PrivateRedis(tmp_path)
+    broker.start()
+    env = worker_env(
+        tmp_path, media_root, broker_url=broker.url, queue=unique_queue(),
+        ARENA_HEARTBEAT_SECONDS="1",
+    )  # fmt: skip
+    worker = CeleryWorker(env, tmp_path / "worker.log").start()
+    try:
+        worker.wait_ready()
+        assert probe("worker", env).returncode == 0
+        broker.kill()
+        lost = wait_for(
+            lambda: failing("worker", env), timeout=120, what="the probe to fail without Redis"
+        )
+        assert "no heartbeat file of any worker" in lost.stderr
+        broker.start()  # on the same port: the worker reconnects
+        back = wait_for(
+            lambda: (done := probe("worker", env)).returncode == 0 and done,
+            timeout=120,
+            what="the probe to pass once Redis is back",
+        )
+        assert back.stdout.startswith("worker ready: ")
+    finally:
+        worker.stop()
+        if broker.process is not None and broker.process.poll() is None:
+            broker.kill()
 
 
 def test_probe_beat_passes_while_beat_ticks(tmp_path: Path, media_root: Path) -> None:
