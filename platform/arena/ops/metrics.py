@@ -89,12 +89,20 @@ class DatabaseCollector(Collector):
         for host, seconds in sorted(figures.busy_seconds.items()):
             busy.add_metric([host], seconds)
         yield busy
-        running = GaugeMetricFamily(
-            "arena_match_attempts_running", "Match attempts playing now, by host.", labels=["host"]
+        games = GaugeMetricFamily(
+            "arena_worker_games_running", "Games being played now, by host.", labels=["host"]
         )
-        for host, count in sorted(figures.attempts_running.items()):
-            running.add_metric([host], count)
-        yield running
+        for host, count in sorted(figures.games_running.items()):
+            games.add_metric([host], count)
+        yield games
+        processes = GaugeMetricFamily(
+            "arena_worker_processes_busy",
+            "Worker processes playing a match or a series now, by host.",
+            labels=["host"],
+        )
+        for host, count in sorted(figures.processes_busy.items()):
+            processes.add_metric([host], count)
+        yield processes
 
         yield GaugeMetricFamily(
             "arena_ratings_pending",
