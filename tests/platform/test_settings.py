@@ -177,6 +177,12 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
         ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
         # The embedded broker before Redis: the way to the one that replaced it.
         ("CELERY_BROKER_URL", "filesystem://", "no longer supported; leave it unset for the"),
+        (
+            "ARENA_METRICS_ALLOWED_IPS",
+            "10.0.0.1, prometheus",
+            "ARENA_METRICS_ALLOWED_IPS: 'prometheus' is no IP address or network; write e.g.",
+        ),
+        ("ARENA_HEARTBEAT_SECONDS", "0", "ARENA_HEARTBEAT_SECONDS=0: at least 1."),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(
