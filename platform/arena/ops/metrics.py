@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Iterator
 
+from django.db import DatabaseError
 from kombu.exceptions import KombuError
 from prometheus_client import CollectorRegistry, PlatformCollector, ProcessCollector
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -55,7 +56,18 @@ class DatabaseCollector(Collector):
     """Matches, forfeits, workers' busy time, ratings and pre-flights, from the database."""
 
     def collect(self) -> Iterator[Metric]:
-        figures = platform_figures()
+        up = GaugeMetricFamily(
+            "arena_database_up", "1 if the database answered this scrape, else 0."
+        )
+        try:
+            figures = platform_figures()
+        except DatabaseError as error:
+            log.warning("metrics: the database did not answer: %s", error)
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
         ended = CounterMetricFamily(
             "arena_matches_ended",
             "Matches ended, by ladder and how (finished, failed_infra, cancelled).",

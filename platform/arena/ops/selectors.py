@@ -107,16 +107,29 @@ class Totals:
         self.busy: dict[str, float] = {}
 
     def read(self, ladder_ids: list[int]) -> tuple[Counter[int], Counter[str], dict[str, float]]:
-        """Matches finished per ladder id, forfeits per kind, busy seconds per host."""
+        """Matches finished per ladder id, forfeits per kind, busy seconds per host.
+
+        The totals kept change only once every query answered: a scrape that fails
+        half-way (the database away) leaves them as they were.
+        """
         with self._lock:
             now = timezone.now()
             settled = now - SETTLE
-            finished = self._finished(ladder_ids, settled)
-            forfeits = self._forfeits(ladder_ids, settled)
+            runs_settled = now - timedelta(seconds=settings.ARENA_MATCH_STALE_SECONDS) - SETTLE
+            finished, finished_recent = self._finished(ladder_ids, settled)
+            forfeits, forfeits_recent = self._forfeits(ladder_ids, settled)
+            busy, busy_recent, last_settled_id = self._busy(runs_settled)
+            self.finished += finished
+            self.forfeits += forfeits
+            self.busy = _sum(self.busy, busy)
             # The next scrape reads from where this one's settled rows end.
             self.finished_after = settled
-            runs_settled = now - timedelta(seconds=settings.ARENA_MATCH_STALE_SECONDS) - SETTLE
-            return finished, forfeits, self._busy(runs_settled)
+            self.runs_after_id = max(self.runs_after_id, last_settled_id)
+            return (
+                self.finished + finished_recent,
+                self.forfeits + forfeits_recent,
+                _sum(self.busy, busy_recent),
+            )
 
     def _window(self, field: str, ladder_ids: list[int]) -> Q:
         # Every ladder named: PostgreSQL reads the index (ladder, finished_at) per ladder.
@@ -125,7 +138,10 @@ class Totals:
             window &= Q(**{f"{field}finished_at__gt": self.finished_after})
         return window
 
-    def _finished(self, ladder_ids: list[int], settled: datetime) -> Counter[int]:
+    def _finished(
+        self, ladder_ids: list[int], settled: datetime
+    ) -> tuple[Counter[int], Counter[int]]:
+        """Matches finished since the last scrape, per ladder id: settled, and recent."""
         rows = (
             Match.objects.filter(self._window("", ladder_ids))
             .order_by()
@@ -135,12 +151,15 @@ class Totals:
             )
             .annotate(n=Count("id"))
         )
-        recent: Counter[int] = Counter()
+        found: tuple[Counter[int], Counter[int]] = (Counter(), Counter())
         for ladder_id, is_settled, n in rows:
-            (self.finished if is_settled else recent)[ladder_id] += n
-        return self.finished + recent
+            found[0 if is_settled else 1][ladder_id] += n
+        return found
 
-    def _forfeits(self, ladder_ids: list[int], settled: datetime) -> Counter[str]:
+    def _forfeits(
+        self, ladder_ids: list[int], settled: datetime
+    ) -> tuple[Counter[str], Counter[str]]:
+        """Seats forfeited in those matches, per kind: settled, and recent."""
         rows = (
             Participant.objects.filter(self._window("match__", ladder_ids))
             .exclude(forfeit="")
@@ -151,15 +170,19 @@ class Totals:
             )
             .annotate(n=Count("id"))
         )
-        recent: Counter[str] = Counter()
+        found: tuple[Counter[str], Counter[str]] = (Counter(), Counter())
         for kind, is_settled, n in rows:
-            (self.forfeits if is_settled else recent)[kind] += n
-        return self.forfeits + recent
+            found[0 if is_settled else 1][kind] += n
+        return found
 
-    def _busy(self, settled: datetime) -> dict[str, float]:
+    def _busy(self, settled: datetime) -> tuple[dict[str, float], dict[str, float], int]:
+        """Seconds of the runs read since the last settled one, per host: settled, and
+        recent; and the last attempt id of those settled."""
+        found: tuple[dict[str, float], dict[str, float]] = ({}, {})
+        last_settled_id = 0
         sql = _RUNS_SQL.get(connection.vendor)
         if sql is None:
-            return {}
+            return (*found, last_settled_id)
         with connection.cursor() as cursor:
             cursor.execute(
                 sql.format(table=connection.ops.quote_name(MatchAttempt._meta.db_table)),
@@ -170,15 +193,16 @@ class Totals:
                 ],
             )
             rows = cursor.fetchall()
-        busy = dict(self.busy)
-        last_settled_id = self.runs_after_id
         for host, is_settled, seconds, last_id in rows:
-            busy[host] = busy.get(host, 0.0) + float(seconds or 0)
+            part = found[0 if is_settled else 1]
+            part[host] = part.get(host, 0.0) + float(seconds or 0)
             if is_settled:
-                self.busy[host] = self.busy.get(host, 0.0) + float(seconds or 0)
                 last_settled_id = max(last_settled_id, int(last_id))
-        self.runs_after_id = last_settled_id
-        return busy
+        return (*found, last_settled_id)
+
+
+def _sum(a: dict[str, float], b: dict[str, float]) -> dict[str, float]:
+    return {key: a.get(key, 0.0) + b.get(key, 0.0) for key in a.keys() | b.keys()}
 
 
 #: This process's totals (gunicorn's processes each keep their own).

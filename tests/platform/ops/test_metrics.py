@@ -3,8 +3,12 @@ at scrape time, for a scraper with the token or from an allowed address only."""
 
 from __future__ import annotations
 
+import json
 import socket
+import subprocess
+import sys
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,8 +35,10 @@ from tests.platform.factories import BotVersionFactory, LadderFactory, MatchFact
 from tests.platform.scenes import engine_log
 from tests.platform.worker import (
     REDIS_URL,
+    REPO_DIR,
     needs_rabbitmq,
     needs_redis,
+    process_env,
     purge_queue,
     rabbitmq_vhost,
     unique_queue,
@@ -326,3 +332,40 @@ def test_metrics_answer_allowed_addresses_without_a_token(settings: Any, client:
     # X-Forwarded-For is the client's to write while no proxy is trusted.
     forged = client.get("/metrics", REMOTE_ADDR="192.0.2.8", HTTP_X_FORWARDED_FOR="10.0.0.1")
     assert forged.status_code == 403
+
+
+SCRAPE_WITHOUT_DATABASE = """
+import json
+from django.test import Client
+client = Client(raise_request_exception=False)
+response = client.get("/metrics", HTTP_AUTHORIZATION="Bearer " + TOKEN)
+print(json.dumps([response.status_code, response.content.decode()]))
+"""
+
+
+def test_with_the_database_down_the_scrape_says_so_and_still_answers(tmp_path: Path) -> None:
+    env = process_env(
+        tmp_path,
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:{_closed_port()}/arena",
+        SECRET_KEY="tests-only-secret-key",
+        ALLOWED_HOSTS="testserver",
+        ARENA_METRICS_TOKEN=TOKEN,
+        CELERY_BROKER_URL=REDIS_URL,
+    )
+    done = subprocess.run(
+        [sys.executable, str(REPO_DIR / "manage.py"), "shell", "-c",
+         f"TOKEN = {TOKEN!r}\n" + SCRAPE_WITHOUT_DATABASE],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    status, exposition = json.loads(done.stdout.strip().splitlines()[-1])
+    assert status == 200, exposition
+    samples = {
+        sample.name: sample.value
+        for family in text_string_to_metric_families(exposition)
+        for sample in family.samples
+        if not sample.labels
+    }
+    assert samples["arena_database_up"] == 0
+    assert samples["process_resident_memory_bytes"] > 0
+    assert "arena_matches_ended_total" not in exposition
