@@ -96,8 +96,9 @@ test-sqlite: install ## Platform tests on SQLite (the embedded default)
 migrations: install ## Generate Django migrations after a model change
 	$(PYTHON) manage.py makemigrations
 
-bench: install ## Run the benchmarks: engine, referee and sandbox, platform, leagues, ratings, levels
+bench: install ## Run the benchmarks: engine, RL environments, referee and sandbox, platform, leagues, ratings, levels
 	$(PYTHON) bench/engine.py
+	$(PYTHON) bench/rl.py
 	$(PYTHON) bench/referee.py
 	$(PYTHON) bench/platform.py
 	$(PYTHON) bench/leagues.py

@@ -379,13 +379,12 @@ class Ladder:
             candidates=self.candidates,
             # Matches QUEUED: a run's games are RUNNING once a worker took it.
             queued=sum(len(run.games) for run in self.waiting),
+            target=TARGET,
             pick_size=deals * self.seats[0] if self.luck else self.series,
             pick_units=deals if self.luck else self.series,
             duplicate_deals=self.luck is not None,
         )
-        for pick in plan_picks(
-            [queue], target=TARGET, max_queued=MAX_QUEUED, house_only_games=0, rng=self.rng
-        ):
+        for pick in plan_picks([queue], max_queued=MAX_QUEUED, house_only_games=0, rng=self.rng):
             bots = [c.version_id for c in pick.seating]
             games: list[tuple[list[int], Deal | None]]
             if self.luck:

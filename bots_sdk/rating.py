@@ -14,6 +14,16 @@ refit their whole history with it: ``arena.ladders.refit``); :func:`fit` and
 :func:`ratings` rate a local tournament's players from a common prior, the
 latter with bootstrap intervals that resample whole games, so they account for
 games not being independent pairs.
+
+Each rating's deviation is the model's own uncertainty: one over the root of
+the log posterior's curvature in that rating, the others held at theirs
+(:func:`fit_deviations`; the Laplace approximation of the player's
+posterior given the field). The prior's draws give a player without results
+:data:`PRIOR_DEVIATION`; each pair of a game adds its weight times p(1 - p)
+to the curvature, so the deviation shrinks as the games add up. Held, not
+joint: the field's common level is fixed only by the weak prior, and a
+rating is read against the others, whose own errors are small beside a
+newcomer's (``arena.ladders.verdicts`` reasons the same way).
 """
 
 from __future__ import annotations
@@ -36,10 +46,33 @@ ELO_MEAN = 1500.0
 LOG_ODDS_PER_POINT = math.log(10.0) / 400.0
 #: Virtual draws of each player against a fixed player at its prior rating.
 PRIOR_DRAWS = 2.0
+#: The curvature (natural log-odds) of a player's prior: its draws' p(1 - p), at p = 1/2.
+PRIOR_INFORMATION = PRIOR_DRAWS / 4.0
 #: The fit stops once no rating moved more than this many Elo points in an iteration.
 TOLERANCE = 0.001
 #: At most this many iterations (a cold start on a large, sparse field needs hundreds).
 MAX_ITERATIONS = 2000
+
+
+def deviation_of(information: float) -> float:
+    """The deviation (Elo points) of a rating whose log posterior has this curvature
+    (natural log-odds): one over its root, in Elo points."""
+    return 1.0 / (LOG_ODDS_PER_POINT * math.sqrt(information))
+
+
+def information_of(deviation: float) -> float:
+    """The curvature (natural log-odds) of a rating with this deviation (Elo points)."""
+    return 1.0 / (LOG_ODDS_PER_POINT * deviation) ** 2
+
+
+#: The deviation of a rating without results: its prior's alone (about 246 Elo points).
+PRIOR_DEVIATION = deviation_of(PRIOR_INFORMATION)
+
+
+def pair_information(weight: float, rating: float, opponent: float) -> float:
+    """What one pair of weight ``weight`` adds to a rating's curvature: weight p(1 - p)."""
+    p = 1.0 / (1.0 + math.exp(LOG_ODDS_PER_POINT * (opponent - rating)))
+    return weight * p * (1.0 - p)
 
 
 def pair_score(rank: int, opponent_rank: int) -> float:
@@ -147,6 +180,26 @@ def fit_totals(
         if moved / LOG_ODDS_PER_POINT < TOLERANCE:
             break
     return {p: ELO_MEAN + v / LOG_ODDS_PER_POINT for p, v in zip(players, x, strict=True)}
+
+
+def fit_deviations(
+    totals: PairTotals[P], priors: Mapping[P, float], ratings: Mapping[P, float]
+) -> dict[P, float]:
+    """The deviation (Elo points) of each player of ``priors`` at ``ratings`` (the fit's).
+
+    One over the root of minus the log posterior's second derivative in the
+    player's own log-strength, the others held: its prior's draws'
+    PRIOR_DRAWS q(1 - q) (q its chance against its prior's centre) plus,
+    over its opponents, the weighted games times p(1 - p).
+    """
+    deviations = {}
+    for player, prior in priors.items():
+        rating = ratings[player]
+        information = pair_information(PRIOR_DRAWS, rating, prior)
+        for other, games in totals.games.get(player, {}).items():
+            information += pair_information(games, rating, ratings[other])
+        deviations[player] = deviation_of(information)
+    return deviations
 
 
 def _squarem_jump(x: list[float], once: list[float], twice: list[float]) -> list[float]:

@@ -52,6 +52,8 @@ command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || packages+=(redis-server)
 if [ "$PURPOSE" = test ]; then
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || packages+=(postgresql)
+    # The connection pooler Compose puts in front of PostgreSQL, tested with a small server.
+    [ -x /usr/sbin/pgbouncer ] || packages+=(pgbouncer)
     # Browser tests drive Debian's Chromium through Playwright (never `playwright install`).
     [ -x /usr/bin/chromium ] || packages+=(chromium)
 fi

@@ -34,6 +34,7 @@ QUEUE="${CELERY_TASK_DEFAULT_QUEUE:-celery}"
 RATINGS_QUEUE="${ARENA_RATINGS_QUEUE:-$QUEUE.ratings}"
 TABLES_QUEUE="${ARENA_TABLES_QUEUE:-$QUEUE.tables}"
 BUILDS_QUEUE="${ARENA_BUILDS_QUEUE:-$QUEUE.builds}"
+SWEEPS_QUEUE="${ARENA_SWEEPS_QUEUE:-$QUEUE.sweeps}"
 LOG_LEVEL="${CELERY_LOG_LEVEL:-info}"
 DATA_DIR="$(realpath -m "${ARENA_DATA_DIR:-var}")"
 LOG_DIR="$DATA_DIR/log"
@@ -89,11 +90,11 @@ CONF
         program broker "bash scripts/broker.sh" true
     fi
     program web "$PYTHON -m gunicorn arena.wsgi --bind $HOST:$PORT --workers $WEB_WORKERS --access-logfile -"
-    # Matches (and the sweeps), and the ratings when their worker is down; never tables
+    # Matches, and the ratings and sweeps when their worker is busy or down; never tables
     # or builds, which hold a process for minutes: they have workers of their own.
-    program worker "$PYTHON -m celery -A arena worker -Q $QUEUE,$RATINGS_QUEUE --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
-    # Ratings on their own queue and process: never behind a queue of matches.
-    program ratings "$PYTHON -m celery -A arena worker -Q $RATINGS_QUEUE --concurrency 1 -n ratings@%%h -l $LOG_LEVEL"
+    program worker "$PYTHON -m celery -A arena worker -Q $QUEUE,$RATINGS_QUEUE,$SWEEPS_QUEUE --concurrency $WORKER_CONCURRENCY -l $LOG_LEVEL"
+    # Ratings and beat's sweeps on their own queues and process: never behind matches.
+    program ratings "$PYTHON -m celery -A arena worker -Q $RATINGS_QUEUE,$SWEEPS_QUEUE --concurrency 1 -n ratings@%%h -l $LOG_LEVEL"
     # Tables (a person against bots) and builds (uploads with their pre-flights, editor
     # test games): each at most its concurrency at once, whoever asks.
     program tables "$PYTHON -m celery -A arena worker -Q $TABLES_QUEUE --concurrency $TABLE_CONCURRENCY -n tables@%%h -l $LOG_LEVEL"

@@ -15,11 +15,21 @@ from typing import Any
 
 from vegas_engine import RULE_SYSTEMS, OptionSpec, OptionValue, State, describe, new_game
 from vegas_engine.chance import dice_outcomes, ordered_dice_outcomes
+from vegas_engine.rules.cardgame import CardGame
+from vegas_engine.rules.cardgame import CardView as CardView
+from vegas_engine.rules.dice import DiceGame
+from vegas_engine.rules.dice import DiceView as DiceView
+from vegas_engine.rules.royale.game import RoyaleGame
+from vegas_engine.rules.royale.game import RoyaleView as RoyaleView
+from vegas_engine.rules.royale.tiles import TILE_CODES
 
 #: Seeds the engine takes: 0 .. 2**63 - 1.
 MAX_SEED = 2**63 - 1
 
 JsonDict = dict[str, Any]
+
+#: The engine's state class, for the bridges' types.
+GameState = State
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,28 @@ def apply(state: State, action: str, seat: int) -> None:
 
 def observe(state: State, seat: int) -> JsonDict:
     return state.observe(seat)
+
+
+def dice_view(state: State) -> DiceView | None:
+    """A dice game's numbers as its observations show them (the same for every
+    seat: nothing in a dice game is hidden); None for any other state, an
+    explicit-chance one included."""
+    return state.view() if type(state) is DiceGame else None
+
+
+def card_view(state: State, seat: int) -> CardView | None:
+    """A card game as ``seat`` sees it (its own cards, the others' sizes, the
+    board), in the state's numbers; None for any other state."""
+    return state.view(seat) if type(state) is CardGame else None
+
+
+def royale_view(state: State, seat: int) -> RoyaleView | None:
+    """A Royale game as ``seat`` sees it, in the state's numbers; None for any other state."""
+    return state.view(seat) if type(state) is RoyaleGame else None
+
+
+#: Royale's tiles by the index a RoyaleView gives them.
+ROYALE_TILE_CODES: tuple[str, ...] = TILE_CODES
 
 
 def clone(state: State) -> State:

@@ -37,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 
 from bots_sdk.bot import Bot
+from bots_sdk.house.random_bot import RandomBot
 from bots_sdk.protocol import Limits
 
 from . import _engine
@@ -172,19 +173,25 @@ class VegasEnv(gymnasium.Env[Vector, np.int64]):
 
     def _play_opponents(self) -> None:
         """Let the bots move until the agent must decide or the game is over."""
-        while (movers := _engine.to_move(self.state)) and self.seat not in movers:
+        state = self.state
+        while (movers := _engine.to_move(state)) and self.seat not in movers:
             for mover in movers:
-                observation = _engine.observe(self.state, mover)
                 bot = self._bots[mover]
-                decision_ms = self.limits.decision_ms
-                action = bot.handle_request(observation, decision_ms, self.limits.bank_ms)
-                _engine.apply(self.state, action, mover)
+                if type(bot) is RandomBot:
+                    # It reads nothing but the legal actions: the same draw from its
+                    # generator, without building the observation it would ignore.
+                    action = bot.rng.choice(_engine.legal_actions(state, mover))
+                else:
+                    observation = _engine.observe(state, mover)
+                    decision_ms = self.limits.decision_ms
+                    action = bot.handle_request(observation, decision_ms, self.limits.bank_ms)
+                _engine.apply(state, action, mover)
         if not movers:
             for other, bot in self._bots.items():
                 bot.on_game_end(_engine.observe(self.state, other)["result"])
 
     def _observation(self) -> Vector:
-        return self.encoder.encode(_engine.observe(self.state, self.seat))
+        return self.encoder.encode_state(self.state, self.seat)
 
     def _info(self) -> dict[str, Any]:
         legal = self._legal()

@@ -220,7 +220,7 @@ class VegasObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: VegasState, player: int) -> None:
-        self.tensor[:] = self.encoder.encode(state.observation_json(player))
+        self.encoder.encode(state.observation_json(player), out=self.tensor)
 
     def string_from(self, state: VegasState, player: int) -> str:
         return json.dumps(state.observation_json(player), sort_keys=True)

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from . import _engine
 from .encoding import Mask, ObservationEncoder, Vector, action_space, pairwise_returns
@@ -50,13 +51,96 @@ def env(
     options: Mapping[str, object] | None = None,
     render_mode: str | None = None,
 ) -> AECEnv[AgentID, Observation, int]:
-    """The environment, wrapped as PettingZoo's classic games are: an illegal
-    action ends the game with -1 for the seat that took it, and the order of
-    calls is enforced."""
-    game: AECEnv[AgentID, Observation, int] = raw_env(rules, seats, options, render_mode)
-    game = wrappers.TerminateIllegalWrapper(game, illegal_reward=-1)
-    game = wrappers.AssertOutOfBoundsWrapper(game)
-    return wrappers.OrderEnforcingWrapper(game)
+    """The environment, checked as PettingZoo's classic games are: an illegal
+    action ends the game with -1 for the seat that took it, an action outside
+    the space fails an assertion, and the order of calls is enforced."""
+    return CheckedEnv(raw_env(rules, seats, options, render_mode), illegal_reward=-1)
+
+
+#: What OrderEnforcingWrapper refuses to show before the first reset.
+_NEEDS_RESET = frozenset(
+    ("rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents")
+)
+
+
+class CheckedEnv(OrderEnforcingWrapper[AgentID, Observation, int]):  # type: ignore[misc]
+    """PettingZoo's three checks of its classic games in one wrapper.
+
+    It behaves as ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+    TerminateIllegalWrapper(game, illegal_reward)))``: calls in order, an
+    action inside the space, an illegal action ending the game with
+    ``illegal_reward`` for its taker (and a warning). Stacked, those three
+    forward every attribute through three ``__getattr__`` calls and cost
+    several times the engine's own step; here each check is made once, and
+    legality is asked of the engine instead of a kept mask.
+    """
+
+    def __init__(self, game: raw_env, illegal_reward: float) -> None:
+        super().__init__(game)
+        self.game = game
+        self._illegal_reward = float(illegal_reward)
+        self._actions = len(game.actions)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") and name != "_cumulative_rewards":
+            raise AttributeError(f"accessing private attribute '{name}' is prohibited")
+        if not self._has_reset and name in _NEEDS_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.game, name)
+
+    # The attributes a loop reads every step, without going through __getattr__.
+    @property
+    def agents(self) -> list[AgentID]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        return self.game.agents
+
+    @property
+    def agent_selection(self) -> AgentID:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.game.agent_selection
+
+    def observe(self, agent: AgentID) -> Observation | None:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.game.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, Any]:
+        game, agent = self.game, self.agent_selection  # before reset: AttributeError
+        return (
+            game.observe(agent) if observe else None,
+            game._cumulative_rewards[agent],
+            game.terminations[agent],
+            game.truncations[agent],
+            game.infos[agent],
+        )
+
+    def step(self, action: int | None) -> None:
+        game = self.game
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not game.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = game.agent_selection
+        if game.terminations[agent] or game.truncations[agent]:
+            assert action is None or 0 <= action < self._actions, "action is not in action space"
+            game.step(action)
+            return
+        assert action is not None and 0 <= action < self._actions, "action is not in action space"
+        if game.is_legal(action):
+            game.step(action)
+            return
+        EnvLogger.warn_on_illegal_move()
+        game._cumulative_rewards[agent] = 0
+        game.terminations = dict.fromkeys(game.agents, True)
+        game.truncations = dict.fromkeys(game.agents, True)
+        game.rewards = dict.fromkeys(game.agents, 0.0)
+        game.rewards[agent] = self._illegal_reward
+        game._accumulate_rewards()
+        game._deads_step_first()
 
 
 # PettingZoo's name for the unwrapped class; pettingzoo ships no types (a class of Any).
@@ -84,6 +168,7 @@ class raw_env(AECEnv[AgentID, Observation, int]):  # type: ignore[misc]
         self.encoder = ObservationEncoder(self.table)
         self.actions = action_space(self.table)
         self.possible_agents = [f"player_{seat}" for seat in range(self.table.seats)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         observation = spaces.Dict(
             {
                 "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
@@ -125,13 +210,23 @@ class raw_env(AECEnv[AgentID, Observation, int]):  # type: ignore[misc]
         self.agent_selection = self._agent(_engine.to_move(self.state)[0])
 
     def observe(self, agent: AgentID) -> Observation:
-        seat = self.possible_agents.index(agent)
-        observation = _engine.observe(self.state, seat)
-        legal = observation["legal_actions"] if agent == self.agent_selection else ()
-        return {"observation": self.encoder.encode(observation), "action_mask": self.mask(legal)}
+        seat = self._seat_of[agent]
+        legal = self._legal(seat) if agent == self.agent_selection else ()
+        vector = self.encoder.encode_state(self.state, seat)
+        return {"observation": vector, "action_mask": self.actions.mask(legal)}
 
     def mask(self, legal: Any) -> Mask:
         return self.actions.mask(legal)
+
+    def is_legal(self, action: int) -> bool:
+        """Whether the selected agent may take ``action`` now."""
+        seat = self._seat_of[self.agent_selection]
+        return self.actions.actions[int(action)] in self._legal(seat)
+
+    def _legal(self, seat: int) -> tuple[str, ...]:
+        if self.terminations[self.possible_agents[seat]]:
+            return ()
+        return _engine.legal_actions(self.state, seat)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -140,7 +235,7 @@ class raw_env(AECEnv[AgentID, Observation, int]):  # type: ignore[misc]
             return
         if action is None:
             raise ValueError(f"{agent} is to move: step() needs an action index, got None")
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         text = self.actions.actions[int(action)]
         legal = _engine.legal_actions(self.state, seat)
         if text not in legal:
@@ -167,7 +262,7 @@ class raw_env(AECEnv[AgentID, Observation, int]):  # type: ignore[misc]
         """``ansi``: the selected seat's view as text; ``human``: printed instead."""
         if self.render_mode is None:
             return None
-        seat = self.possible_agents.index(self.agent_selection)
+        seat = self._seat_of[self.agent_selection]
         observation = _engine.observe(self.state, seat)
         text = (
             f"{self.table.rules} round {observation['round']}/{observation['rounds']}, "
@@ -194,4 +289,4 @@ def _box(box: spaces.Space[Any]) -> spaces.Box:
     return spaces.Box(box.low.copy(), box.high.copy(), box.shape, box.dtype)
 
 
-__all__ = ["Vector", "env", "raw_env"]
+__all__ = ["CheckedEnv", "Vector", "env", "raw_env"]

@@ -30,6 +30,8 @@ REQUIRED_CONTROLLERS = ("memory", "pids", "cpu")
 #: The key of a v1 bot's companion v2 cgroup in its ``dirs`` (not a controller).
 PRESSURE = "pressure"
 CPU_PERIOD_US = 100_000
+#: An empty bot cgroup of another pid namespace this old was left by a dead container.
+FOREIGN_STALE_SECONDS = 600
 
 _counter = itertools.count(1)
 _orphans: list[BotCgroup] = []  # bot cgroups that would not empty at close
@@ -252,7 +254,8 @@ class CgroupManager(ABC):
                 _orphans.append(cgroup)
 
     def cleanup_stale(self) -> list[str]:
-        """Remove bot cgroups left by dead workers (killing what is inside)."""
+        """Remove bot cgroups left by dead workers (killing what is inside), and the empty
+        ones another pid namespace (a container) left long ago."""
         removed = []
         for name in sorted(set(self._bot_dirs())):
             parts = name.split("-")
@@ -263,12 +266,26 @@ class CgroupManager(ABC):
             elif len(parts) == 3:  # named before namespaces were (bot-<pid>-<n>)
                 worker = int(parts[1])
             else:
-                continue  # another pid namespace's worker: its pids are not ours to test
+                # Another pid namespace's worker: its pids are not ours to test. A
+                # container's processes all die with it, so its bots' cgroups stay empty;
+                # a live worker's bot joins its cgroup as soon as it is made, and a bot
+                # that ended has its cgroup removed at once. Empty and old: left behind.
+                if self._foreign_left_behind(name):
+                    self._attach(name).rmdir()
+                    removed.append(name)
+                continue
             if _pid_alive(worker):
                 continue
             self._attach(name).remove()
             removed.append(name)
         return removed
+
+    def _foreign_left_behind(self, name: str) -> bool:
+        try:
+            age = time.time() - os.stat(f"{self.parent_paths()[0]}/{name}").st_mtime
+            return age > FOREIGN_STALE_SECONDS and self._attach(name).is_empty()
+        except OSError:  # removed meanwhile
+            return False
 
 
 # --------------------------------------------------------------------- v2

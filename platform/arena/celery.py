@@ -89,6 +89,67 @@ class BotFilesSweep(bootsteps.StartStopStep):  # type: ignore[misc]  # celery ha
 app.steps["worker"].add(BotFilesSweep)
 
 
+def _consumed_queues(worker: WorkController) -> list[str]:
+    """The queues ``worker`` reads: those of its -Q, or every queue without one."""
+    queues = worker.app.amqp.queues
+    return sorted(queues.consume_from or queues)
+
+
+class WorkerPresenceStep(bootsteps.StartStopStep):  # type: ignore[misc]  # celery has no types
+    """The worker says it is up, with its queues and processes, when it starts and every
+    ARENA_WORKER_PRESENCE_SECONDS, and that it leaves when it stops: matchmaking keeps as
+    much work queued as the live workers can take (arena.matches.services.workers)."""
+
+    requires = ("celery.worker.components:Timer",)
+
+    def __init__(self, parent: WorkController, **kwargs: Any) -> None:
+        super().__init__(parent, **kwargs)
+        self.tref: Any = None
+
+    def _beat(self, worker: WorkController) -> None:
+        from django.db import DatabaseError, connections
+
+        from arena.matches.services import worker_presence_beat
+
+        try:
+            worker_presence_beat(
+                hostname=worker.hostname,
+                queues=_consumed_queues(worker),
+                concurrency=worker.concurrency,
+            )
+        except DatabaseError as error:
+            log.warning("could not record this worker's presence: %s", error)
+        finally:
+            # The pool's processes, forked later, must not share this process's connections.
+            connections.close_all()
+
+    def start(self, parent: WorkController) -> None:
+        from django.conf import settings
+
+        self._beat(parent)
+        self.tref = parent.timer.call_repeatedly(
+            settings.ARENA_WORKER_PRESENCE_SECONDS, self._beat, (parent,), priority=10
+        )
+
+    def stop(self, parent: WorkController) -> None:
+        from django.db import DatabaseError, connections
+
+        from arena.matches.services import worker_presence_leave
+
+        if self.tref is not None:
+            self.tref.cancel()
+            self.tref = None
+        try:
+            worker_presence_leave(hostname=parent.hostname)
+        except DatabaseError as error:
+            log.warning("could not record that this worker leaves: %s", error)
+        finally:
+            connections.close_all()
+
+
+app.steps["worker"].add(WorkerPresenceStep)
+
+
 class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery has no types
     """While the worker consumes from the broker it touches its heartbeat file every
     ARENA_HEARTBEAT_SECONDS (arena.heartbeats), which `manage.py probe worker` checks.

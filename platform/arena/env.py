@@ -20,6 +20,39 @@ def env_str(name: str, default: str) -> str:
     return os.environ.get(name, default)
 
 
+def env_secret(name: str, default: str) -> str:
+    """A secret (a key, a password, a URL holding one): ``name``, or the content of the
+    file ``name_FILE`` names (Docker's and Compose's secrets), without its last newline."""
+    if name in os.environ:
+        return os.environ[name]
+    path = os.environ.get(f"{name}_FILE")
+    if not path:
+        return default
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().removesuffix("\n")
+    except OSError as error:
+        raise ImproperlyConfigured(
+            f"{name}_FILE={path!r}: cannot read it ({error.strerror}): give the path of a "
+            f"readable file holding {name}"
+        ) from None
+
+
+#: Values shipped in examples (or guessed first): refused for secrets outside DEBUG.
+PLACEHOLDERS = frozenset(
+    {"", "arena", "changeme", "change-me", "password", "postgres", "secret", "example"}
+)
+
+
+def refuse_placeholder(name: str, value: str | None, *, fix: str) -> None:
+    """Stop the start-up if ``value`` of the secret ``name`` is a placeholder."""
+    if value is not None and value.strip().lower() in PLACEHOLDERS:
+        raise ImproperlyConfigured(
+            f"{name} is the placeholder {value!r}: set a secret of your own ({fix}), "
+            "or DEBUG=1 for development only"
+        )
+
+
 def env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None:

@@ -23,7 +23,16 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 from kombu.entity import Queue
 
-from .env import env_bool, env_count, env_int, env_json_object, env_list, env_str
+from .env import (
+    env_bool,
+    env_count,
+    env_int,
+    env_json_object,
+    env_list,
+    env_secret,
+    env_str,
+    refuse_placeholder,
+)
 from .reporting import start_error_reports
 
 # Generic admin and form classes (ModelAdmin[Ladder]) at run time, as the type checker reads them.
@@ -49,8 +58,14 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 def _secret_key() -> str:
     """SECRET_KEY, else a random key kept in the data dir (embedded mode only)."""
-    configured = env_str("SECRET_KEY", "")
+    configured = env_secret("SECRET_KEY", "")
     if configured:
+        if not DEBUG:
+            refuse_placeholder(
+                "SECRET_KEY",
+                configured,
+                fix="python3 -c 'import secrets; print(secrets.token_urlsafe(50))'",
+            )
         return configured
     key_file = DATA_DIR / "secret_key"
     if not key_file.exists():
@@ -129,7 +144,7 @@ TEMPLATES = [
 
 
 def _database() -> dict[str, Any]:
-    url = env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}")
+    url = env_secret("DATABASE_URL", f"sqlite:///{DATA_DIR / 'arena.sqlite3'}")
     config: dict[str, Any] = dict(
         dj_database_url.parse(
             url,
@@ -137,6 +152,8 @@ def _database() -> dict[str, Any]:
             conn_health_checks=True,
         )
     )
+    if config.get("PASSWORD") and not DEBUG:
+        refuse_placeholder("DATABASE_URL's password", config["PASSWORD"], fix="POSTGRES_PASSWORD")
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # Web and worker processes share the file: take the write lock when a
         # transaction begins (no upgrade deadlocks), wait instead of failing
@@ -146,6 +163,12 @@ def _database() -> dict[str, Any]:
             "timeout": 20,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
+    elif env_bool("DATABASE_TRANSACTION_POOLING", False):
+        # Behind a pooler in transaction mode (PgBouncer: Compose's `pgbouncer`), a
+        # connection is the server's only for one transaction: no server-side cursors
+        # (they outlive it) and no prepared statements (another client may get them).
+        config["DISABLE_SERVER_SIDE_CURSORS"] = True
+        config["OPTIONS"] = {"prepare_threshold": None}
     return config
 
 
@@ -192,7 +215,7 @@ USE_TZ = True
 
 # Rate limits count here: with several web processes they must share it, e.g.
 # CACHE_URL=redis://redis:6379/2; the default counts per process.
-_CACHE_URL = env_str("CACHE_URL", "")
+_CACHE_URL = env_secret("CACHE_URL", "")
 CACHES = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _CACHE_URL}
@@ -225,13 +248,26 @@ STORAGES = {
         "OPTIONS": env_json_object("STORAGE_OPTIONS"),
     },
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # Old match logs, moved out of the default storage after ARENA_MATCH_LOG_ARCHIVE_DAYS
+    # (arena.matches.services.retention): a folder by default, a cold bucket at scale.
+    # Every web and worker host must see the same one, as with the default storage.
+    "archive": {
+        "BACKEND": env_str(
+            "ARCHIVE_STORAGE_BACKEND", "django.core.files.storage.FileSystemStorage"
+        ),
+        "OPTIONS": env_json_object("ARCHIVE_STORAGE_OPTIONS")
+        or {"location": env_str("ARENA_ARCHIVE_DIR", str(DATA_DIR / "archive"))},
+    },
 }
+# Match logs older than this many days (by the match's end) move to the archive storage,
+# daily; 0 keeps every log in the default storage.
+ARENA_MATCH_LOG_ARCHIVE_DAYS = env_count("ARENA_MATCH_LOG_ARCHIVE_DAYS", 0, "days")
 
 # --------------------------------------------------------------------------- celery
 
 #: The embedded broker's socket: scripts/broker.sh starts Redis on it (make run).
 EMBEDDED_BROKER_SOCKET = DATA_DIR / "run" / "redis.sock"
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", f"redis+socket://{EMBEDDED_BROKER_SOCKET}")
+CELERY_BROKER_URL = env_secret("CELERY_BROKER_URL", f"redis+socket://{EMBEDDED_BROKER_SOCKET}")
 # Several URLs separated by ";" are fail-over brokers of one kind: the first names it.
 _BROKER_SCHEME = CELERY_BROKER_URL.split(";")[0].partition("://")[0].strip().lower()
 # The longest a worker holds a message unacknowledged: the match (ARENA_MATCH_STALE_SECONDS,
@@ -272,7 +308,7 @@ else:
         "use redis://HOST:6379/0, amqp://USER:PASSWORD@HOST:5672/VHOST (RabbitMQ) "
         f"or {_embedded} (one machine)"
     )
-CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
+CELERY_RESULT_BACKEND = env_secret("CELERY_RESULT_BACKEND", f"file://{DATA_DIR / 'celery-results'}")
 if CELERY_RESULT_BACKEND.startswith("file://"):
     Path(CELERY_RESULT_BACKEND.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 # Tests and one-off scripts run tasks in-process.
@@ -295,19 +331,22 @@ ARENA_RATINGS_QUEUE = env_str("ARENA_RATINGS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEU
 # a platform with one worker still plays everything, with no such separation.
 ARENA_TABLES_QUEUE = env_str("ARENA_TABLES_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.tables")
 ARENA_BUILDS_QUEUE = env_str("ARENA_BUILDS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.builds")
+# Beat's sweeps (matchmaking, leagues, the recovery sweeps, refits) on a queue of their
+# own, read by the ratings worker and the match workers: a sweep never waits behind a
+# queue of matches, and a platform with only match workers still sweeps.
+ARENA_SWEEPS_QUEUE = env_str("ARENA_SWEEPS_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}.sweeps")
 CELERY_TASK_QUEUES = tuple(
     Queue(name)  # type: ignore[no-untyped-call]  # kombu has no types
     for name in dict.fromkeys(
-        (CELERY_TASK_DEFAULT_QUEUE, ARENA_RATINGS_QUEUE, ARENA_TABLES_QUEUE, ARENA_BUILDS_QUEUE)
+        (
+            CELERY_TASK_DEFAULT_QUEUE,
+            ARENA_RATINGS_QUEUE,
+            ARENA_TABLES_QUEUE,
+            ARENA_BUILDS_QUEUE,
+            ARENA_SWEEPS_QUEUE,
+        )
     )
 )
-CELERY_TASK_ROUTES = {
-    "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
-    "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
-    "arena.tables.tasks.table_play": {"queue": ARENA_TABLES_QUEUE},
-    "arena.ladders.tasks.version_qualify": {"queue": ARENA_BUILDS_QUEUE},
-    "arena.ladders.tasks.play_test_game": {"queue": ARENA_BUILDS_QUEUE},
-}
 # The fixed entries below are copied into the database when beat starts
 # (django-celery-beat); leagues need no entries of their own: a sweep advances them.
 # django-celery-beat's database scheduler, with beat's heartbeat file (arena.ops.beat).
@@ -368,7 +407,27 @@ CELERY_BEAT_SCHEDULE = {
         "task": "arena.blobs.tasks.storage_sweep",
         "schedule": 86400.0,
     },
+    "archive-old-logs": {
+        "task": "arena.ladders.tasks.match_logs_archive",
+        "schedule": 86400.0,
+    },
 }
+
+CELERY_TASK_ROUTES = {
+    "arena.ladders.tasks.ratings_apply_match": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.ladders.tasks.ratings_apply_pending": {"queue": ARENA_RATINGS_QUEUE},
+    "arena.tables.tasks.table_play": {"queue": ARENA_TABLES_QUEUE},
+    "arena.ladders.tasks.version_qualify": {"queue": ARENA_BUILDS_QUEUE},
+    "arena.ladders.tasks.play_test_game": {"queue": ARENA_BUILDS_QUEUE},
+}
+# Every other task beat schedules is a sweep.
+CELERY_TASK_ROUTES.update(
+    {
+        str(entry["task"]): {"queue": ARENA_SWEEPS_QUEUE}
+        for entry in CELERY_BEAT_SCHEDULE.values()
+        if entry["task"] not in CELERY_TASK_ROUTES
+    }
+)
 
 # --------------------------------------------------------------------------- arena
 
@@ -422,6 +481,19 @@ ARENA_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 60)
 # 12 games: a ladder behind the others can queue a second one (fair share).
 ARENA_LADDER_QUEUE_TARGET = env_int("ARENA_LADDER_QUEUE_TARGET", 24)
 ARENA_BOT_MAX_QUEUED = env_int("ARENA_BOT_MAX_QUEUED", 2)
+# ... or more, for the worker processes that play matches: this many runs kept queued per
+# process (shared by the ladders), the per-bot cap raised to match; no more on a ladder
+# whose oldest queued match has waited this long (the workers are behind).
+ARENA_QUEUE_RUNS_PER_SLOT = env_count(
+    "ARENA_QUEUE_RUNS_PER_SLOT", 2, "runs kept queued per worker process"
+)
+ARENA_QUEUE_MAX_AGE_SECONDS = env_int("ARENA_QUEUE_MAX_AGE_SECONDS", 600)
+# The processes are counted from what the workers report every this many seconds (a
+# worker silent for three times this is gone), unless ARENA_MATCH_WORKER_SLOTS sets them.
+ARENA_WORKER_PRESENCE_SECONDS = env_int("ARENA_WORKER_PRESENCE_SECONDS", 30)
+ARENA_MATCH_WORKER_SLOTS = env_count(
+    "ARENA_MATCH_WORKER_SLOTS", 0, "worker processes that play matches (0: as reported)"
+)
 # House bots alone on a ladder play until each has this many games, then rest.
 ARENA_HOUSE_ONLY_GAMES = env_int("ARENA_HOUSE_ONLY_GAMES", 30)
 # Challenges (unrated matches on request): games per request, and per player per hour.
@@ -481,7 +553,7 @@ EMAIL_BACKEND = env_str(
 )
 EMAIL_PORT = env_int("EMAIL_PORT", 587)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_HOST_PASSWORD = env_secret("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Las Vegas Arena <arena@localhost>")
@@ -571,7 +643,7 @@ if env_bool("BEHIND_TLS_PROXY", False):
 # <ARENA_METRICS_TOKEN>", or from an address in ARENA_METRICS_ALLOWED_IPS (addresses or
 # networks, e.g. 10.0.0.0/8, as arena.throttling.client_address finds the client); with
 # neither set it answers nobody (403).
-ARENA_METRICS_TOKEN = env_str("ARENA_METRICS_TOKEN", "")
+ARENA_METRICS_TOKEN = env_secret("ARENA_METRICS_TOKEN", "")
 ARENA_METRICS_ALLOWED_IPS = env_list("ARENA_METRICS_ALLOWED_IPS", [])
 for _network in ARENA_METRICS_ALLOWED_IPS:
     try:
@@ -589,7 +661,7 @@ if ARENA_HEARTBEAT_SECONDS < 1:
     raise ImproperlyConfigured(f"ARENA_HEARTBEAT_SECONDS={ARENA_HEARTBEAT_SECONDS}: at least 1.")
 # Errors (web requests, tasks, logged errors) go to Sentry, or a service that speaks its
 # protocol, when SENTRY_DSN is set; off by default. Errors only: no tracing, no personal data.
-SENTRY_DSN = env_str("SENTRY_DSN", "")
+SENTRY_DSN = env_secret("SENTRY_DSN", "")
 SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", "production")
 if SENTRY_DSN:
     start_error_reports(dsn=SENTRY_DSN, environment=SENTRY_ENVIRONMENT)

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
-from bots_sdk.rating import ELO_MEAN, fit, ratings
+from bots_sdk.rating import (
+    ELO_MEAN,
+    LOG_ODDS_PER_POINT,
+    PRIOR_DEVIATION,
+    PRIOR_DRAWS,
+    PairTotals,
+    fit,
+    fit_deviations,
+    fit_totals,
+    ratings,
+)
 from bots_sdk.referee import rotations, standings
 from bots_sdk.tournament import schedule
 from vegas_engine import SeatResult
@@ -74,3 +85,67 @@ def test_a_large_field_keeps_its_scale() -> None:
         (t - mean_true) ** 2 for t in true
     )
     assert 0.9 <= slope <= 1.2, slope
+
+
+def _log_posterior(
+    totals: PairTotals[str], priors: dict[str, float], elo: dict[str, float]
+) -> float:
+    """The fit's log posterior at ``elo``, written out from the model: each pair of weighted
+    games on the logistic, each player's virtual draws against its prior."""
+    x = {p: LOG_ODDS_PER_POINT * r for p, r in elo.items()}
+    total = 0.0
+    for p, prior in priors.items():
+        centre = LOG_ODDS_PER_POINT * prior
+        total += totals.score.get(p, 0.0) * x[p]
+        total += PRIOR_DRAWS * (x[p] - math.log(math.exp(x[p] - centre) + 1.0) - centre / 2)
+        for other, games in totals.games.get(p, {}).items():
+            if other < p:  # each pair once
+                total -= games * math.log(math.exp(x[p]) + math.exp(x[other]))
+    return total
+
+
+def _field(seed: int, newcomer_games: int) -> PairTotals[str]:
+    """90 random 3-seat games of ann, ben and cat, and ``newcomer_games`` of dan against
+    two of them."""
+    rng = random.Random(seed)
+    strength = {"ann": 200.0, "ben": 50.0, "cat": 0.0, "dan": -150.0}
+    tables = [["ann", "ben", "cat"]] * 90
+    tables += [["dan", *rng.sample(["ann", "ben", "cat"], 2)] for _ in range(newcomer_games)]
+    units = []
+    for table in tables:
+        order = sorted(table, key=lambda p: -(strength[p] + rng.gauss(0, 300)))
+        units.append([(p, order.index(p) + 1) for p in table])
+    return PairTotals.of(units)
+
+
+def test_a_deviation_is_the_log_posteriors_curvature_in_the_rating_others_held() -> None:
+    totals = _field(3, 8)
+    priors = {"ann": 1500.0, "ben": 1600.0, "cat": 1500.0, "dan": 1450.0}
+    elo = fit_totals(totals, priors)
+
+    deviations = fit_deviations(totals, priors, elo)
+
+    h = 0.5  # Elo points
+    for player in priors:
+        at = _log_posterior(totals, priors, elo)
+        up = _log_posterior(totals, priors, {**elo, player: elo[player] + h})
+        down = _log_posterior(totals, priors, {**elo, player: elo[player] - h})
+        curvature = -(up - 2 * at + down) / (LOG_ODDS_PER_POINT * h) ** 2
+        assert deviations[player] == pytest.approx(
+            1 / (LOG_ODDS_PER_POINT * math.sqrt(curvature)), rel=1e-4
+        )
+
+
+def test_a_deviation_is_larger_for_fewer_games_and_shrinks_as_they_add_up() -> None:
+    priors = dict.fromkeys(("ann", "ben", "cat", "dan", "new"), ELO_MEAN)
+    few = _field(5, 4)
+    more = _field(5, 40)
+
+    at_few = fit_deviations(few, priors, fit_totals(few, priors))
+    at_more = fit_deviations(more, priors, fit_totals(more, priors))
+
+    assert at_few["dan"] > max(at_few[p] for p in ("ann", "ben", "cat"))
+    assert at_more["dan"] < at_few["dan"]
+    # Without results a player has its prior's deviation, some 246 Elo.
+    assert at_few["new"] == pytest.approx(PRIOR_DEVIATION) and 245 < PRIOR_DEVIATION < 247
+    assert all(d < PRIOR_DEVIATION for p, d in at_few.items() if p != "new")

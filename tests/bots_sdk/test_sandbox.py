@@ -563,3 +563,37 @@ def test_stale_cleanup_judges_only_its_own_pid_namespace(sandbox: SelfTestReport
             for name in (ours, foreign):
                 with contextlib.suppress(OSError):
                     os.rmdir(f"{parent}/{name}")
+
+
+def test_empty_bot_cgroups_a_dead_container_left_long_ago_are_removed(
+    sandbox: SelfTestReport,
+) -> None:
+    """Another pid namespace's bot cgroups (a container's, sharing the host's cgroups):
+    removed once empty and older than FOREIGN_STALE_SECONDS; a young one, or one with a
+    process in it, stays (a live container's bot)."""
+    from bots_sdk.sandbox._cgroups import FOREIGN_STALE_SECONDS, detect
+
+    old = time.time() - FOREIGN_STALE_SECONDS - 60
+    left, young, busy = "bot-1-7-1", "bot-1-7-2", "bot-1-7-3"
+    names = (left, young, busy)
+    for parent in sandbox.cgroup_parents:
+        for name in names:
+            os.mkdir(f"{parent}/{name}")
+        for name in (left, busy):
+            os.utime(f"{parent}/{name}", (old, old))
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        for parent in sandbox.cgroup_parents:
+            with open(f"{parent}/{busy}/cgroup.procs", "w") as procs:
+                procs.write(str(sleeper.pid))
+        removed = detect().cleanup_stale()
+        assert left in removed and young not in removed and busy not in removed
+        assert not any(os.path.exists(f"{p}/{left}") for p in sandbox.cgroup_parents)
+        assert sleeper.poll() is None  # a foreign cgroup's process is never killed
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        for parent in sandbox.cgroup_parents:
+            for name in names:
+                with contextlib.suppress(OSError):
+                    os.rmdir(f"{parent}/{name}")

@@ -257,9 +257,17 @@ def _block_database(django_db_blocker: Any) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def media_root(settings: Any, tmp_path: Path) -> Path:
-    """Each test stores bot code and logs in its own folder."""
+    """Each test stores bot code and logs in its own folder (and archives old logs in
+    one of its own)."""
     root = tmp_path / "media"
     settings.MEDIA_ROOT = root
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "archive": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "archive")},
+        },
+    }
     return root
 
 
@@ -314,3 +322,33 @@ def house(db: None) -> Any:
     from .factories import UserFactory
 
     return UserFactory(username="house", profile__is_house=True)
+
+
+def _server_params() -> dict[str, Any]:
+    db = settings.DATABASES["default"]
+    return {
+        "host": db.get("HOST") or None,
+        "port": db.get("PORT") or None,
+        "user": db.get("USER") or None,
+        "password": db.get("PASSWORD") or None,
+    }
+
+
+@pytest.fixture
+def empty_database() -> Iterator[str]:
+    """A new empty PostgreSQL database on the test server; its URL. Dropped afterwards."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"test_arena_empty_{os.getpid()}"
+    params = _server_params()
+    with psycopg.connect(**params, dbname="postgres", autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    user = params["user"] or "postgres"
+    auth = f"{user}:{params['password']}" if params["password"] else user
+    yield f"postgres://{auth}@{params['host'] or '127.0.0.1'}:{params['port'] or 5432}/{name}"
+    with psycopg.connect(**params, dbname="postgres", autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )

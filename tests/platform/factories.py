@@ -9,9 +9,11 @@ import factory
 from django.utils import timezone
 
 from arena.bots.models import Bot, BotVersion, CodeFormat, VersionStatus
+from arena.ladders.elo import seat_weight
 from arena.ladders.models import Entry, Ladder, Rating
 from arena.matches.models import Match, MatchStatus, Participant
 from arena.players.models import Profile, User
+from bots_sdk.rating import PRIOR_INFORMATION, deviation_of
 
 
 class ProfileFactory(factory.django.DjangoModelFactory):
@@ -77,6 +79,12 @@ class LadderFactory(factory.django.DjangoModelFactory):
     options = factory.LazyAttribute(lambda o: {"neutral_dice": False, "chips": False})
 
 
+def equals_deviation(games: int, seats: int) -> float:
+    """The deviation of a rating after ``games`` against equal ratings (p = 1/2), as the
+    rating pass leaves it: 30 games of 2 seats are provisional still (± 61), of 4 settled."""
+    return deviation_of(PRIOR_INFORMATION + games * seat_weight(seats) / 4)
+
+
 class RatingFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Rating
@@ -85,6 +93,8 @@ class RatingFactory(factory.django.DjangoModelFactory):
     ladder = factory.SubFactory(LadderFactory)
     bot_version = factory.SubFactory(BotVersionFactory)
     bot = factory.LazyAttribute(lambda o: o.bot_version.bot)
+    rated_matches = 0
+    deviation = factory.LazyAttribute(lambda o: equals_deviation(o.rated_matches, o.ladder.seats))
     # A bot rated on a ladder entered it (its leaderboard lists the entrants).
     entry = factory.RelatedFactory(
         "tests.platform.factories.EntryFactory",

@@ -6,6 +6,7 @@ schema, query counts.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -118,18 +119,46 @@ def test_leaderboard_marks_provisional_ratings(alice: Any, bob: Any) -> None:
     ladder = LadderFactory(slug="classic-2")
     shark = BotVersionFactory(bot=BotFactory(owner=alice, name="shark"))
     turtle = BotVersionFactory(bot=BotFactory(owner=bob, name="turtle"))
-    RatingFactory(ladder=ladder, bot_version=turtle, rating=1600, rated_matches=45)
+    RatingFactory(ladder=ladder, bot_version=turtle, rating=1600, rated_matches=45, deviation=40)
     ratings_apply(match=finished_match(ladder, [shark, turtle], ranks=[1, 2]))
 
     rows = client_for().get("/api/ladders/classic-2/leaderboard/").json()["results"]
 
     # E(turtle) = 0.640065: turtle (K = 700/50 = 14) -8.96; shark (new against a settled
     # rating, K = 700/2 = 350) +224.02. The API lists every rating by rating, flagged.
-
-    assert [(r["bot"], r["display"], r["provisional"]) for r in rows] == [
-        ("shark", "1724?", True),
-        ("turtle", "1591", False),
+    # Deviations: the game adds p(1 - p) = 0.2304 to each one's curvature (natural
+    # log-odds): shark's 1/2 (its prior) becomes 0.7304, turtle's 1/(40 c)^2 = 18.87 more.
+    c = math.log(10) / 400
+    assert [(r["bot"], r["display"], r["provisional"], r["tied"]) for r in rows] == [
+        ("shark", "1724? ± 203", True, False),
+        # 133 apart, within hypot(203, 40) = 207 of each other: tied.
+        ("turtle", "1591 ± 40", False, True),
     ]
+    assert rows[0]["deviation"] == pytest.approx(1 / (c * math.sqrt(0.5 + 0.2304)), abs=0.01)
+    assert rows[1]["deviation"] == pytest.approx(
+        1 / (c * math.sqrt(1 / (40 * c) ** 2 + 0.2304)), abs=0.01
+    )
+
+
+def test_the_leaderboard_marks_a_rating_tied_with_the_one_above_across_pages() -> None:
+    ladder = LadderFactory(slug="classic-2")
+    # Best first: 1800 ± 30, 1700 ± 30 (100 apart: clear of hypot(30, 30) = 42), 1680 ± 30
+    # (tied with 1700), 1500 ± 30.
+    for rating in (1800, 1700, 1680, 1500):
+        RatingFactory(ladder=ladder, rating=rating, rated_matches=200, deviation=30)
+    api = client_for()
+
+    whole = api.get("/api/ladders/classic-2/leaderboard/").json()["results"]
+    second = api.get("/api/ladders/classic-2/leaderboard/?limit=2&offset=2").json()["results"]
+
+    assert [(r["rating"], r["tied"]) for r in whole] == [
+        (1800, False),
+        (1700, False),
+        (1680, True),
+        (1500, False),
+    ]
+    # The second page's first row is compared with the first page's last.
+    assert [(r["rating"], r["tied"]) for r in second] == [(1680, True), (1500, False)]
 
 
 def test_ladder_list_and_matches(alice: Any, bob: Any) -> None:

@@ -74,6 +74,7 @@ def test_tables_and_builds_go_to_queues_of_their_own(settings: Any) -> None:
         "arena.ladders.tasks.play_test_game": f"{default}.builds",
         "arena.ladders.tasks.match_run": default,
         "arena.ladders.tasks.ratings_apply_match": f"{default}.ratings",
+        "arena.ladders.tasks.ladders_fill_queues": f"{default}.sweeps",
     }
     assert {name: app.amqp.router.route({}, name)["queue"].name for name in expected} == expected
     # A worker started without -Q reads every queue: a lone worker still does everything.
@@ -266,6 +267,70 @@ def test_matches_keep_flowing_while_every_table_and_build_process_is_taken(
                 what="alice's game to end",
             )
             person.join(10)
+    finally:
+        for worker in workers.values():
+            worker.stop()
+        purge_queue(queue)
+
+
+@needs_shared_database
+@needs_redis
+@pytest.mark.django_db(transaction=True)
+def test_a_wave_of_200_uploads_and_a_full_ladder_queue_both_progress(
+    bob: Any, house: Any, media_root: Path, tmp_path: Path, settings: Any
+) -> None:
+    """200 uploads wait for the builds worker while 20 matches wait for the match worker:
+    matches are played while the wave still waits, and uploads are built while matches
+    still wait. Neither queue starts before both are full, and neither refills."""
+    settings.ARENA_BUILDS_IN_FLIGHT_MAX = 200
+    ladder = classic_2(series_games=1)
+    greedy, random = house_bot(house, "greedy"), house_bot(house, "random")
+    queue = unique_queue()
+    env = worker_env(tmp_path, media_root, broker_url=REDIS_URL, queue=queue)
+    lanes = {
+        "matches": ["-Q", f"{queue},{queue}.ratings,{queue}.sweeps"],
+        "builds": ["-Q", f"{queue}.builds"],
+    }
+    workers = {
+        name: CeleryWorker(env, tmp_path / f"{name}.log", args) for name, args in lanes.items()
+    }
+    try:
+        with publishing_to(REDIS_URL, queue, routes_for(queue)):
+            uploads = [
+                bot_submit(owner=bob, name=f"wave-{n:03d}", filename="bot.py", content=GOOD).pk
+                for n in range(200)
+            ]
+            matches = [
+                publish_match(
+                    match_create(ladder_id=ladder.pk, game=ladder.game, versions=[greedy, random])
+                ).pk
+                for _ in range(20)
+            ]
+            for worker in workers.values():
+                worker.start().wait_ready()
+
+            def done(ids: list[int], model: Any, statuses: tuple[str, ...]) -> int:
+                return int(model.objects.filter(pk__in=ids, status__in=statuses).count())
+
+            built = (VersionStatus.ACTIVE, VersionStatus.FAILED)
+            wait_for(
+                lambda: done(matches, Match, (MatchStatus.FINISHED,)) >= 3 or None,
+                timeout=300,
+                what="three matches to be played during the wave",
+            )
+            # The wave waits on: its count only falls, so it was at least this high
+            # all the while those matches were played.
+            assert done(uploads, BotVersion, built) <= 150
+            wait_for(
+                lambda: done(uploads, BotVersion, built) >= 2 or None,
+                timeout=300,
+                what="two uploads to be built beside the matches",
+            )
+            # Matches still wait: the ladder's queue was loaded all through those builds.
+            assert done(matches, Match, (MatchStatus.QUEUED,)) >= 1
+            assert done(uploads, BotVersion, (VersionStatus.ACTIVE,)) >= 2
+            assert "arena.ladders.tasks.match_run[" not in workers["builds"].log()
+            assert "arena.ladders.tasks.version_qualify[" not in workers["matches"].log()
     finally:
         for worker in workers.values():
             worker.stop()

@@ -139,6 +139,20 @@ def test_rabbitmq_confirms_each_publish_and_has_no_visibility_timeout(tmp_path: 
     assert shown["transport"] == {"confirm_publish": True}
 
 
+def test_secrets_come_from_files_and_placeholders_pass_in_development(tmp_path: Path) -> None:
+    """Compose's and Docker's secrets: NAME_FILE names a file holding NAME."""
+    (tmp_path / "key").write_text("k" * 50 + "\n")
+    (tmp_path / "broker").write_text("redis://:s3cr3t@redis:6379/0\n")
+    shown = settings_in_subprocess(
+        tmp_path,
+        SECRET_KEY_FILE=str(tmp_path / "key"),
+        CELERY_BROKER_URL_FILE=str(tmp_path / "broker"),
+    )
+    assert shown["secret"] == "k" * 50 and shown["broker"] == "redis://:s3cr3t@redis:6379/0"
+    shown = settings_in_subprocess(tmp_path, SECRET_KEY="change-me", DEBUG="1")
+    assert shown["secret"] == "change-me" and shown["debug"] is True
+
+
 def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
     clean = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     clean.update(
@@ -177,6 +191,14 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
         ("CELERY_BROKER_URL", "u:secret@host:5672", "unsupported broker 'a URL without a scheme'"),
         # The embedded broker before Redis: the way to the one that replaced it.
         ("CELERY_BROKER_URL", "filesystem://", "no longer supported; leave it unset for the"),
+        # Placeholders from examples are no secrets (outside DEBUG).
+        ("SECRET_KEY", "change-me", "SECRET_KEY is the placeholder 'change-me': set a secret"),
+        (
+            "DATABASE_URL",
+            "postgres://arena:arena@db:5432/arena",
+            "DATABASE_URL's password is the placeholder 'arena'",
+        ),
+        ("SECRET_KEY_FILE", "/nonexistent/key", "SECRET_KEY_FILE='/nonexistent/key': cannot"),
         (
             "ARENA_METRICS_ALLOWED_IPS",
             "10.0.0.1, prometheus",
@@ -235,6 +257,7 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     sandboxing = ("worker", "tables", "builds")
     assert set(services) == {
         "postgres",
+        "pgbouncer",
         "redis",
         "migrate",
         "web",
@@ -248,6 +271,10 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert service["build"]["target"] == ("worker" if name in sandboxing else "web")
         env = service["environment"]
         assert env["DATABASE_URL"].startswith("postgres://")
+        # Every process through PgBouncer (transaction pooling), the migrations straight.
+        pooled = name != "migrate"
+        assert ("@pgbouncer:6432/" in env["DATABASE_URL"]) == pooled, name
+        assert env["DATABASE_TRANSACTION_POOLING"] == ("1" if pooled else "0")
         assert env["CELERY_BROKER_URL"].startswith("redis://")
         # The storage is the project's default unless the shell sets one.
         assert env["STORAGE_BACKEND"] is None and env["STORAGE_OPTIONS"] is None
@@ -258,8 +285,8 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
     assert services["web"]["command"][0] == "gunicorn"
     # Each worker reads its own queues: matches never wait behind tables or builds.
     queues = {
-        "worker": "celery,celery.ratings",
-        "ratings": "celery.ratings",
+        "worker": "celery,celery.ratings,celery.sweeps",
+        "ratings": "celery.ratings,celery.sweeps",
         "tables": "celery.tables",
         "builds": "celery.builds",
     }
@@ -268,22 +295,18 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         assert command[:4] == ["celery", "-A", "arena", "worker"]
         assert command[command.index("-Q") + 1] == read
     assert services["beat"]["command"][:4] == ["celery", "-A", "arena", "beat"]
-    # The ratings worker reads the ratings queue alone.
-    assert services["ratings"]["command"][:6] == [
-        "celery",
-        "-A",
-        "arena",
-        "worker",
-        "-Q",
-        "celery.ratings",
-    ]
     # Debian's PostgreSQL and Redis, built here too; the broker keeps its queue.
-    for name, dockerfile in (("postgres", "postgres"), ("redis", "redis")):
+    for name, dockerfile in (
+        ("postgres", "postgres"),
+        ("pgbouncer", "pgbouncer"),
+        ("redis", "redis"),
+    ):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
     assert services["redis"]["command"][-4:] == ["--appendonly", "yes", "--appendfsync", "always"]
     for dockerfile in (
         "platform/Dockerfile",
         "docker/postgres.Dockerfile",
+        "docker/pgbouncer.Dockerfile",
         "docker/redis.Dockerfile",
     ):
         text = (REPO_DIR / dockerfile).read_text()
@@ -337,7 +360,10 @@ def test_docs_settings_lists_every_variable_the_settings_read() -> None:
 
     settings_source = (REPO_DIR / "platform" / "arena" / "settings.py").read_text()
     read = set(
-        re.findall(r'env_(?:str|int|bool|list|json_object)\(\s*"([A-Z0-9_]+)"', settings_source)
+        re.findall(
+            r'env_(?:str|int|bool|list|json_object|count|secret)\(\s*"([A-Z0-9_]+)"',
+            settings_source,
+        )
     )
     services = (REPO_DIR / "scripts" / "services.sh").read_text()
     read |= set(re.findall(r"\$\{([A-Z_]+):-", services)) - {"PYTHONPATH"}
@@ -351,6 +377,27 @@ def test_docs_settings_lists_every_variable_the_settings_read() -> None:
     }
     assert len(read) > 40  # the pattern still finds the readers
     assert read - documented == set(), "add these to the tables of docs/settings.md"
+
+
+def test_every_beat_sweep_goes_to_the_sweeps_queue_but_the_ratings(settings: Any) -> None:
+    """A sweep never waits behind queued matches: beat's tasks are routed to the sweeps
+    queue (the ratings' sweep to the ratings queue), and match_run stays on the default."""
+    from arena.celery import app
+
+    def queue_of(name: str) -> str:
+        return str(app.amqp.router.route({}, name)["queue"].name)
+
+    sweeps = settings.ARENA_SWEEPS_QUEUE
+    assert sweeps == f"{settings.CELERY_TASK_DEFAULT_QUEUE}.sweeps"
+    scheduled = {str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {
+        "arena.ladders.tasks.ladders_fill_queues",
+        "arena.blobs.tasks.storage_sweep",
+    } <= scheduled
+    for name in scheduled:
+        rating = name == "arena.ladders.tasks.ratings_apply_pending"
+        assert queue_of(name) == (settings.ARENA_RATINGS_QUEUE if rating else sweeps), name
+    assert queue_of("arena.ladders.tasks.match_run") == settings.CELERY_TASK_DEFAULT_QUEUE
 
 
 def test_ratings_go_to_their_own_queue_which_every_worker_also_reads(settings: Any) -> None:

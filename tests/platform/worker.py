@@ -208,12 +208,12 @@ def unique_queue() -> str:
 
 def purge_queue(queue: str) -> None:
     """Remove the queue, the queues named after it (``<queue>.ratings``, ``.tables``,
-    ``.builds``) and their unacknowledged messages from Redis (best effort)."""
+    ``.builds``, ``.sweeps``) and their unacknowledged messages from Redis (best effort)."""
     import json
 
     import redis
 
-    names = {queue, *(f"{queue}.{lane}" for lane in ("ratings", "tables", "builds"))}
+    names = {queue, *(f"{queue}.{lane}" for lane in ("ratings", "tables", "builds", "sweeps"))}
     client = redis.Redis.from_url(REDIS_URL)
     try:
         # The queues, and the bindings of their exchange (named after the first).

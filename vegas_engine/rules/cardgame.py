@@ -18,7 +18,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..chance import ChanceMode, ExplicitChance
 from ..description import GameDescription
@@ -141,6 +141,44 @@ RULES = CardRules()
 
 # Hot paths test against these: a module global is ten times cheaper than `CardDecision.NONE`.
 _NONE, _CHANCE = CardDecision.NONE, CardDecision.CHANCE
+
+
+class CardView(NamedTuple):
+    """One seat's view of a card game, as :meth:`CardGame.observe` shows it to that
+    seat, in the state's own numbers (see :meth:`CardGame.view`).
+
+    Only what the seat may know: its own hand, discards and hidden choice, the
+    others' sizes, and the public board. The lists marked shared are the
+    state's, not copied: a caller must not change them, and must read them
+    before the next action.
+    """
+
+    decision: str
+    round: int
+    turn: int
+    start: int
+    current: int | None
+    to_move: tuple[int, ...]
+    #: The seat's own cards (shared), as cards (face << 1 | double).
+    hand: list[Card]
+    discards: list[Card]
+    #: The seat's own choice this turn (an action), if made and not yet revealed.
+    my_choice: str | None
+    #: The seats that have chosen this turn.
+    chosen: tuple[int, ...]
+    hand_sizes: list[int]
+    draw_sizes: list[int]
+    discard_sizes: list[int]
+    finished: list[bool]
+    #: Per casino, per seat: the cards placed there (public; shared).
+    placed: list[list[list[Card]]]
+    #: Per casino: its notes, in no order (shared).
+    notes: list[list[int]]
+    #: Per seat: the notes won (shared).
+    won: list[list[int]]
+    pile_size: int
+    #: As DiceView.chips: colours, cards at casinos and held, deck size, chip casino.
+    chips: tuple[tuple[str, ...], list[list[int]], list[list[int]], int, int | None] | None
 
 
 class CardGame(State):
@@ -602,6 +640,44 @@ class CardGame(State):
             "legal_actions": list(self.legal_actions(seat)),
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
+
+    def view(self, seat: int) -> CardView:
+        """What :meth:`observe` shows ``seat``, without building its JSON (see CardView)."""
+        n = self._n
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        over = self._decision is CardDecision.NONE
+        chip = self._decision is CardDecision.CHIP
+        chips = self._chips
+        return CardView(
+            decision=self._decision.value,
+            round=min(self._round + 1, self._rules.rounds),
+            turn=self._turn,
+            start=self._start,
+            current=self._current if chip or (self._sequential and not over) else None,
+            to_move=self.to_move(),
+            hand=self._hands[seat],
+            discards=self._discards[seat],
+            my_choice=self._pending.get(seat),
+            chosen=tuple(self._pending),
+            hand_sizes=[len(hand) for hand in self._hands],
+            draw_sizes=[len(draw) for draw in self._draws],
+            discard_sizes=[len(cards) for cards in self._discards],
+            finished=self._finished,
+            placed=self._placed,
+            notes=self._notes,
+            won=self._won,
+            pile_size=len(self._pile),
+            chips=None
+            if chips is None
+            else (
+                chips.colours,
+                self._chips_at,
+                self._chips_held,
+                len(self._chip_deck),
+                self._chip_offers[0][1] + 1 if chip else None,
+            ),
+        )
 
     # ----------------------------------------------------------- positions
 

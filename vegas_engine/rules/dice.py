@@ -22,7 +22,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..chance import ChanceMode, ExplicitChance, dice_outcomes, dice_text, faces_of
 from ..description import GameDescription
@@ -230,6 +230,48 @@ class DiceSetup:
             next_start=rules.next_start,
             chips=chips,
         )
+
+
+class DiceView(NamedTuple):
+    """A dice game as :meth:`DiceGame.observe` shows it, in the state's own numbers.
+
+    Read-only and not copied: the lists are the state's (a caller must not
+    change them, and must read them before the next action). Everything in a
+    dice game is public, so every seat sees this same view. For encoders that
+    need the numbers without the JSON (``bots_sdk.rl.encoding``).
+    """
+
+    decision: str
+    #: The round shown (1-based, as in observations), and the start player.
+    round: int
+    start: int
+    #: The seat deciding, None once the game is over; the seats to move.
+    current: int | None
+    to_move: tuple[int, ...]
+    #: This turn's roll: each kind's faces (0-5) in KIND_NAMES order (none once over).
+    dice: tuple[bytes, ...]
+    #: During a kick: the kicker's casino (0-based) and the kicks left; else None.
+    kick: tuple[int, int] | None
+    casino_count: int
+    #: Per casino (0-based, the slot machine last): dice per owner (the neutral
+    #: owner last; a Biggie counts 2), Biggies per owner, and its notes (a
+    #: rainbow card is RAINBOW), in no order.
+    counts: list[list[int]]
+    biggies: list[list[int]]
+    notes: list[list[int]]
+    #: The slot machine's dice as (owner, face, weight).
+    slot: list[tuple[int, int, int]]
+    #: Per seat: dice left of each kind, in KIND_NAMES order.
+    hands: list[list[int]]
+    kickers_used: list[int]
+    neutral_out: int
+    #: Per seat: the notes won.
+    won: list[list[int]]
+    pile_size: int
+    #: With chips: their colours, the cards (colour indices) at each casino and
+    #: held by each seat, the deck's size and the casino (1-based) of a chip
+    #: decision; None without chips.
+    chips: tuple[tuple[str, ...], list[list[int]], list[list[int]], int, int | None] | None
 
 
 def owner_name(owner: int, seats: int) -> int | str:
@@ -922,6 +964,40 @@ class DiceGame(OneSeatState):
             "legal_actions": list(self.legal_actions(seat)) if not over else [],
             "result": None if not over else [r.to_json() for r in self._standings()],
         }
+
+    def view(self) -> DiceView:
+        """What :meth:`observe` shows, without building its JSON (see DiceView)."""
+        over = self._decision is DiceDecision.NONE
+        kick = self._decision is DiceDecision.KICK
+        chips = self._setup.chips
+        return DiceView(
+            decision=self._decision.value,
+            round=min(self._round + 1, self._setup.rounds),
+            start=self._start,
+            current=None if over else self._current,
+            to_move=self.to_move(),
+            dice=NO_ROLL if over else self._dice,
+            kick=(self._kick_casino, self._kicks_left) if kick else None,
+            casino_count=self._casino_count,
+            counts=self._counts,
+            biggies=self._biggies,
+            notes=self._notes,
+            slot=self._slot,
+            hands=self._hands,
+            kickers_used=self._kickers_used,
+            neutral_out=self._neutral_out,
+            won=self._won,
+            pile_size=len(self._pile),
+            chips=None
+            if chips is None
+            else (
+                chips.colours,
+                self._chips_at,
+                self._chips_held,
+                len(self._chip_deck),
+                self._chip_casino + 1 if self._decision is DiceDecision.CHIP else None,
+            ),
+        )
 
     def _chips_json(self) -> JsonDict | None:
         chips = self._setup.chips

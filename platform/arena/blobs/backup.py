@@ -8,7 +8,8 @@ A backup is one tar file:
   custom format) for PostgreSQL, ``database.sqlite3`` (SQLite's online backup)
   for the embedded default;
 - ``files/<name>``: every file of the platform's folders, where the storage is
-  not the database (the database storage's files are rows of the dump).
+  not the database (the database storage's files are rows of the dump);
+- ``archive/<name>``: the archive storage's files (old match logs).
 
 The dump and the counts are one snapshot: on PostgreSQL the counts are read in
 a transaction whose snapshot ``pg_dump --snapshot`` dumps, so a platform that
@@ -51,6 +52,7 @@ from django.utils import timezone
 
 from .models import Blob
 from .storage import DatabaseStorage
+from .storage_check import archive as archive_storage
 from .storage_check import default, describe
 from .sweep import FOLDERS, name_columns, walk
 
@@ -60,6 +62,7 @@ MANIFEST = "manifest.json"
 PG_DUMP = "database.pgdump"
 SQLITE_COPY = "database.sqlite3"
 FILES = "files/"
+ARCHIVE = "archive/"
 #: Names checked against the storage at once.
 _BATCH = 1000
 
@@ -84,6 +87,7 @@ class Manifest:
     migrations: list[str]
     files: int = 0
     file_bytes: int = 0
+    archive_files: int = 0
     #: Files the rows name, and how many of them were missing at the backup.
     named_files: int = 0
     missing_files: list[str] = field(default_factory=list)
@@ -141,10 +145,13 @@ def _named_files() -> Iterator[str]:
 
 
 def _missing(names: list[str], storage: Storage) -> list[str]:
+    """Of ``names``, those in neither ``storage`` nor the archive (old match logs)."""
     if isinstance(storage, DatabaseStorage):
         found = set(Blob.objects.filter(name__in=names).values_list("name", flat=True))
-        return [name for name in names if name not in found]
-    return [name for name in names if not storage.exists(name)]
+        absent = [name for name in names if name not in found]
+    else:
+        absent = [name for name in names if not storage.exists(name)]
+    return [name for name in absent if not archive_storage().exists(name)]
 
 
 def missing_files(storage: Storage | None = None) -> tuple[int, list[str]]:
@@ -317,6 +324,13 @@ def backup(path: Path, *, files: bool = True) -> Manifest:
                             _add(archive, FILES + name, source, size)
                         manifest.files += 1
                         manifest.file_bytes += size
+            if files:
+                cold = archive_storage()
+                for folder in FOLDERS:
+                    for name in walk(cold, folder):
+                        with cold.open(name, "rb") as source:
+                            _add(archive, ARCHIVE + name, source, cold.size(name))
+                        manifest.archive_files += 1
             dump = PG_DUMP if engine == "postgresql" else SQLITE_COPY
             _add_path(archive, dump, work / dump)
             # Last: a reader finds the manifest once everything it describes is there.
@@ -371,24 +385,31 @@ def _check_target(manifest: Manifest, storage: Storage, restore_files: bool) -> 
             f"the database {connection.settings_dict['NAME']} is not empty ({len(tables)} tables): "
             "restore into an empty database (create one and point DATABASE_URL at it)."
         )
-    if restore_files and not manifest.files_in_database:
+    targets = [archive_storage()] if manifest.archive_files else []
+    if not manifest.files_in_database:
+        targets.append(storage)
+    for target in targets if restore_files else []:
         for folder in FOLDERS:
-            for name in walk(storage, folder):
+            for name in walk(target, folder):
                 raise BackupError(
-                    f"the storage {describe(storage)} is not empty (it holds {name}): restore "
+                    f"the storage {describe(target)} is not empty (it holds {name}): restore "
                     "into an empty storage (a new folder or bucket)."
                 )
 
 
-def _restore_files(archive: tarfile.TarFile, storage: Storage, written: list[str]) -> None:
+def _restore_files(
+    archive: tarfile.TarFile, places: dict[str, Storage], written: list[tuple[Storage, str]]
+) -> None:
+    """Each ``files/`` and ``archive/`` member into the storage ``places`` names for it."""
     for member in archive:
-        if not member.name.startswith(FILES) or not member.isfile():
+        prefix = next((p for p in places if member.name.startswith(p)), None)
+        if prefix is None or not member.isfile():
             continue
-        name = member.name.removeprefix(FILES)
+        storage, name = places[prefix], member.name.removeprefix(prefix)
         source = archive.extractfile(member)
         assert source is not None
         stored = storage.save(name, File(source, name=name))
-        written.append(stored)
+        written.append((storage, stored))
         if stored != name:
             raise BackupError(f"{name} was stored as {stored}: another process writes there.")
 
@@ -451,20 +472,23 @@ def restore(path: Path, *, files: bool = True) -> Restored:
         raise BackupError(f"{path} is not a file: give the backup file backup_platform wrote.")
     if not tarfile.is_tarfile(path):
         raise BackupError(f"{path} is not a platform backup (not a tar file).")
-    written: list[str] = []
+    written: list[tuple[Storage, str]] = []
     with tarfile.open(path) as archive, tempfile.TemporaryDirectory(prefix="arena-") as tmp:
         manifest = read_manifest(archive)
         _check_target(manifest, storage, files)
         try:
-            if files and not manifest.files_in_database:
-                _restore_files(archive, storage, written)
+            if files:
+                places = {ARCHIVE: archive_storage()}
+                if not manifest.files_in_database:
+                    places[FILES] = storage
+                _restore_files(archive, places, written)
             if manifest.engine == "postgresql":
                 _restore_postgres(archive, Path(tmp))
             else:
                 _restore_sqlite(archive, Path(tmp))
         except BaseException:
-            for name in written:
-                storage.delete(name)
+            for place, name in written:
+                place.delete(name)
             raise
     _verify(manifest, storage)
     executor = MigrationExecutor(connection)

@@ -63,6 +63,11 @@ def default() -> Storage:
     return storages["default"]
 
 
+def archive() -> Storage:
+    """The archive storage: old match logs (settings.STORAGES["archive"])."""
+    return storages["archive"]
+
+
 def describe(storage: Storage) -> str:
     """The storage as an operator configured it: backend and where it keeps files."""
     if isinstance(storage, FileSystemStorage):

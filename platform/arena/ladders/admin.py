@@ -166,7 +166,10 @@ class LadderAdmin(admin.ModelAdmin[Ladder]):
 
 class RatingChangeInline(admin.TabularInline[RatingChange, Rating]):
     model = RatingChange
-    fields = ("match", "rating_before", "rating_after", "k", "matches_before", "created_at")
+    fields = (
+        *("match", "rating_before", "rating_after", "deviation_after"),
+        *("k", "matches_before", "created_at"),
+    )
     readonly_fields = fields
     ordering = ("-id",)
     extra = 0
@@ -181,7 +184,9 @@ class RatingAdmin(admin.ModelAdmin[Rating]):
     list_filter = ("ladder",)
     list_select_related = ("bot_version__bot", "bot__owner", "ladder")
     search_fields = ("bot__name",)
-    readonly_fields = ("ladder", "bot", "bot_version", "rating", "rated_matches", "prior")
+    readonly_fields = (
+        *("ladder", "bot", "bot_version", "rating", "deviation", "rated_matches", "prior"),
+    )
     inlines = (RatingChangeInline,)
 
     @admin.display(description="owner", ordering="bot__owner__username")
@@ -197,7 +202,7 @@ class StandingRowInline(admin.TabularInline[StandingRow, Standings]):
     model = StandingRow
     fields = (
         *("position", "rank", "bot_name", "version_number", "owner_username"),
-        *("rating", "games", "provisional"),
+        *("rating", "deviation", "games", "provisional"),
     )
     readonly_fields = fields
     extra = 0

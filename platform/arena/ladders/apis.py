@@ -39,6 +39,7 @@ from arena.pagination import (
 )
 from arena.players.selectors import signed_in
 
+from .elo import PROVISIONAL_DEVIATION, tied_with_above
 from .flows import (
     challenge_create,
     entries_set,
@@ -183,9 +184,26 @@ class LeaderboardApi(APIView):
         bot_id, bot, owner, team = bot_credit_fields("bot")
         version = serializers.IntegerField(source="bot_version.number")
         rating = serializers.FloatField()
-        display = serializers.CharField(help_text='Rounded, with "?" while provisional.')
-        provisional = serializers.BooleanField(source="is_provisional")
+        deviation = serializers.FloatField(
+            help_text="The rating's standard error by the rating model, in Elo points (the "
+            '"± 45" shown): it shrinks as the version plays.'
+        )
+        display = serializers.CharField(
+            help_text='Rounded with its deviation, "?" while provisional: "1623 ± 45", '
+            '"1500? ± 246".'
+        )
+        provisional = serializers.BooleanField(
+            source="is_provisional",
+            help_text=f"Its deviation is over {PROVISIONAL_DEVIATION:.0f} Elo: still settling.",
+        )
+        tied = serializers.SerializerMethodField(
+            help_text="Tied with the rating above it in the standings: their difference is "
+            "within the noise (under one standard error of the difference)."
+        )
         rated_matches = serializers.IntegerField()
+
+        def get_tied(self, rating: Rating) -> bool:
+            return bool(self.context["tied"].get(rating.pk, False))
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, slug: str) -> Response:
@@ -194,7 +212,17 @@ class LeaderboardApi(APIView):
         # As the ladder page: counted every few seconds, far pages read from the end.
         paginator = EndNearLimitOffset(count=ladder_leaderboard_count(ladder=ladder))
         rows = paginator.paginate_queryset(ladder_leaderboard(ladder=ladder), request, view=self)
-        return paginator.get_paginated_response(self.OutputSerializer(rows or [], many=True).data)  # type: ignore[arg-type]  # many=True takes a list
+        rows = rows or []
+        above = None
+        offset = paginator.offset or 0
+        if rows and offset > 0:  # the row above the page's first
+            before = ladder_leaderboard(ladder=ladder)[offset - 1 : offset]
+            above = next(((r.rating, r.deviation) for r in before), None)
+        ties = tied_with_above([(r.rating, r.deviation) for r in rows], above)
+        context = {"tied": {row.pk: tie for row, tie in zip(rows, ties, strict=True)}}
+        return paginator.get_paginated_response(
+            self.OutputSerializer(rows, many=True, context=context).data  # type: ignore[arg-type]  # many=True takes a list
+        )
 
 
 class LadderMatchesApi(APIView):
@@ -291,7 +319,14 @@ class StandingRowOutput(serializers.Serializer[StandingRow]):
     )
     version = serializers.IntegerField(source="version_number", allow_null=True)
     rating = serializers.FloatField(allow_null=True)
-    display = serializers.CharField(help_text='Rounded, with "?" while provisional.')
+    deviation = serializers.FloatField(
+        allow_null=True,
+        help_text="The rating's standard error at the close (Elo points); null in tables "
+        "archived before deviations were kept.",
+    )
+    display = serializers.CharField(
+        help_text='Rounded with its deviation, "?" while provisional: "1623 ± 45".'
+    )
     games = serializers.IntegerField(help_text="Rated games (a duplicate deal counts once).")
     provisional = serializers.BooleanField()
 
@@ -383,6 +418,7 @@ class BotPlacingOutput(serializers.Serializer[StandingRow]):
     rank = serializers.IntegerField(allow_null=True, help_text="Null: provisional, unranked.")
     version = serializers.IntegerField(source="version_number", allow_null=True)
     rating = serializers.FloatField(allow_null=True)
+    deviation = serializers.FloatField(allow_null=True, help_text="Its standard error (Elo).")
     games = serializers.IntegerField()
 
 

@@ -50,6 +50,19 @@ A sweep replaces a ladder's ratings by the fit of this same model on its
 whole history every 50 rated units or so (:mod:`.refit`); between refits
 these updates carry each result at once.
 
+Each rating has a deviation, the model's own uncertainty (Elo points, as
+shown): the refit sets it from its log posterior's curvature
+(:func:`bots_sdk.rating.fit_deviations`), and each rated unit adds its
+pairs' weight times p(1 - p) to that curvature (:func:`unit_deviations`,
+Glicko's update without its growth over time: a bot version is a fixed
+program, its strength does not drift). A rating is provisional while its
+deviation is above PROVISIONAL_DEVIATION (:func:`is_provisional`), and two
+neighbours whose difference is within TIE_Z deviations of it are tied
+(:func:`is_tied`). Elo's K, the scheduler and the refit's newcomers still
+count games (SETTLING_MATCHES): their tuning is measured on game counts
+(``bench/ratings.py``), and the threshold is chosen to agree with them on a
+4-seat ladder (docs/ratings.md).
+
 Pure functions: the services load and lock the ratings, this module only
 computes.
 """
@@ -62,11 +75,27 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from bots_sdk.rating import LOG_ODDS_PER_POINT, pair_score
+from bots_sdk.rating import (
+    LOG_ODDS_PER_POINT,
+    PRIOR_DEVIATION,
+    deviation_of,
+    information_of,
+    pair_information,
+    pair_score,
+)
 
 INITIAL_RATING = 1500.0
-#: Under this many rated matches a rating is provisional: listed apart, shown with "?".
-PROVISIONAL_MATCHES = 30
+#: A rating without results: its prior's deviation (about 246 Elo points).
+INITIAL_DEVIATION = PRIOR_DEVIATION
+#: Above this deviation (Elo points) a rating is provisional: listed apart, shown with "?".
+#: About 26-30 games of 4 seats, 47 or more 1v1 games or duplicate deals (docs/ratings.md).
+PROVISIONAL_DEVIATION = 50.0
+#: Two neighbours are tied while their difference is under TIE_Z standard errors of it:
+#: the verdicts' "level" (within one standard error).
+TIE_Z = 1.0
+#: Under this many rated units Elo's K, the scheduler and the refit treat a rating as
+#: still settling (its first steps are larger, its seeds draw settled opponents).
+SETTLING_MATCHES = 30
 #: K = K_SCALE / (PRIOR_GAMES + 1v1 games' worth played), never below K_FLOOR.
 K_SCALE = 700.0
 PRIOR_GAMES = 5.0
@@ -101,20 +130,71 @@ def unit_k_factors(
             rated_matches[player],
             len(standings),
             against_settled=all(
-                not is_provisional(rated_matches[other]) for other in players - {player}
+                not is_settling(rated_matches[other]) for other in players - {player}
             ),
         )
         for player in players
     }
 
 
-def is_provisional(rated_matches: int) -> bool:
-    return rated_matches < PROVISIONAL_MATCHES
+def is_settling(rated_matches: int) -> bool:
+    """Whether Elo's K, the scheduler and the refit treat the rating as still settling."""
+    return rated_matches < SETTLING_MATCHES
 
 
-def display_rating(rating: float, rated_matches: int) -> str:
-    """A rating as shown on pages: rounded, with "?" while provisional."""
-    return f"{round(rating)}{'?' if is_provisional(rated_matches) else ''}"
+def is_provisional(deviation: float) -> bool:
+    """Whether a rating with this deviation is provisional: its ± over PROVISIONAL_DEVIATION."""
+    return deviation > PROVISIONAL_DEVIATION
+
+
+def display_rating(rating: float, deviation: float) -> str:
+    """A rating as shown on pages: "1623 ± 45", with "?" while provisional ("1500? ± 246")."""
+    mark = "?" if is_provisional(deviation) else ""
+    return f"{round(rating)}{mark} ± {round(deviation)}"
+
+
+def is_tied(rating: float, deviation: float, other: float, other_deviation: float) -> bool:
+    """Whether two ratings' difference is within the noise: under TIE_Z standard errors
+    of the difference (the two deviations taken as independent)."""
+    return abs(rating - other) < TIE_Z * math.hypot(deviation, other_deviation)
+
+
+def tied_with_above(
+    rows: Sequence[tuple[float, float]], above: tuple[float, float] | None = None
+) -> list[bool]:
+    """For each (rating, deviation) of a table, best first, whether it is tied with the row
+    above it (:func:`is_tied`); ``above``: the row above the first (a previous page's last)."""
+    tied = []
+    for row in rows:
+        tied.append(above is not None and is_tied(*row, *above))
+        above = row
+    return tied
+
+
+def unit_deviations(
+    standings: Sequence[tuple[P, int]],
+    ratings: Mapping[P, float],
+    deviations: Mapping[P, float],
+    scale: float = 1.0,
+) -> dict[P, float]:
+    """Each player's deviation after one rated unit (a match, or a whole deal).
+
+    The model's curvature of each rating grows by every pair's weight 3/(N+1)
+    times p(1 - p), p from the working Elo before the unit (as the Elo step's
+    expected scores); a player at two seats counts both seats' pairs.
+    ``ratings`` and ``deviations`` are shown ones, stretched by ``scale``.
+    """
+    weight = 3.0 / (len(standings) + 1)
+    working = {player: working_rating(ratings[player], scale) for player in ratings}
+    information = {player: information_of(deviations[player] / scale) for player, _ in standings}
+    for a, (player, _) in enumerate(standings):
+        for other, _ in standings[a + 1 :]:
+            if other == player:
+                continue
+            gained = pair_information(weight, working[player], working[other])
+            information[player] += gained
+            information[other] += gained
+    return {player: scale * deviation_of(info) for player, info in information.items()}
 
 
 def expected_score(rating: float, opponent: float) -> float:

@@ -1,7 +1,7 @@
 """Who plays the next match of a ladder: the scheduler's policy, pure (no database).
 
 - The seed is the candidate with the fewest games on the ladder: everyone
-  keeps up, new versions first (they start provisional).
+  keeps up, new versions first (they start settling: under SETTLING_MATCHES games).
 - Each opponent is drawn with a weight that falls with the rating distance to
   the seed, 1 / (1 + (distance / width)^2), narrower on 2-seat duplicate
   deals (:func:`rating_width`), except that about UNIFORM_SHARE of the draws are
@@ -16,9 +16,9 @@
   bots that arrived together) is measured against the least-played of the
   field (the bots not that far behind) instead, so it meets the field, not
   only the few bots as far behind as itself.
-- A provisional seed draws settled opponents only, while the settled bots
-  are at least half the candidates: newcomers are placed against reliable
-  ratings, not each other.
+- A settling seed (under SETTLING_MATCHES games) draws settled opponents
+  only, while the settled bots are at least half the candidates: newcomers
+  are placed against reliable ratings, not each other.
 - A candidate with ``max_queued`` matches queued or running is not drawn.
 - The seed's seat rotates with its games, so it plays every seat in turn;
   the opponents take the other seats in random order.
@@ -27,7 +27,7 @@
 - A pick is a series (games of the same bots, seats rotating, one worker
   run): ``Ladder.series_games`` games once its least-played bot has
   SERIES_SHARE times that many, shorter before, one game while a bot is
-  provisional (:func:`series_units`). It is queued only if all its games fit
+  settling (:func:`series_units`). It is queued only if all its games fit
   under the queue target (or nothing is queued), counts as its rated units
   of each of its bots (its games; on a duplicate ladder its deals, each
   rated once) and as one queued run against each bot's cap.
@@ -36,17 +36,25 @@ Across ladders (:func:`plan_picks`) no ladder starves: the per-bot cap on
 queued matches is shared by every ladder, so the sweep takes one pick at a
 time from the ladder whose bots have played the fewest games there on
 average, until no ladder can seat another match.
+
+How much is queued follows the workers (:func:`queue_budget`, :func:`bot_cap`): the
+floor ARENA_LADDER_QUEUE_TARGET per ladder, or a budget over all ladders of enough
+runs for every live worker process to find its next one queued (shared out least-served
+first), with the per-bot cap raised where the bots at their cap could not fill them.
+A ladder whose oldest queued match waited past the age bound gets nothing more until
+its workers catch up.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .elo import is_provisional
+from .elo import is_settling
 from .selectors import MatchmakingCandidate
 
 #: The rating draw's width in Elo (:func:`rating_width`).
@@ -111,13 +119,13 @@ def series_units(pick_units: int, games: int) -> int:
     """Rated units (games, or deals) of a series whose least-played bot has ``games``.
 
     The ladder's full series (``pick_units``) once that is at most
-    1/SERIES_SHARE of the bot's games, shorter before, one while provisional.
+    1/SERIES_SHARE of the bot's games, shorter before, one while settling.
     A series of 12 games meets 3 opponents where 12 single games meet about
     30: a new field played in full series ranked clearly worse in its first
     games (``bench/ratings.py``), and full picks on bots of few games spread
     games per bot well past BALANCE_CAP.
     """
-    if is_provisional(games):
+    if is_settling(games):
         return 1
     return max(1, min(pick_units, games // SERIES_SHARE))
 
@@ -167,11 +175,11 @@ def draw_opponents(
     pool = [c for c in others if c.games <= balance_limit(base)]
     if len(pool) < seats - 1:  # the end of a round: the ratio's slack
         pool = [c for c in others if c.games <= _ratio_limit(base)]
-    settled = [c for c in others if not is_provisional(c.games)]
-    if is_provisional(seed.games) and 2 * len(settled) >= len(others):
-        # A provisional seed is placed against settled ratings while they are the
+    settled = [c for c in others if not is_settling(c.games)]
+    if is_settling(seed.games) and 2 * len(settled) >= len(others):
+        # A settling seed is placed against settled ratings while they are the
         # bulk of the ladder (a few settled bots would otherwise play every match).
-        settled_pool = [c for c in pool if not is_provisional(c.games)]
+        settled_pool = [c for c in pool if not is_settling(c.games)]
         if len(settled_pool) >= seats - 1:
             pool = settled_pool
     if len(pool) < seats - 1:
@@ -200,12 +208,17 @@ class LadderQueue:
     candidates: list[MatchmakingCandidate]
     #: Matches queued on this ladder now.
     queued: int
+    #: Matches to keep queued here (:func:`queue_target`).
+    target: int
     #: Matches per pick: a series' games (``Ladder.pick_games``).
     pick_size: int = 1
     #: Rated units per pick, the games it adds to each of its bots (``Ladder.pick_units``).
     pick_units: int = 1
     #: ``Ladder.duplicate_deals``.
     duplicate_deals: bool = False
+    #: Its oldest queued match has waited past the queue's age bound: the workers are
+    #: behind, and more queued here would only wait longer.
+    stale: bool = False
 
     @property
     def games_per_bot(self) -> float:
@@ -231,27 +244,50 @@ class Pick(NamedTuple):
     size: int
 
 
+def queue_budget(
+    *, floor: int, slots: int, ladders: int, pick_size: float, runs_per_slot: int
+) -> int | None:
+    """Matches to keep queued over all ``ladders`` for the workers' ``slots`` processes:
+    ``runs_per_slot`` runs of ``pick_size`` matches each (one to take when a run ends,
+    more for the runs that end before the next sweep). None where the ``floor`` on
+    each ladder (ARENA_LADDER_QUEUE_TARGET) is as much: a few processes queue as before."""
+    wanted = math.ceil(runs_per_slot * slots * pick_size)
+    return wanted if wanted > floor * ladders else None
+
+
+def bot_cap(*, floor: int, slots: int, budget: int | None, seats: float, bots: int) -> int:
+    """Runs a bot may have queued or running: ``floor``; or, with a ``budget``, enough for
+    the ``bots`` to fill the ``slots`` running and the budget queued even as single games
+    (a young ladder's runs). The draw still serves the least-played first."""
+    if budget is None or bots <= 0:
+        return floor
+    return max(floor, math.ceil((slots + budget) * seats / bots))
+
+
 def plan_picks(
     ladders: Sequence[LadderQueue],
     *,
-    target: int,
     max_queued: int,
+    budget: int | None = None,
     house_only_games: int,
     rng: random.Random,
 ) -> list[Pick]:
     """The seatings to queue now on every ladder, in the order to queue them.
 
     One pick at a time, from the ladder whose bots have the fewest games there
-    on average (ties at random), while it has room under ``target`` and can
+    on average (ties at random), while it has room under its target and can
     seat bots under ``max_queued``. A version's queued count is shared by all
     its ladders, so a pick anywhere counts against its cap everywhere. A
-    ladder of house bots only stops once each has ``house_only_games``.
+    ladder of house bots only stops once each has ``house_only_games``. With a
+    ``budget`` the matches queued over all the ladders stay within it too: where the
+    workers are the scarce part, the least-served ladder takes the room first.
     """
     shared: dict[int, list[MatchmakingCandidate]] = defaultdict(list)
     for queue in ladders:
         for candidate in queue.candidates:
             shared[candidate.version_id].append(candidate)
-    active = [queue for queue in ladders if queue.queued < target]
+    active = [queue for queue in ladders if queue.queued < queue.target and not queue.stale]
+    room = (budget - sum(q.queued for q in ladders)) if budget is not None else None
     plan: list[Pick] = []
     while active:
         queue = min(active, key=lambda q: (q.games_per_bot, rng.random()))
@@ -272,7 +308,11 @@ def plan_picks(
         )
         units = series_units(queue.pick_units, min(c.games for c in seating)) if seating else 0
         size = queue.pick_size // queue.pick_units * units
-        if seating is None or not pick_fits(target=target, queued=queue.queued, size=size):
+        if (
+            seating is None
+            or not pick_fits(target=queue.target, queued=queue.queued, size=size)
+            or (room is not None and size > room)
+        ):
             active.remove(queue)
             continue
         plan.append(Pick(queue, seating, units, size))
@@ -281,6 +321,8 @@ def plan_picks(
             for same_version in shared[candidate.version_id]:
                 same_version.queued += 1
         queue.queued += size
-        if queue.queued >= target:
+        if room is not None:
+            room -= size
+        if queue.queued >= queue.target:
             active.remove(queue)
     return plan

@@ -6,7 +6,7 @@ from django.db import models
 
 from arena.matches.games import MatchGame
 
-from .elo import INITIAL_RATING, Calibration, display_rating, is_provisional
+from .elo import INITIAL_DEVIATION, INITIAL_RATING, Calibration, display_rating, is_provisional
 
 # Bounds of the limits a ladder may set; the services explain a violation,
 # the check constraints keep the database honest.
@@ -235,8 +235,9 @@ class Rating(models.Model):
 
     Ratings belong to versions, since each version is a different program; a
     new version's row starts from its parent's rating and counts its own
-    rated matches (so it is provisional again). ``bot`` repeats
-    ``bot_version.bot`` so leaderboards need no extra join.
+    rated matches and the deviation of a rating without results (so it is
+    provisional again). ``bot`` repeats ``bot_version.bot`` so leaderboards
+    need no extra join.
     """
 
     # No single-column FK indexes where a composite index below starts with the column.
@@ -251,6 +252,9 @@ class Rating(models.Model):
     )
     rating = models.FloatField(default=INITIAL_RATING)
     rated_matches = models.PositiveIntegerField(default=0)
+    # The rating's uncertainty by the rating model, in shown Elo points (the "± 45"): set by
+    # the refit from its curvature, shrunk by each rated unit between refits (ladders.elo).
+    deviation = models.FloatField(default=INITIAL_DEVIATION)
     # The rating it started from (its parent's, or INITIAL_RATING): the centre of the
     # whole-history refit's prior (ladders.refit), so a version without results keeps it.
     prior = models.FloatField(default=INITIAL_RATING, editable=False)
@@ -275,11 +279,11 @@ class Rating(models.Model):
 
     @property
     def is_provisional(self) -> bool:
-        return is_provisional(self.rated_matches)
+        return is_provisional(self.deviation)
 
     @property
     def display(self) -> str:
-        return display_rating(self.rating, self.rated_matches)
+        return display_rating(self.rating, self.deviation)
 
 
 class RatingChange(models.Model):
@@ -295,6 +299,10 @@ class RatingChange(models.Model):
     match = models.ForeignKey("matches.Match", on_delete=models.CASCADE, related_name="+")
     rating_before = models.FloatField()
     rating_after = models.FloatField()
+    # The rating's deviation before and after (shown Elo points); null in changes made
+    # before deviations were kept.
+    deviation_before = models.FloatField(null=True, blank=True)
+    deviation_after = models.FloatField(null=True, blank=True)
     k = models.FloatField()
     # The rating's rated-match count before this match (0 for its first).
     matches_before = models.PositiveIntegerField()
@@ -373,7 +381,11 @@ class StandingRow(models.Model):
 
     @property
     def display(self) -> str:
-        return "" if self.rating is None else display_rating(self.rating, self.games)
+        if self.rating is None:
+            return ""
+        if self.deviation is None:  # archived before deviations were kept
+            return f"{round(self.rating)}{'?' if self.provisional else ''}"
+        return display_rating(self.rating, self.deviation)
 
 
 class SeasonStart(models.TextChoices):

@@ -28,7 +28,7 @@ import math
 from collections.abc import Hashable, Mapping
 from typing import TypeVar
 
-from .elo import is_provisional
+from .elo import is_settling
 
 P = TypeVar("P", bound=Hashable)
 
@@ -52,14 +52,15 @@ def refit_due(rated_units: int, refit_units: int) -> bool:
 def refitted(rated_matches: Mapping[P, int]) -> set[P]:
     """The players whose ratings a refit sets, of those with these rated matches (units).
 
-    Every one, except provisional ratings while the settled ones are at least
-    half of the field: a newcomer among settled ratings keeps its running Elo
-    until it settles. Against settled opponents Elo places it closer than the
-    fit of its few results, which its prior draws pull to the middle
-    (``bench/ratings.py`` measures both placements); in a new field, where
-    every rating is a guess, the fit ranks better.
+    Every one, except settling ones (under SETTLING_MATCHES units) while the
+    settled ones are at least half of the field: a newcomer among settled
+    ratings keeps its running Elo until it settles. Against settled opponents
+    Elo places it closer than the fit of its few results, which its prior
+    draws pull to the middle (``bench/ratings.py`` measures both
+    placements); in a new field, where every rating is a guess, the fit
+    ranks better.
     """
-    settled = {p for p, matches in rated_matches.items() if not is_provisional(matches)}
+    settled = {p for p, matches in rated_matches.items() if not is_settling(matches)}
     if 2 * len(settled) >= len(rated_matches):
         return settled
     return set(rated_matches)

@@ -23,7 +23,7 @@ from arena.matches.selectors import with_participants
 from arena.players.models import Team, User
 
 from .deals import SeatResult, unit_standings
-from .elo import INITIAL_RATING, PROVISIONAL_MATCHES, working_rating
+from .elo import INITIAL_RATING, PROVISIONAL_DEVIATION, working_rating
 from .models import (
     Challenge,
     Entry,
@@ -132,7 +132,7 @@ def challenge_get(*, user: User, challenge_id: int) -> Challenge | None:
 #: What a leaderboard shows of a rating's bot, owner and version (not the version's report
 #: and code, nor the owner's password hash).
 RATING_SHOWN = (
-    *("ladder_id", "bot_id", "bot_version_id", "rating", "rated_matches"),
+    *("ladder_id", "bot_id", "bot_version_id", "rating", "deviation", "rated_matches"),
     *("bot__name", "bot__owner_id", "bot__visibility", "bot__owner__username"),
     "bot__team_id",  # the access rule (bots.selectors.may_manage_bot) reads it
     "bot__team__name",  # a team's bot is credited to its team (bots.selectors.bot_credit)
@@ -154,11 +154,12 @@ def _on_board(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
 def ladder_leaderboard(*, ladder: Ladder, provisional: bool | None = None) -> QuerySet[Rating]:
     """The playing version of each public bot entered on the ladder, best first.
 
-    ``provisional``: only the ratings still settling (True) or only the settled ones (False).
+    ``provisional``: only the provisional ratings (True: their deviation over
+    PROVISIONAL_DEVIATION, ``elo.is_provisional``) or only the settled ones (False).
     """
     ratings = _on_board(Rating.objects.filter(ladder=ladder))
     if provisional is not None:
-        settled = Q(rated_matches__gte=PROVISIONAL_MATCHES)
+        settled = Q(deviation__lte=PROVISIONAL_DEVIATION)
         ratings = ratings.exclude(settled) if provisional else ratings.filter(settled)
     return (
         ratings.select_related("bot__owner", "bot__team", "bot_version")
@@ -269,7 +270,8 @@ def rating_changes_recent(
     changes = RatingChange.objects.filter(functools.reduce(operator.or_, ranges)).order_by(
         "rating_id", "id"
     )
-    for change in changes.only("id", "rating_id", "match_id", "rating_before", "rating_after"):
+    shown = ("id", "rating_id", "match_id", "rating_before", "rating_after")
+    for change in changes.only(*shown, "deviation_before", "deviation_after"):
         result[change.rating_id].append(change)
     return result
 
@@ -282,6 +284,9 @@ class ChangePoint:
     rating_id: int
     rating_before: float
     rating_after: float
+    #: Null for changes made before deviations were kept.
+    deviation_before: float | None = None
+    deviation_after: float | None = None
 
 
 def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[ChangePoint]]:
@@ -297,7 +302,15 @@ def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[
     if connection.vendor != "postgresql":
         return {
             rating_id: [
-                ChangePoint(c.pk, c.rating_id, c.rating_before, c.rating_after) for c in changes
+                ChangePoint(
+                    c.pk,
+                    c.rating_id,
+                    c.rating_before,
+                    c.rating_after,
+                    c.deviation_before,
+                    c.deviation_after,
+                )
+                for c in changes
             ]
             for rating_id, changes in rating_changes_recent(
                 rating_ids=rating_ids, points=points
@@ -308,10 +321,12 @@ def _recent_points(*, rating_ids: Sequence[int], points: int) -> dict[int, list[
         return result
     table = connection.ops.quote_name(RatingChange._meta.db_table)
     query = (
-        "SELECT c.id, r.id, c.rating_before, c.rating_after FROM unnest(%s::bigint[]) AS r (id) "
+        "SELECT c.id, r.id, c.rating_before, c.rating_after, c.deviation_before, "
+        "c.deviation_after FROM unnest(%s::bigint[]) AS r (id) "
         "CROSS JOIN LATERAL (SELECT COALESCE((SELECT id FROM " + table + " "
         "WHERE rating_id = r.id ORDER BY id DESC OFFSET %s LIMIT 1), 0) AS id) AS cutoff "
-        "CROSS JOIN LATERAL (SELECT id, rating_before, rating_after FROM " + table + " "
+        "CROSS JOIN LATERAL (SELECT id, rating_before, rating_after, deviation_before, "
+        "deviation_after FROM " + table + " "
         "WHERE rating_id = r.id AND id >= cutoff.id) AS c ORDER BY r.id, c.id"
     )
     with connection.cursor() as cursor:
@@ -356,6 +371,9 @@ class HistoryPoint:
     rating_before: float
     rating_after: float
     rating: Rating
+    #: Null for changes made before deviations were kept.
+    deviation_before: float | None = None
+    deviation_after: float | None = None
 
 
 def bot_rating_history(
@@ -372,7 +390,10 @@ def bot_rating_history(
     for rating in ratings:
         _, changes = by_ladder.setdefault(rating.ladder_id, (rating.ladder, []))
         changes += (
-            HistoryPoint(c.pk, c.rating_before, c.rating_after, rating) for c in recent[rating.pk]
+            HistoryPoint(
+                c.pk, c.rating_before, c.rating_after, rating, c.deviation_before, c.deviation_after
+            )
+            for c in recent[rating.pk]
         )
     history = []
     for ladder, changes in by_ladder.values():

@@ -15,7 +15,7 @@ from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .matchmaking import LadderQueue, plan_picks
+from .matchmaking import LadderQueue, bot_cap, plan_picks, queue_budget
 from .selectors import MatchmakingCandidate
 
 
@@ -57,6 +57,17 @@ class SimResult:
     #: When each ladder's first match finished (seconds from the start).
     first_finish: dict[str, float] = field(default_factory=dict)
     finished: int = 0
+    #: Worker-seconds spent playing, and the workers' whole time.
+    busy_s: float = 0.0
+    capacity_s: float = 0.0
+    #: The longest a run waited in the queue (seconds).
+    longest_wait_s: float = 0.0
+    #: The most matches queued at once, over all ladders.
+    most_queued: int = 0
+
+    @property
+    def busy_share(self) -> float:
+        return self.busy_s / self.capacity_s if self.capacity_s else 0.0
 
     def games_per_bot(self, ladder: str, bots: Sequence[str]) -> float:
         return sum(self.games[(ladder, bot)] for bot in bots) / len(bots)
@@ -75,6 +86,8 @@ def simulate(
     seed: int = 0,
     interleaved: bool = True,
     series_games: int = 1,
+    runs_per_slot: int = 0,
+    max_age_s: float = float("inf"),
 ) -> SimResult:
     """Run the sweep and the workers for ``minutes`` of simulated time.
 
@@ -88,7 +101,7 @@ def simulate(
     result = SimResult()
     planned: Counter[tuple[str, str]] = Counter()  # queued, running or finished
     busy: Counter[str] = Counter()  # a bot's matches queued or running
-    queue: deque[tuple[str, list[str], int]] = deque()  # series: (ladder, bots, games)
+    queue: deque[tuple[str, list[str], int, float]] = deque()  # (ladder, bots, games, since)
     queued_on: Counter[str] = Counter()  # matches
     running: list[tuple[float, int, str, list[str], int]] = []  # (ends, order, ladder, bots, games)
     by_name: Mapping[str, SimLadder] = {ladder.name: ladder for ladder in ladders}
@@ -106,43 +119,66 @@ def simulate(
             if bot.ladders is None or ladder.name in bot.ladders
         ]
 
-    def sweep(group: Sequence[int]) -> None:
+    budget = queue_budget(
+        floor=target,
+        slots=workers,
+        ladders=len(ladders),
+        pick_size=series_games,
+        runs_per_slot=runs_per_slot,
+    )
+
+    def sweep(group: Sequence[int], now: float) -> None:
+        oldest: dict[str, float] = {}
+        for name, _, _, since in queue:
+            oldest.setdefault(name, since)
         queues = [
             LadderQueue(
                 ladder_id=index,
                 seats=ladders[index].seats,
                 candidates=candidates(ladders[index]),
                 queued=queued_on[ladders[index].name],
+                target=budget or target,
                 pick_size=series_games,
                 pick_units=series_games,
+                stale=now - oldest.get(ladders[index].name, now) > max_age_s,
             )
             for index in group
         ]
+        seats = sum(ladder.seats for ladder in ladders) / len(ladders)
+        cap = bot_cap(floor=max_queued, slots=workers, budget=budget, seats=seats, bots=len(bots))
+        room = None if budget is None else budget - sum(queued_on.values())
         plan = plan_picks(
-            queues, target=target, max_queued=max_queued, house_only_games=house_only_games, rng=rng
+            queues,
+            max_queued=cap,
+            budget=None if room is None else room + sum(q.queued for q in queues),
+            house_only_games=house_only_games,
+            rng=rng,
         )
         for pick in plan:
             name = ladders[pick.queue.ladder_id].name
             seated = [bots[c.version_id].name for c in pick.seating]
-            queue.append((name, seated, pick.units))
+            queue.append((name, seated, pick.units, now))
             queued_on[name] += pick.units
             for bot in seated:
                 planned[(name, bot)] += pick.units
                 busy[bot] += 1
+        result.most_queued = max(result.most_queued, sum(queued_on.values()))
 
     groups = [list(range(len(ladders)))] if interleaved else [[i] for i in range(len(ladders))]
     free, order, now, next_sweep, end = workers, 0, 0.0, 0.0, minutes * 60
     while now <= end:
         if next_sweep <= now:
             for group in groups:
-                sweep(group)
+                sweep(group, now)
             next_sweep += sweep_s
         while free and queue:
-            name, seated, games = queue.popleft()
+            name, seated, games, since = queue.popleft()
+            result.longest_wait_s = max(result.longest_wait_s, now - since)
             queued_on[name] -= games
             free -= 1
             order += 1
             ends = now + by_name[name].match_s * games
+            result.busy_s += min(ends, end) - now
             heapq.heappush(running, (ends, order, name, seated, games))
         # Advance to the next event: a match ending or the next sweep.
         now = min(next_sweep, running[0][0]) if running else next_sweep
@@ -156,4 +192,5 @@ def simulate(
             for bot in seated:
                 result.games[(name, bot)] += games
                 busy[bot] -= 1
+    result.capacity_s = workers * end
     return result

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 from celery import Task, shared_task
 from celery.signals import worker_init, worker_ready
+from django.conf import settings
 from django.db import DatabaseError, connections
+from django.utils import timezone
 
 from arena.bots.models import BotVersion, TestGame
 from arena.bots.sandboxing import InfrastructureError, worker_self_test
@@ -137,6 +140,16 @@ def matches_republish_queued() -> int:
     match_ids = matches.matches_republish_queued()
     publish_runs(match_ids)
     return len(match_ids)
+
+
+@shared_task(name="arena.ladders.tasks.match_logs_archive")
+def match_logs_archive() -> int:
+    """Beat, daily: logs of matches older than ARENA_MATCH_LOG_ARCHIVE_DAYS to the archive."""
+    days = settings.ARENA_MATCH_LOG_ARCHIVE_DAYS
+    if not days:
+        return 0
+    finished_before = timezone.now() - timedelta(days=days)
+    return matches.match_logs_archive(finished_before=finished_before).matches
 
 
 @shared_task(name="arena.ladders.tasks.ratings_apply_match")

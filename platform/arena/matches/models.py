@@ -128,6 +128,8 @@ class Match(models.Model):
     # The engine's game log, gzip-compressed, in the default storage.
     log = models.FileField(max_length=255, blank=True)
     log_size = models.PositiveIntegerField(null=True, blank=True, help_text="Compressed bytes.")
+    # The log moved to the archive storage (an old match's: services.retention).
+    log_archived = models.BooleanField(default=False)
     error = models.TextField(blank=True, help_text="Why the last attempt failed, for operators.")
     # A game of a duplicate deal (a ladder option): the deal's first match (itself for
     # game 1) and this game's number. Indexed by match_deal_game_once, which starts with it.
@@ -345,3 +347,20 @@ class MatchAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of match {self.match_id}"
+
+
+class WorkerPresence(models.Model):
+    """A Celery worker that is up, as it says itself every ARENA_WORKER_PRESENCE_SECONDS:
+    matchmaking keeps as much work queued as the live workers' processes can take."""
+
+    #: Celery's node name, ``celery@host`` (``-n`` names several on one host).
+    hostname = models.CharField(max_length=255, unique=True)
+    #: The queues it consumes.
+    queues = models.JSONField(default=list)
+    #: Its pool's processes: how many runs it plays at once.
+    concurrency = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} ({self.concurrency} processes)"

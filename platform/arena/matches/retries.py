@@ -91,10 +91,12 @@ def _temp_answers() -> bool:
 
 
 def _broker_answers() -> bool:
-    from arena.celery import app
+    # The platform's Celery app (arena/__init__ loads it), without importing arena.celery,
+    # whose worker steps use this app's services.
+    from celery import current_app
 
     try:
-        with app.connection_for_write() as connection:
+        with current_app.connection_for_write() as connection:
             connection.ensure_connection(max_retries=1)
     except (BrokerError, OSError) as error:
         log.info("retry probe: the broker: %s", error)

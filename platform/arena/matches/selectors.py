@@ -8,15 +8,15 @@ import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from django.contrib.auth.models import AnonymousUser
-from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import (
     Case,
     Exists,
+    Min,
     OuterRef,
     Prefetch,
     Q,
@@ -25,6 +25,7 @@ from django.db.models import (
     When,
 )
 
+from arena.blobs.storage_check import archive, default
 from arena.bots.models import Bot, BotVersion, TestGame, VersionStatus, Visibility
 from arena.bots.selectors import managed_bots_q, may_read_internals, team_name
 from arena.live.selectors import LiveEvents, live_read
@@ -38,6 +39,7 @@ from .models import (
     MatchAttempt,
     MatchStatus,
     Participant,
+    WorkerPresence,
     match_feed,
     seed_in_play,
 )
@@ -98,6 +100,22 @@ def _queue_order(*, ladder_id: int) -> QuerySet[Match]:
         "created_at",
         "id",
     )
+
+
+def match_worker_slots(*, queue: str, now: datetime, stale_after: timedelta) -> int:
+    """The processes of the workers up (seen within ``stale_after``) that consume ``queue``."""
+    live = WorkerPresence.objects.filter(seen_at__gte=now - stale_after)
+    return sum(w.concurrency for w in live.only("queues", "concurrency") if queue in w.queues)
+
+
+def queued_since(*, ladder_ids: Sequence[int]) -> dict[int, datetime]:
+    """Each ladder's oldest queued match's time in the queue (its message's due time)."""
+    rows = (
+        Match.objects.filter(ladder_id__in=ladder_ids, status=MatchStatus.QUEUED)
+        .values("ladder_id")
+        .annotate(oldest=Min("queued_at"))
+    )
+    return {row["ladder_id"]: row["oldest"] for row in rows}
 
 
 def ladder_queue(*, ladder_id: int) -> QuerySet[Match]:
@@ -387,6 +405,18 @@ def log_redact_private(log: dict[str, Any], *, keep_seats: set[int]) -> dict[str
     return {**log, "referee": {**referee, "seats": seats}}
 
 
+def match_log_stored(match: Match) -> bytes:
+    """The stored (compressed) log, from the archive storage once moved there; the other
+    storage too, should an archiving run have stopped half-way through this log."""
+    first, second = (archive(), default()) if match.log_archived else (default(), archive())
+    try:
+        with first.open(str(match.log.name), "rb") as handle:
+            return bytes(handle.read())
+    except FileNotFoundError:
+        with second.open(str(match.log.name), "rb") as handle:
+            return bytes(handle.read())
+
+
 def match_log_read(
     *, match: Match, user: User | AnonymousUser, moves: bool = False
 ) -> dict[str, Any] | None:
@@ -401,8 +431,7 @@ def match_log_read(
     """
     if not match.log or match.sealed:
         return None
-    with default_storage.open(str(match.log.name), "rb") as handle:
-        log = json.loads(gzip.decompress(handle.read()))
+    log = json.loads(gzip.decompress(match_log_stored(match)))
     if not moves:
         log = game_logs.expand(log)
     seats = match.participants.all()

@@ -70,6 +70,9 @@ class LineChart:
     points: str
     #: The polygon under the line, for a light fill.
     area: str
+    #: Polygons of the band around the line (value ± deviation), one per stretch of points
+    #: with a deviation, clipped to the plot; empty without deviations.
+    bands: list[str]
     y_ticks: list[Tick]
     x_ticks: list[Tick]
     #: Vertical marks (e.g. where a new version took over), x and label.
@@ -93,12 +96,16 @@ def line_chart(
     values: Sequence[float],
     *,
     marks: Sequence[tuple[int, str]] = (),
+    deviations: Sequence[float | None] = (),
     width: int = 720,
     height: int = 220,
 ) -> LineChart | None:
     """A line chart of ``values`` (oldest first) with round y ticks; None for fewer than two.
 
     ``marks`` are (index into values, label) pairs drawn as vertical lines.
+    ``deviations``: each value's ± (None where unknown), drawn as a band around the
+    line. The y axis spans the line, not the band: a new rating's wide band would
+    flatten it, so the band is clipped to the plot (a band filling it: little is known).
     """
     if len(values) < 2:
         return None
@@ -125,6 +132,21 @@ def line_chart(
     last = len(values) - 1
     x_ticks = [Tick(x_of(i), str(i)) for i in sorted({0, last // 2, last})]
     area = _points([(coords[0][0], bottom), *coords, (coords[-1][0], bottom)])
+
+    def clipped(value: float) -> float:
+        return min(bottom, max(top, y_of(value)))
+
+    bands = []
+    stretch: list[tuple[float, float, float]] = []  # (x, value, deviation)
+    padded = [*deviations, *[None] * (len(values) - len(deviations))]
+    for index, (value, deviation) in enumerate(zip(values, padded, strict=True)):
+        if deviation is not None:
+            stretch.append((x_of(index), value, deviation))
+        if stretch and (deviation is None or index == last):
+            upper = [(x, clipped(v + d)) for x, v, d in stretch]
+            lower = [(x, clipped(v - d)) for x, v, d in reversed(stretch)]
+            bands.append(_points(upper + lower))
+            stretch = []
     return LineChart(
         width=width,
         height=height,
@@ -134,6 +156,7 @@ def line_chart(
         bottom=bottom,
         points=_points(coords),
         area=area,
+        bands=bands,
         y_ticks=y_ticks,
         x_ticks=x_ticks,
         marks=[Tick(x_of(index), label) for index, label in marks if 0 <= index <= last],

@@ -25,6 +25,7 @@ from arena.bots.selectors import (
     may_manage_bot,
     may_read_internals,
 )
+from arena.ladders.elo import tied_with_above
 from arena.ladders.models import Ladder, Qualification, Rating
 from arena.ladders.selectors import HistoryPoint
 from arena.leagues.models import EntryStatus, League, LeagueEntry, LeagueStanding, LeagueStatus
@@ -85,14 +86,30 @@ class LeaderboardRow:
     rank: int
     rating: Rating
     trend: charts.Sparkline | None
+    #: Within the noise of the row above (``elo.is_tied``): the order of the two is not sure.
+    tied: bool = False
 
 
 def leaderboard_rows(
-    ratings: Sequence[Rating], trends: dict[int, list[float]], *, first_rank: int
+    ratings: Sequence[Rating],
+    trends: dict[int, list[float]],
+    *,
+    first_rank: int,
+    above: Rating | None = None,
 ) -> list[LeaderboardRow]:
-    """``trends``: each rating's recent values, oldest first (``rating_trends``)."""
+    """``trends``: each rating's recent values, oldest first (``rating_trends``);
+    ``above``: the rating ranked just above the first (on the page before), if any."""
+    tied = tied_with_above(
+        [(r.rating, r.deviation) for r in ratings],
+        None if above is None else (above.rating, above.deviation),
+    )
     return [
-        LeaderboardRow(first_rank + offset, rating, charts.sparkline(trends.get(rating.pk, [])))
+        LeaderboardRow(
+            first_rank + offset,
+            rating,
+            charts.sparkline(trends.get(rating.pk, [])),
+            tied[offset],
+        )
         for offset, rating in enumerate(ratings)
     ]
 
@@ -107,16 +124,18 @@ def bots_with_ratings(
 
 
 def history_chart(changes: Sequence[HistoryPoint]) -> charts.LineChart | None:
-    """The rating after each change, marking where another version of the bot took over."""
+    """The rating after each change, with its ± as a band, marking where another version of
+    the bot took over."""
     if not changes:
         return None
     values = [changes[0].rating_before, *(c.rating_after for c in changes)]
+    deviations = [changes[0].deviation_before, *(c.deviation_after for c in changes)]
     marks = [(0, f"v{changes[0].rating.bot_version.number}")]
     for index in range(1, len(changes)):
         version = changes[index].rating.bot_version
         if version.pk != changes[index - 1].rating.bot_version_id:
             marks.append((index, f"v{version.number}"))
-    return charts.line_chart(values, marks=marks)
+    return charts.line_chart(values, marks=marks, deviations=deviations)
 
 
 # --------------------------------------------------------------------------- validation

@@ -30,7 +30,7 @@ from arena.matches.selectors import matches_visible_each, seats_shown
 
 #: Seconds the home page's content is reused: short, as it shows matches in play.
 HOME_CACHE_SECONDS = 15
-HOME_CACHE_KEY = "arena:home:v2"  # v2: bots credited to their teams
+HOME_CACHE_KEY = "arena:home:v3"  # v3: leaders with their deviations
 HOME_COUNTS_KEY = f"{HOME_CACHE_KEY}:counts"
 #: Every key the home page keeps (the bench expires them all).
 HOME_CACHE_KEYS = (HOME_CACHE_KEY, HOME_COUNTS_KEY)
@@ -86,6 +86,7 @@ class HomeLeader:
     position: int
     bot: BotOwner
     rating: float
+    deviation: float
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,7 @@ def _ladder(ladder: Ladder, bot_count: int) -> HomeLadder:
                 position=position,
                 bot=_bot(rating.bot),
                 rating=rating.rating,
+                deviation=rating.deviation,
             )
             for position, rating in enumerate(leaders, start=1)
         ),

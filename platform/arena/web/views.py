@@ -53,7 +53,7 @@ from arena.bots.services import BotNameError, BotNameTakenError, upload_limits
 from arena.bots.uploads import check_upload_size
 from arena.competitions.selectors import bot_placings
 from arena.errors import ArenaError
-from arena.ladders.elo import PROVISIONAL_MATCHES
+from arena.ladders.elo import PROVISIONAL_DEVIATION
 from arena.ladders.flows import bot_submit, challenge_create, entries_set, version_challenge_create
 from arena.ladders.levels import BEATEN_MIN_GAMES, level_bots, levels_met
 from arena.ladders.models import Ladder
@@ -226,14 +226,20 @@ def ladder_detail(request: HttpRequest, slug: str) -> HttpResponse:
         count=ladder_leaderboard_count(ladder=ladder, provisional=False),
     ).get_page(request.GET.get("page"))
     ratings = list(page.object_list)
+    first = page.start_index()
+    # The last row of the page before, so a tie across the pages' edge is marked too.
+    above = None
+    if first > 1:
+        before = ladder_leaderboard(ladder=ladder, provisional=False)[first - 2 : first - 1]
+        above = next(iter(before), None)
     settling = list(ladder_leaderboard(ladder=ladder, provisional=True)[:PROVISIONAL_SHOWN])
     trends = rating_trends(rating_ids=[r.pk for r in ratings + settling], points=TREND_POINTS)
     context = {
         "ladder": ladder,
         "page": page,
-        "rows": presenters.leaderboard_rows(ratings, trends, first_rank=page.start_index()),
+        "rows": presenters.leaderboard_rows(ratings, trends, first_rank=first, above=above),
         "provisional_rows": presenters.leaderboard_rows(settling, trends, first_rank=1),
-        "provisional_matches": PROVISIONAL_MATCHES,
+        "provisional_deviation": round(PROVISIONAL_DEVIATION),
         "trend_points": TREND_POINTS,
         "season": ladder_current_season(ladder=ladder),
         "past_seasons": list(ladder_past_seasons(ladder=ladder)),
@@ -263,7 +269,7 @@ def ladder_season(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         "ranked": [row for row in rows if row.rank is not None],
         "unranked": [row for row in rows if row.rank is None],
         "past_seasons": list(ladder_past_seasons(ladder=ladder)),
-        "provisional_matches": PROVISIONAL_MATCHES,
+        "provisional_deviation": round(PROVISIONAL_DEVIATION),
     }
     return render(request, "web/season.html", context)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ import numpy as np
 
 from bots_sdk.rl import _engine
 from bots_sdk.rl.encoding import (
+    ActionSpace,
     ActionSpaceError,
     ObservationEncoder,
     action_space,
@@ -21,6 +24,9 @@ from bots_sdk.rl.encoding import (
     pairwise_returns,
 )
 from tests.bots_sdk.random_games import CONFIGS, config_id, observations
+from tests.bots_sdk.rl.reference_encoding import ReferenceEncoder
+from vegas_engine import describe, new_game
+from vegas_engine.rules.cardgame import card_text
 
 pytestmark = pytest.mark.slow
 
@@ -113,3 +119,121 @@ def test_an_observation_of_another_table_is_refused() -> None:
         ValueError, match="classic with 3 seats; this encoder is for classic with 2"
     ):
         encoder.encode(observation)
+
+
+#: The tables of the random games plus more seat counts and options, so each
+#: rule system is compared at several tables.
+EQUIVALENCE_CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
+    *CONFIGS,
+    ("classic", 4, {"neutral_dice": True}),
+    ("boulevard", 4, {"slot_machine": False, "kickers": False}),
+    ("boulevard", 5, {"biggies": False, "neutral_dice": False}),
+    ("cardgame", 4, {"sequential": True, "chips": True}),
+    ("sixdice", 3, {}),
+    ("sixdice", 5, {"slot_machine": True}),
+    ("sixdice", 4, {"neutral_dice": True}),
+    ("royale", 4, {}),
+    ("royale", 2, {"tiles": 6}),
+]
+
+
+def reference_mask(space: ActionSpace, legal: list[str]) -> np.ndarray[Any, Any]:
+    """The mask as it was built before masks were kept: one array per call."""
+    mask = np.zeros(len(space), dtype=np.int8)
+    mask[[space.actions.index(action) for action in legal]] = 1
+    return mask
+
+
+def random_states(rules: str, seats: int, options: dict[str, Any], games: int) -> Iterator[Any]:
+    """Every state of ``games`` random games, the final ones included."""
+    for seed in range(games):
+        state = new_game(describe(rules, seats, options), seed, log=False)
+        rng = random.Random(seed)
+        yield state
+        while movers := state.to_move():
+            seat = rng.choice(movers)
+            state.apply_action(rng.choice(state.legal_actions(seat)), seat)
+            yield state
+
+
+@pytest.mark.parametrize("config", EQUIVALENCE_CONFIGS, ids=config_id)
+def test_the_fast_encoder_writes_exactly_the_reference_vector(
+    config: tuple[str, int, dict[str, Any]],
+) -> None:
+    """Every seat's view of every state of random games: the same float32 vector,
+    bit for bit, as the reference encoder of the seat's observation, whether the
+    fast encoder reads the observation, the state (a dice game's own numbers) or
+    a batch of states; the same layout and the same masks."""
+    rules, seats, options = config
+    table = _engine.table(rules, seats, options)
+    fast, reference = ObservationEncoder(table), ReferenceEncoder(table)
+    space = action_space(table)
+    assert fast.segments == reference.segments and fast.size == reference.size
+    assert np.array_equal(fast.low, reference.low) and np.array_equal(fast.high, reference.high)
+    buffer = np.full(fast.size, -7.0, dtype=np.float32)
+    batch = np.full((seats, fast.size), -7.0, dtype=np.float32)
+    compared = 0
+    for state in random_states(rules, seats, options, games=3):
+        fast.encode_states([(state, seat) for seat in range(seats)], batch)
+        for seat in range(seats):
+            observation = state.observe(seat)
+            expected = reference.encode(observation)
+            assert np.array_equal(fast.encode(observation), expected)
+            assert np.array_equal(fast.encode(observation, out=buffer), expected)
+            assert np.array_equal(fast.encode_state(state, seat), expected)
+            assert np.array_equal(batch[seat], expected)
+            legal = observation["legal_actions"]
+            mask = space.mask(legal)
+            assert mask.dtype == np.int8 and np.array_equal(mask, reference_mask(space, legal))
+            mask[:] = 1  # a caller's change to its mask must not reach the next one
+            assert np.array_equal(space.mask(tuple(legal)), reference_mask(space, legal))
+            compared += 1
+    assert compared > 100
+
+
+def test_a_dice_games_numbers_are_read_only_where_the_observation_shows_them() -> None:
+    """The dice view the fast encoder reads says what the observation says."""
+    table = _engine.table("boulevard", 3)
+    state = _engine.new_state(table, 4)
+    view = _engine.dice_view(state)
+    assert view is not None
+    observation = state.observe(1)
+    assert (view.round, view.start, view.current) == (
+        observation["round"],
+        observation["start_player"],
+        observation["current_player"],
+    )
+    assert view.pile_size == observation["pile_size"] and view.decision == observation["decision"]
+    assert _engine.dice_view(_engine.new_state(_engine.table("royale", 3), 4)) is None
+
+
+def test_a_card_games_view_holds_the_seats_own_cards_and_only_sizes_of_the_others() -> None:
+    table = _engine.table("cardgame", 3)
+    state = _engine.new_state(table, 4)
+    seat = state.to_move()[0]
+    state.apply_action(state.legal_actions(seat)[0], seat)  # a hidden choice
+    for observer in range(3):
+        view = _engine.card_view(state, observer)
+        assert view is not None
+        observation = state.observe(observer)
+        assert sorted(card_text(card) for card in view.hand) == sorted(observation["hand"])
+        assert view.my_choice == observation["my_choice"]
+        assert view.hand_sizes == observation["hand_sizes"]
+    assert _engine.card_view(state, 1) != _engine.card_view(state, 2)
+    assert _engine.card_view(_engine.new_state(_engine.table("classic", 3), 4), 0) is None
+
+
+def test_royales_view_shows_the_lucky_punchs_tokens_to_their_hider_only() -> None:
+    """The one number of a Royale view that differs by seat: found in random games."""
+    for state in random_states("royale", 3, {"tiles": 6}, games=40):
+        if state.decision().value == "guess":
+            break
+    else:
+        pytest.fail("no random game reached a Lucky Punch guess")
+    views = [_engine.royale_view(state, seat) for seat in range(3)]
+    punches = [view.lucky_punch for view in views if view is not None]
+    hider = state.observe(0)["tiles"]["lucky_punch"]["hider"]
+    for seat, punch in enumerate(punches):
+        assert punch is not None and punch[0] == hider
+        assert (punch[1] is not None) == (seat == hider)
+        assert punch[1] == state.observe(seat)["tiles"]["lucky_punch"]["tokens"]

@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 
 from bots_sdk import Bot
+from bots_sdk.house.random_bot import RandomBot
 from bots_sdk.rl.gymnasium import VegasEnv
 from tests.bots_sdk.random_games import CONFIGS, config_id
 
@@ -100,3 +101,17 @@ def test_bad_arguments_are_refused_with_the_reason() -> None:
         VegasEnv("classic", 3, opponents=["random", "greedy", "random"])
     with pytest.raises(ValueError, match=r"seat is 0\.\.1"):
         VegasEnv("classic", 2, seat=2)
+
+
+def test_the_random_bots_short_cut_draws_what_the_bot_itself_would() -> None:
+    """`random` opponents are asked for an action from the legal ones directly; a
+    subclass goes the whole way (observation, handle_request): the same games."""
+
+    class SlowRandom(RandomBot):
+        pass
+
+    for seed in range(3):
+        fast = VegasEnv("boulevard", 3, opponents="random", seat=1)
+        slow = VegasEnv("boulevard", 3, opponents=[SlowRandom(), SlowRandom()], seat=1)
+        assert episode(fast, seed) == episode(slow, seed)
+        assert fast.state.observe(0) == slow.state.observe(0)

@@ -106,3 +106,41 @@ def test_bad_tables_are_refused_with_the_engines_reason() -> None:
         env("classic", 7)
     with pytest.raises(ValueError, match="unknown option 'turbo'"):
         env("classic", 2, {"turbo": True})
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_every_agents_observation_is_its_engine_observation_encoded(
+    config: tuple[str, int, dict[str, Any]],
+) -> None:
+    """What each agent sees, at every step of a random game, is the encoder's
+    vector of its own engine observation (no more: the leak tests of the engine
+    cover that view) and the selected agent's mask is its legal actions."""
+    rules, seats, options = config
+    game = raw_env(rules, seats, options)
+    game.reset(seed=2)
+    encoder, space = game.encoder, game.actions
+    rng = np.random.default_rng(2)
+    while not all(game.terminations.values()):
+        for seat, agent in enumerate(game.possible_agents):
+            seen = game.observe(agent)
+            view = game.state.observe(seat)
+            assert np.array_equal(seen["observation"], encoder.encode(view))
+            legal = view["legal_actions"] if agent == game.agent_selection else []
+            assert np.array_equal(seen["action_mask"], space.mask(legal))
+        mask = game.observe(game.agent_selection)["action_mask"]
+        game.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_calls_before_reset_are_refused_as_pettingzoos_order_enforcing_wrapper_does() -> None:
+    game = env("classic", 2)
+    for name in ("agents", "agent_selection", "rewards", "terminations"):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(game, name)
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        game.last()
+    with pytest.raises(AttributeError, match="private attribute '_skip_agent_selection'"):
+        _ = game._skip_agent_selection
+    game.reset(seed=1)
+    assert game.agent_selection == "player_0" and game.agents == ["player_0", "player_1"]
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        game.step(99)

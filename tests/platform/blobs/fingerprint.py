@@ -26,6 +26,12 @@ def _sha(field: Any) -> str | None:
         field.close()
 
 
+def _log_sha(match: Any) -> str | None:
+    from arena.matches.selectors import match_log_stored
+
+    return hashlib.sha256(match_log_stored(match)).hexdigest() if match.log else None
+
+
 def fingerprint() -> dict[str, Any]:
     from arena.bots.models import Bot, BotVersion
     from arena.ladders.models import Ladder, Rating
@@ -40,7 +46,10 @@ def fingerprint() -> dict[str, Any]:
             [v.bot.name, v.number, v.status, _sha(v.code)]
             for v in BotVersion.objects.select_related("bot")
         ),
-        "matches": sorted([m.pk, m.status, m.seed, _sha(m.log)] for m in Match.objects.all()),
+        # Read where the platform reads it: the archive storage for an archived log.
+        "matches": sorted(
+            [m.pk, m.status, m.seed, m.log_archived, _log_sha(m)] for m in Match.objects.all()
+        ),
         "seats": sorted(
             [p.match_id, p.seat, p.bot_version_id, p.money, p.rank]
             for p in Participant.objects.all()

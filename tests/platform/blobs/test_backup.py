@@ -12,26 +12,26 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 import tarfile
-from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import connection
-from psycopg import sql
 
 from arena.blobs import backup as backups
 from arena.bots.models import VersionStatus
 from arena.bots.services import bot_version_transition, bot_version_upload
+from arena.matches.models import Match
+from arena.matches.services import match_logs_archive
 from tests.platform.conftest import REPO_DIR, needs_postgres
 from tests.platform.factories import BotFactory, LadderFactory
+from tests.platform.processes import manage, platform_env, run_json
 from tests.platform.scenes import GOOD_BOT, play_match
 from tests.platform.stored import BACKENDS, stored_files
 
@@ -39,7 +39,8 @@ from .fingerprint import fingerprint
 
 
 def _populate(alice: Any, bob: Any) -> None:
-    """Two authors, versions with code, a ladder with played and rated matches."""
+    """Two authors, versions with code, a ladder with played and rated matches, the
+    oldest one's log moved to the archive storage."""
     ladder = LadderFactory(slug="classic-2", rules="classic", seats=2)
     versions = []
     for owner, name in ((alice, "shark"), (bob, "minnow")):
@@ -51,78 +52,10 @@ def _populate(alice: Any, bob: Any) -> None:
             versions.append(version)
     for seed in range(3):
         play_match(ladder, [versions[1], versions[3]], seed)
-
-
-def _environment(database_url: str, storage: str, media: Path) -> dict[str, str]:
-    """A platform process of its own on that database and storage."""
-    return {
-        **os.environ,
-        "PYTHONPATH": f"{REPO_DIR}:{REPO_DIR / 'platform'}",
-        "DJANGO_SETTINGS_MODULE": "arena.settings",
-        "DATABASE_URL": database_url,
-        "STORAGE_BACKEND": BACKENDS[storage],
-        "MEDIA_ROOT": str(media),
-        "ARENA_DATA_DIR": str(media.parent / "data"),
-        "SECRET_KEY": "tests-only-secret-key",
-        "CELERY_BROKER_URL": "memory://",
-        "CELERY_RESULT_BACKEND": "cache+memory://",
-        # Queued, not played here: load_house_bots' pre-flights are a worker's work.
-        "CELERY_TASK_ALWAYS_EAGER": "0",
-        "DEBUG": "0",
-    }
-
-
-def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(REPO_DIR / "manage.py"), *args],
-        env=env,
-        cwd=REPO_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-
-
-def _fingerprint_of(env: dict[str, str]) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.platform.blobs.fingerprint"],
-        env=env,
-        cwd=REPO_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
-
-
-def _server_params() -> dict[str, Any]:
-    db = settings.DATABASES["default"]
-    return {
-        "host": db.get("HOST") or None,
-        "port": db.get("PORT") or None,
-        "user": db.get("USER") or None,
-        "password": db.get("PASSWORD") or None,
-    }
-
-
-@pytest.fixture
-def empty_database() -> Iterator[str]:
-    """A new empty PostgreSQL database on the test server; its URL. Dropped afterwards."""
-    name = f"test_arena_restore_{os.getpid()}"
-    params = _server_params()
-    with psycopg.connect(**params, dbname="postgres", autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    user = params["user"] or "postgres"
-    auth = f"{user}:{params['password']}" if params["password"] else user
-    yield f"postgres://{auth}@{params['host'] or '127.0.0.1'}:{params['port'] or 5432}/{name}"
-    with psycopg.connect(**params, dbname="postgres", autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+    oldest = Match.objects.order_by("pk").first()
+    assert oldest is not None and oldest.finished_at is not None
+    archived = match_logs_archive(finished_before=oldest.finished_at + timedelta(microseconds=1))
+    assert archived.matches == 1
 
 
 @needs_postgres
@@ -133,6 +66,7 @@ def test_a_restored_platform_holds_everything_the_backup_did(
     _populate(alice, bob)
     original = fingerprint()
     assert len(original["versions"]) == 4 and len(original["matches"]) == 3
+    assert [archived for _, _, _, archived, _ in original["matches"]] == [True, False, False]
     assert all(sha for *_, sha in original["versions"] + original["matches"])
     assert original["ratings"] and original["seats"]
 
@@ -142,6 +76,7 @@ def test_a_restored_platform_holds_everything_the_backup_did(
     with tarfile.open(tmp_path / "arena.tar") as archive:
         names = archive.getnames()
     assert names[-1] == backups.MANIFEST and backups.PG_DUMP in names
+    assert len([n for n in names if n.startswith(backups.ARCHIVE)]) == 1
     stored = {n.removeprefix(backups.FILES) for n in names if n.startswith(backups.FILES)}
     if each_storage == "filesystem":
         assert set(stored_files("bots/code")) | set(stored_files("matches/logs")) <= stored
@@ -149,46 +84,51 @@ def test_a_restored_platform_holds_everything_the_backup_did(
         assert not stored  # the files are rows of the dump
 
     media = tmp_path / "restored-media"
-    env = _environment(empty_database, each_storage, media)
-    done = _manage(env, "restore_platform", str(tmp_path / "arena.tar"))
+    env = platform_env(empty_database, each_storage, media)
+    done = manage(env, "restore_platform", str(tmp_path / "arena.tar"))
     assert done.returncode == 0, done.stderr
     assert "restored the backup" in done.stdout and "migrate" not in done.stdout
 
-    assert _fingerprint_of(env) == json.loads(json.dumps(original))
+    assert run_json(env, "tests.platform.blobs.fingerprint") == json.loads(json.dumps(original))
     if each_storage == "filesystem":
         assert {str(p.relative_to(media)) for p in media.rglob("*") if p.is_file()} == stored
+    restored_archive = tmp_path / "data" / "archive"  # the restored platform's own
+    assert len([p for p in restored_archive.rglob("*") if p.is_file()]) == 1
 
     # A second restore onto the restored platform is refused, and changes nothing.
-    again = _manage(env, "restore_platform", str(tmp_path / "arena.tar"))
+    again = manage(env, "restore_platform", str(tmp_path / "arena.tar"))
     assert again.returncode != 0
     assert "is not empty" in again.stderr and "restore into an empty database" in again.stderr
-    assert _fingerprint_of(env) == json.loads(json.dumps(original))
+    assert run_json(env, "tests.platform.blobs.fingerprint") == json.loads(json.dumps(original))
 
 
 def test_the_embedded_default_sqlite_round_trips(tmp_path: Path) -> None:
     """``make run``'s platform (SQLite, files in the database), made by its own commands."""
-    source = _environment(f"sqlite:///{tmp_path / 'a.sqlite3'}", "database", tmp_path / "m")
+    source = platform_env(f"sqlite:///{tmp_path / 'a.sqlite3'}", "database", tmp_path / "m")
     for command in (("migrate", "--no-input"), ("load_house_bots",)):
-        done = _manage(source, *command)
+        done = manage(source, *command)
         assert done.returncode == 0, done.stderr
-    original = _fingerprint_of(source)
+    original = run_json(source, "tests.platform.blobs.fingerprint")
     assert original["versions"] and all(sha for *_, sha in original["versions"])
 
     # Through standard output and input, as `docker compose exec -T web ...` runs them.
-    manage = [sys.executable, str(REPO_DIR / "manage.py")]
+    command_line = [sys.executable, str(REPO_DIR / "manage.py")]
     with (tmp_path / "arena.tar").open("wb") as out:
         done = subprocess.run(
-            [*manage, "backup_platform", "-"], env=source, stdout=out, stderr=subprocess.PIPE
+            [*command_line, "backup_platform", "-"], env=source, stdout=out, stderr=subprocess.PIPE
         )
     assert done.returncode == 0 and b"backed up" in done.stderr, done.stderr
     assert tarfile.is_tarfile(tmp_path / "arena.tar")
-    target = _environment(f"sqlite:///{tmp_path / 'b.sqlite3'}", "database", tmp_path / "m")
+    target = platform_env(f"sqlite:///{tmp_path / 'b.sqlite3'}", "database", tmp_path / "m")
     with (tmp_path / "arena.tar").open("rb") as backup_file:
         done = subprocess.run(
-            [*manage, "restore_platform", "-"], env=target, stdin=backup_file, capture_output=True
+            [*command_line, "restore_platform", "-"],
+            env=target,
+            stdin=backup_file,
+            capture_output=True,
         )
     assert done.returncode == 0 and b"restored the backup" in done.stdout, done.stderr
-    assert _fingerprint_of(target) == original
+    assert run_json(target, "tests.platform.blobs.fingerprint") == original
 
 
 @needs_postgres
@@ -215,8 +155,8 @@ def test_a_failed_restore_leaves_the_database_and_storage_empty(
             bad.addfile(member, io.BytesIO(payload))
 
     media = tmp_path / "restored-media"
-    env = _environment(empty_database, "filesystem", media)
-    done = _manage(env, "restore_platform", str(broken))
+    env = platform_env(empty_database, "filesystem", media)
+    done = manage(env, "restore_platform", str(broken))
     assert done.returncode != 0 and "pg_restore failed" in done.stderr
     assert not [p for p in media.rglob("*") if p.is_file()]
     with psycopg.connect(empty_database) as conn:

@@ -9,9 +9,11 @@ from itertools import pairwise
 import pytest
 
 from arena.ladders.elo import (
+    INITIAL_DEVIATION,
     INITIAL_RATING,
     K_FLOOR,
     LOG_ODDS_PER_POINT,
+    PROVISIONAL_DEVIATION,
     STRETCH_LIMIT,
     STRETCH_PAIRS,
     Calibration,
@@ -19,12 +21,16 @@ from arena.ladders.elo import (
     display_rating,
     expected_score,
     is_provisional,
+    is_settling,
+    is_tied,
     k_factor,
     rating_changes,
     seat_changes,
     seat_weight,
     stretch,
+    tied_with_above,
     unit_calibration,
+    unit_deviations,
     unit_k_factors,
     working_rating,
 )
@@ -146,10 +152,95 @@ def test_each_player_s_k_knows_whether_its_opponents_are_settled() -> None:
     assert changes == pytest.approx({"new": 350 / 2, "old": -(700 / 35) / 2})
 
 
-def test_provisional_mark() -> None:
-    assert is_provisional(29) and not is_provisional(30)
-    assert display_rating(1523.6, 29) == "1524?"
-    assert display_rating(1523.4, 30) == "1523"
+def test_provisional_by_the_deviation_shown_with_the_rating() -> None:
+    assert is_provisional(PROVISIONAL_DEVIATION + 0.1)
+    assert not is_provisional(PROVISIONAL_DEVIATION)
+    assert display_rating(1523.6, 61.2) == "1524? ± 61"
+    assert display_rating(1523.4, 44.6) == "1523 ± 45"
+    # K, the scheduler and the refit still count games.
+    assert is_settling(29) and not is_settling(30)
+
+
+def test_neighbours_within_one_standard_error_of_their_difference_are_tied() -> None:
+    # The difference's standard error: hypot(30, 40) = 50.
+    assert is_tied(1600, 30, 1551, 40)
+    assert not is_tied(1600, 30, 1550, 40)
+    # Best first: each row against the one above it, the first against ``above``.
+    rows = [(1600.0, 30.0), (1560.0, 30.0), (1450.0, 30.0), (1440.0, 100.0)]
+    assert tied_with_above(rows) == [False, True, False, True]
+    assert tied_with_above(rows, above=(1620.0, 20.0)) == [True, True, False, True]
+    assert tied_with_above([]) == []
+
+
+def _information(deviation: float) -> float:
+    """The log posterior's curvature (natural log-odds) of a rating with this deviation."""
+    return 1.0 / (LOG_ODDS_PER_POINT * deviation) ** 2
+
+
+def test_a_new_rating_has_its_priors_deviation_and_each_pair_adds_weight_p_1_minus_p() -> None:
+    # Two virtual draws at p = 1/2: a curvature of 2/4.
+    assert _information(INITIAL_DEVIATION) == pytest.approx(0.5)
+    ratings = {"a": 1500.0, "b": 1700.0, "c": 1400.0}
+    deviations = {"a": INITIAL_DEVIATION, "b": 80.0, "c": 120.0}
+
+    after = unit_deviations([("a", 1), ("b", 2), ("c", 3)], ratings, deviations)
+
+    weight = 3 / 4  # each pair of a 3-seat game
+
+    def pq(x: float, y: float) -> float:
+        p = expected_score(x, y)
+        return weight * p * (1 - p)
+
+    assert _information(after["a"]) == pytest.approx(0.5 + pq(1500, 1700) + pq(1500, 1400))
+    assert _information(after["b"]) == pytest.approx(
+        _information(80.0) + pq(1700, 1500) + pq(1700, 1400)
+    )
+    # Win or lose, the curvature grows the same: the deviation never grows with a result.
+    assert unit_deviations([("c", 1), ("b", 2), ("a", 3)], ratings, deviations) == after
+    assert all(after[p] < deviations[p] for p in ratings)
+
+
+def test_a_player_at_two_seats_counts_the_pairs_of_both_against_the_others_only() -> None:
+    ratings = {"house": 1500.0, "ann": 1500.0}
+    deviations = {"house": 100.0, "ann": 100.0}
+
+    after = unit_deviations([("house", 1), ("ann", 2), ("house", 3)], ratings, deviations)
+
+    # Two pairs of weight 3/4 at p = 1/2 for each, none of house against itself.
+    assert _information(after["house"]) == pytest.approx(_information(100.0) + 2 * 0.75 / 4)
+    assert after["ann"] == pytest.approx(after["house"])
+
+
+def test_the_deviation_of_a_stretched_ladder_is_stretched_with_its_ratings() -> None:
+    scale = 1.2
+    working = {"a": 1550.0, "b": 1450.0}
+    shown = {p: INITIAL_RATING + scale * (r - INITIAL_RATING) for p, r in working.items()}
+
+    plain = unit_deviations([("a", 1), ("b", 2)], working, {"a": 90.0, "b": 60.0})
+    stretched = unit_deviations(
+        [("a", 1), ("b", 2)], shown, {"a": 90.0 * scale, "b": 60.0 * scale}, scale
+    )
+
+    assert stretched == pytest.approx({p: d * scale for p, d in plain.items()})
+
+
+@pytest.mark.parametrize(("seats", "settled_after"), [(2, 47), (3, 31), (4, 26), (5, 24)])
+def test_against_its_equals_a_new_rating_settles_after_about_30_games_of_4_seats(
+    seats: int, settled_after: int
+) -> None:
+    """The threshold's choice (docs/ratings.md): on a 4-seat ladder a new version stops
+    being provisional after about as many games as the 30 counted before; a game of
+    fewer seats tells less, so it takes more of them."""
+    field = [f"p{i}" for i in range(1, seats)]
+    deviation = INITIAL_DEVIATION
+    games = 0
+    while is_provisional(deviation):
+        ratings = dict.fromkeys(["new", *field], INITIAL_RATING)
+        deviations = {"new": deviation, **dict.fromkeys(field, 30.0)}
+        standings = [("new", 1), *((p, rank) for rank, p in enumerate(field, start=2))]
+        deviation = unit_deviations(standings, ratings, deviations)["new"]
+        games += 1
+    assert games == settled_after
 
 
 def test_a_game_needs_two_seats() -> None:

@@ -79,9 +79,38 @@ def candidate(version: int, games: int, queued: int = 0) -> MatchmakingCandidate
 def test_a_pick_counts_against_the_bot_on_every_ladder() -> None:
     # Two 2-seat ladders sharing two bots with room for one match each: the cap (1)
     # lets only one of them play now, whichever is less served.
-    served = LadderQueue(1, 2, [candidate(1, 5), candidate(2, 5)], queued=0)
-    starved = LadderQueue(2, 2, [candidate(1, 0), candidate(2, 0)], queued=0)
-    plan = plan_picks(
-        [served, starved], target=8, max_queued=1, house_only_games=30, rng=random.Random(0)
-    )
+    served = LadderQueue(1, 2, [candidate(1, 5), candidate(2, 5)], queued=0, target=8)
+    starved = LadderQueue(2, 2, [candidate(1, 0), candidate(2, 0)], queued=0, target=8)
+    plan = plan_picks([served, starved], max_queued=1, house_only_games=30, rng=random.Random(0))
     assert [pick.queue.ladder_id for pick in plan] == [2]
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+def test_two_worker_processes_queue_no_more_than_the_fixed_target() -> None:
+    """With the default two processes the floor (ARENA_LADDER_QUEUE_TARGET) holds: the
+    queues following the workers queue exactly what the fixed target queued."""
+    fixed = simulate(LADDERS, UPLOADED + HOUSE, minutes=20, workers=2, seed=5, series_games=12)
+    following = simulate(
+        LADDERS, UPLOADED + HOUSE, minutes=20, workers=2, seed=5, series_games=12, runs_per_slot=2
+    )
+    assert following.most_queued == fixed.most_queued <= 24 * len(LADDERS)
+    assert following.games == fixed.games
+
+
+def test_two_hundred_worker_processes_stay_busy() -> None:
+    """200 processes on the default ladders with 300 uploaded bots: the fixed target
+    (two series per ladder) leaves most of them idle; following the workers keeps them
+    at least 90% busy from the first minutes (a young ladder's single games too), each
+    run waiting in the queue less than the age bound."""
+    uploaded = [SimBot(f"bot-{n}") for n in range(300)]
+    kwargs = {"minutes": 5, "workers": 200, "seed": 6, "series_games": 12}
+    bots = uploaded + HOUSE
+    fixed = simulate(LADDERS, bots, **kwargs)
+    following = simulate(LADDERS, bots, **kwargs, runs_per_slot=2, max_age_s=600)
+
+    assert fixed.busy_share < 0.5
+    assert following.busy_share >= 0.9
+    assert following.longest_wait_s < 600
+    assert spread(following, uploaded) <= 1.3  # and every ladder still gets its share

@@ -119,7 +119,9 @@ def test_the_levels_page_lists_each_level_with_its_live_ratings_and_code(
     bob: Any, house: Any, ladder: Ladder
 ) -> None:
     greedy = level_bot(house, "greedy")
-    RatingFactory(ladder=ladder, bot_version=greedy, rating=1612.4, rated_matches=80)
+    RatingFactory(
+        ladder=ladder, bot_version=greedy, rating=1612.4, rated_matches=80, deviation=38.2
+    )
     page = client_for(bob).get("/levels/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -128,7 +130,7 @@ def test_the_levels_page_lists_each_level_with_its_live_ratings_and_code(
         assert level.title in html and level.description in html
     row = html[html.index('id="level-3"') : html.index('id="level-4"')]
     assert f'href="/bots/{greedy.bot_id}/"' in row
-    assert '<span class="elo">1612</span>' in row
+    assert '<span class="elo">1612 <span class="deviation">± 38</span></span>' in row
     assert "(not loaded)" in html[html.index('id="level-5"') :]  # no ismcts bot here
     assert 'href="/levels/"' in html  # in the site's navigation
 

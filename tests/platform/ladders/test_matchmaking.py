@@ -118,8 +118,10 @@ def test_two_seat_duplicate_deals_draw_nearer_opponents() -> None:
     def mean_distance(seats: int, duplicate_deals: bool) -> float:
         distances = []
         for _ in range(3_000):
-            queue = LadderQueue(1, seats, fresh(), queued=0, duplicate_deals=duplicate_deals)
-            (pick,) = plan_picks([queue], target=1, max_queued=2, house_only_games=0, rng=rng)
+            queue = LadderQueue(
+                1, seats, fresh(), queued=0, target=1, duplicate_deals=duplicate_deals
+            )
+            (pick,) = plan_picks([queue], max_queued=2, house_only_games=0, rng=rng)
             distances += [abs(c.rating - 1500) for c in pick.seating if c.version_id != 24]
         return sum(distances) / len(distances)
 
@@ -223,11 +225,13 @@ def test_a_new_two_seat_deal_ladder_keeps_every_bot_within_1_2_times_the_deals_o
     The ratio's slack alone let them spread to 1.4 (7 deals against 5)."""
     rng = random.Random(8)
     field = [candidate(i, rating=rng.gauss(1500, 200)) for i in range(200)]
-    queue = LadderQueue(1, 2, field, queued=0, pick_size=2, pick_units=1, duplicate_deals=True)
+    queue = LadderQueue(
+        1, 2, field, queued=0, target=24, pick_size=2, pick_units=1, duplicate_deals=True
+    )
     running: deque[Pick] = deque()
     ratios = []
     for _ in range(1_500):  # 15 deals a bot
-        running.extend(plan_picks([queue], target=24, max_queued=2, house_only_games=0, rng=rng))
+        running.extend(plan_picks([queue], max_queued=2, house_only_games=0, rng=rng))
         finished = running.popleft()
         queue.queued -= finished.size
         for seated in finished.seating:
@@ -248,10 +252,8 @@ def test_a_series_is_one_game_while_provisional_and_grows_with_the_least_played_
 def test_a_pick_with_a_provisional_bot_is_one_game_settled_bots_play_the_full_series() -> None:
     def plan(games: list[int]) -> list[tuple[int, int]]:
         field = [candidate(i, games=g) for i, g in enumerate(games)]
-        queue = LadderQueue(1, 4, field, queued=0, pick_size=12, pick_units=12)
-        picks = plan_picks(
-            [queue], target=24, max_queued=1, house_only_games=0, rng=random.Random()
-        )
+        queue = LadderQueue(1, 4, field, queued=0, target=24, pick_size=12, pick_units=12)
+        picks = plan_picks([queue], max_queued=1, house_only_games=0, rng=random.Random())
         for pick in picks:
             # Each bot counts the pick's games; the queue its matches.
             assert {c.games for c in pick.seating} == {g + pick.units for g in games}
@@ -266,8 +268,8 @@ def test_a_pick_with_a_provisional_bot_is_one_game_settled_bots_play_the_full_se
 def test_short_picks_fill_the_queue_a_full_series_would_overflow() -> None:
     settled = [candidate(i, games=500) for i in range(4)]
     fresh = [candidate(10 + i) for i in range(8)]
-    queue = LadderQueue(1, 2, [*settled, *fresh], queued=20, pick_size=12, pick_units=12)
-    picks = plan_picks([queue], target=24, max_queued=1, house_only_games=0, rng=random.Random(2))
+    queue = LadderQueue(1, 2, [*settled, *fresh], queued=20, target=24, pick_size=12, pick_units=12)
+    picks = plan_picks([queue], max_queued=1, house_only_games=0, rng=random.Random(2))
     # 4 games of room: single games of the fresh bots go (they seed, with the fewest
     # games), a series of 12 would not fit.
     assert [pick.size for pick in picks] == [1, 1, 1, 1]

@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from arena.bots.models import VersionStatus
 from arena.ladders.elo import (
+    INITIAL_DEVIATION,
+    LOG_ODDS_PER_POINT,
     STRETCH_PAIRS,
     Calibration,
     SeatRating,
@@ -70,10 +72,14 @@ def test_first_match_creates_ratings_history_and_participant_ratings(
     # Both new: K = 140, so +-70.
     assert (alice_rating.rating, bob_rating.rating) == (1570.0, 1430.0)
     assert (alice_rating.rated_matches, bob_rating.rated_matches) == (1, 1)
-    assert alice_rating.display == "1570?"
+    # A new rating's prior deviation (246) shrunk by one game at p = 1/2: 1/sqrt(1/2 + 1/4).
+    assert alice_rating.display == "1570? ± 201"
+    assert alice_rating.deviation == pytest.approx(1 / (LOG_ODDS_PER_POINT * math.sqrt(0.75)))
     change = RatingChange.objects.get(rating=alice_rating)
     assert (change.match_id, change.rating_before, change.rating_after) == (match.pk, 1500, 1570)
     assert (change.k, change.matches_before) == (140, 0)
+    assert change.deviation_before == pytest.approx(INITIAL_DEVIATION)
+    assert change.deviation_after == alice_rating.deviation
     seats = {p.seat: p for p in match.participants.all()}
     assert (seats[0].rating_before, seats[0].rating_after) == (1500, 1570)
     assert (seats[1].rating_before, seats[1].rating_after) == (1500, 1430)
@@ -107,7 +113,8 @@ def test_k_falls_with_each_rating_s_own_matches(ladder: Any, alice_bot: Any, bob
     # Both settled, so the prior is 2 games: alice: K = 700 / (2 + 33) = 20, so +10;
     # bob: 700 / (2 + 138) = 5, so -2.5.
     assert (alice_rating.rating, alice_rating.rated_matches) == (1510.0, 34)
-    assert alice_rating.display == "1510"  # not provisional
+    # 34 games of 2 seats: still over ± 50, provisional by its deviation.
+    assert alice_rating.display == "1510? ± 58"
     assert rating_of(bob_bot, ladder).rating == 1497.5
 
     ratings_apply(match=finished_match(ladder, [alice_bot, bob_bot], ranks=[1, 2]))
@@ -156,7 +163,8 @@ def test_new_version_starts_from_its_parent_and_is_provisional_again(
     # Starts at 1700 with 0 rated matches: K = 700 / (2 + 0) against a settled bob,
     # whose K is 700 / (5 + 80) against a provisional rating.
     assert v2_rating.rating == 1875.0
-    assert v2_rating.rated_matches == 1 and v2_rating.display == "1875?"
+    # Its deviation starts afresh: a new version is provisional again.
+    assert v2_rating.rated_matches == 1 and v2_rating.display == "1875? ± 201"
     assert v2_rating.prior == 1700.0  # the whole-history refit's centre for it
     assert rating_of(bob_bot, ladder).rating == pytest.approx(1700 - 700 / 85 / 2)
     assert rating_of(alice_bot, ladder).rating == 1700  # the parent's row is untouched
@@ -333,7 +341,9 @@ def test_a_ladder_s_ratings_stretch_when_its_results_call_for_it(
     carol_bot = BotVersionFactory(bot=BotFactory(name="carol"))
     RatingFactory(ladder=ladder, bot_version=alice_bot, rating=1700, rated_matches=100)
     RatingFactory(ladder=ladder, bot_version=bob_bot, rating=1500, rated_matches=100)
-    RatingFactory(ladder=ladder, bot_version=carol_bot, rating=1400, rated_matches=100)
+    RatingFactory(
+        ladder=ladder, bot_version=carol_bot, rating=1400, rated_matches=100, deviation=40.0
+    )
     # Evidence of compression so far (slope 1.44), one pair short of a stretch.
     ladder.calibration = Calibration(44.0, 100.0, STRETCH_PAIRS - 1)
     ladder.save()
@@ -351,6 +361,8 @@ def test_a_ladder_s_ratings_stretch_when_its_results_call_for_it(
     assert rating_of(alice_bot, ladder).rating == pytest.approx(1500 + factor * (200 + step))
     assert rating_of(bob_bot, ladder).rating == pytest.approx(1500 - factor * step)
     assert rating_of(carol_bot, ladder).rating == pytest.approx(1500 - factor * 100)
+    # Deviations stretch with the ratings: the ± keeps meaning what the differences mean.
+    assert rating_of(carol_bot, ladder).deviation == pytest.approx(factor * 40.0)
     ladder.refresh_from_db()
     assert ladder.elo_scale == pytest.approx(factor)
     assert ladder.calibration == Calibration()

@@ -12,9 +12,11 @@ from django.utils import timezone
 from arena.bots.models import VersionStatus
 from arena.ladders import refit as refit_module
 from arena.ladders.elo import (
+    INITIAL_DEVIATION,
     INITIAL_RATING,
     LOG_ODDS_PER_POINT,
-    PROVISIONAL_MATCHES,
+    PROVISIONAL_DEVIATION,
+    SETTLING_MATCHES,
     Calibration,
     expected_score,
 )
@@ -24,7 +26,7 @@ from arena.ladders.selectors import ladder_rated_units
 from arena.ladders.services import ladder_refit, ladders_refit_due, ratings_apply
 from arena.ladders.services import ratings as ladder_services
 from arena.ladders.tasks import ladders_refit_due as ladders_refit_due_task
-from bots_sdk.rating import PRIOR_DRAWS, PairTotals
+from bots_sdk.rating import PRIOR_DRAWS, PairTotals, deviation_of, fit_deviations, information_of
 from bots_sdk.rating import fit_totals as fit
 from tests.platform.factories import (
     BotFactory,
@@ -121,7 +123,7 @@ def test_a_player_without_a_prior_is_refused_by_name() -> None:
 
 
 def test_newcomers_keep_their_elo_only_while_settled_ratings_are_half_the_field() -> None:
-    settled, provisional = PROVISIONAL_MATCHES, PROVISIONAL_MATCHES - 1
+    settled, provisional = SETTLING_MATCHES, SETTLING_MATCHES - 1
 
     assert refitted({"ann": settled, "ben": settled, "new": provisional}) == {"ann", "ben"}
     assert refitted({"ann": settled, "new": provisional}) == {"ann"}
@@ -156,6 +158,10 @@ def _ratings(ladder: Ladder) -> dict[int, float]:
     return dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "rating"))
 
 
+def _deviations(ladder: Ladder) -> dict[int, float]:
+    return dict(Rating.objects.filter(ladder=ladder).values_list("bot_version_id", "deviation"))
+
+
 #: The ranks of shark, turtle and owl in the ladder's first six matches.
 HISTORY = [[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3], [3, 1, 2], [1, 2, 3]]
 
@@ -179,9 +185,15 @@ def test_a_refit_sets_every_rating_to_the_fit_of_the_ladder_s_rated_history(
 
     assert ladder_refit(ladder_id=ladder.pk) == 3
 
-    expected = fit(PairTotals.of(units), dict.fromkeys(elo, INITIAL_RATING))
+    priors = dict.fromkeys(elo, INITIAL_RATING)
+    expected = fit(PairTotals.of(units), priors)
     assert _ratings(ladder) == pytest.approx(expected, abs=0.01)
     assert _ratings(ladder) != pytest.approx(elo, abs=1.0)
+    # Each deviation is the fit's own, from its curvature at the fitted ratings (shown
+    # as they are: the stretch of 1.2 is gone with the working Elo).
+    fitted = fit_deviations(PairTotals.of(units), priors, expected)
+    assert _deviations(ladder) == pytest.approx(fitted, rel=1e-4)
+    assert all(100 < d < 200 for d in fitted.values())  # six 3-seat games each
     assert sorted(ladder_rated_units(ladder_id=ladder.pk)) == sorted(units)
     ladder.refresh_from_db()
     # The fit's Elo is shown as it is: the stretch starts again.
@@ -210,6 +222,34 @@ def test_a_new_version_s_prior_is_its_parent_s_rating_and_a_refit_keeps_it_there
 
 
 @pytest.mark.django_db
+def test_a_rating_is_provisional_by_its_deviation_not_its_games(
+    ladder: Ladder, trio: list[Any]
+) -> None:
+    shark, turtle, owl = trio
+    old = RatingFactory(ladder=ladder, bot_version=shark, rated_matches=200, deviation=32.0)
+    RatingFactory(ladder=ladder, bot_version=turtle, rated_matches=200, deviation=32.0)
+    assert not old.is_provisional
+    # A settled version's child starts from its rating with a new rating's deviation.
+    shark.status = VersionStatus.RETIRED
+    shark.save()
+    child = BotVersionFactory(bot=shark.bot, number=2, parent=shark)
+    _rate(ladder, [child, turtle, owl], [1, 2, 3])
+    assert Rating.objects.get(ladder=ladder, bot_version=child).is_provisional
+
+    # Each game shrinks its deviation; it settles once the deviation is under the
+    # threshold, whatever its count.
+    deviations = [Rating.objects.get(ladder=ladder, bot_version=child).deviation]
+    while Rating.objects.get(ladder=ladder, bot_version=child).is_provisional:
+        _rate(ladder, [child, turtle], [1 + len(deviations) % 2, 2 - len(deviations) % 2])
+        deviations.append(Rating.objects.get(ladder=ladder, bot_version=child).deviation)
+    assert deviations == sorted(deviations, reverse=True)
+    assert deviations[-2] > PROVISIONAL_DEVIATION >= deviations[-1]
+    assert deviations[0] < INITIAL_DEVIATION
+    # 1v1 games of a 3-seat ladder: some 45 of them, against a 30-game count before.
+    assert 40 < len(deviations) < 60
+
+
+@pytest.mark.django_db
 def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
     ladder: Ladder, trio: list[Any]
 ) -> None:
@@ -218,11 +258,14 @@ def test_a_newcomer_among_settled_ratings_keeps_its_elo_through_a_refit(
         RatingFactory(ladder=ladder, bot_version=version, rating=rating, rated_matches=80)
     units = _play_history(ladder, trio)
     elo = _ratings(ladder)
+    running = _deviations(ladder)
 
     ladder_refit(ladder_id=ladder.pk)
 
     refit = _ratings(ladder)
     assert refit[owl.pk] == elo[owl.pk]
+    # It keeps its running deviation too: six games' worth, provisional still.
+    assert _deviations(ladder)[owl.pk] == running[owl.pk] > PROVISIONAL_DEVIATION
     assert refit[shark.pk] != pytest.approx(elo[shark.pk], abs=1.0)
     priors = dict.fromkeys(elo, INITIAL_RATING)
     expected = fit(PairTotals.of(units), priors)
@@ -237,9 +280,14 @@ def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
     shark, turtle, owl = trio
     steps: dict[int, float] = {}
 
+    gain_before: dict[int, float] = {}
+    gain_after: dict[int, float] = {}
+
     def fit_while_a_match_is_rated(*args: Any) -> dict[int, float]:
         before = _ratings(ladder)
+        gain_before.update(_deviations(ladder))
         _rate(ladder, [owl, turtle], [1, 2])
+        gain_after.update(_deviations(ladder))
         steps.update({v: r - before[v] for v, r in _ratings(ladder).items()})
         fitted: dict[int, float] = fit(*args)
         fitted_of.update(fitted)
@@ -254,6 +302,20 @@ def test_results_rated_while_the_fit_ran_keep_their_elo_steps_on_top_of_it(
     assert _ratings(ladder) == pytest.approx(
         {v: fitted_of[v] + steps[v] for v in (shark.pk, turtle.pk, owl.pk)}
     )
+    # So do their curvature gains: the fit's deviation, shrunk by that match.
+    totals = PairTotals.of(ladder_rated_units(ladder_id=ladder.pk))
+    totals_of_fit = PairTotals.of(list(ladder_rated_units(ladder_id=ladder.pk))[:-1])
+    priors = dict.fromkeys(fitted_of, INITIAL_RATING)
+    at_fit = fit_deviations(totals_of_fit, priors, fitted_of)
+    assert len(totals.games[owl.pk]) == 2  # the later match is in the history now
+    deviations = _deviations(ladder)
+    assert deviations[shark.pk] == pytest.approx(at_fit[shark.pk])
+    for version in (owl, turtle):
+        gained = information_of(gain_after[version.pk]) - information_of(gain_before[version.pk])
+        assert gained > 0
+        assert deviations[version.pk] == pytest.approx(
+            deviation_of(information_of(at_fit[version.pk]) + gained)
+        )
     # That match is in the next fit.
     assert len(list(ladder_rated_units(ladder_id=ladder.pk))) == len(HISTORY) + 1
 
@@ -363,3 +425,46 @@ def _migrate_the_old_ratings(connection: Any, executor: Any, before: Any, after:
     assert new.get_model("ladders", "Rating").objects.get(pk=unrated.pk).prior == 1720.0
     # Its two rated matches, not the unrated one, are the ladder's units so far.
     assert new.get_model("ladders", "Ladder").objects.get(pk=ladder.pk).rated_units == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_existing_ratings_the_deviation_of_their_games_until_a_refit() -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("ladders", "0013_team_name")], [("ladders", "0014_rating_deviation")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        OldLadder = old.get_model("ladders", "Ladder")
+        fours = OldLadder.objects.create(
+            slug="old-4", name="Old", seats=4, rated_units=900, refit_units=880
+        )
+        pairs = OldLadder.objects.create(slug="old-2", name="Old 2", seats=2)
+        OldRating = old.get_model("ladders", "Rating")
+        rows = {}
+        for ladder, matches in ((fours, 26), (fours, 0), (pairs, 26)):
+            version = BotVersionFactory()
+            rows[ladder.seats, matches] = OldRating.objects.create(
+                ladder=ladder,
+                bot_id=version.bot_id,
+                bot_version_id=version.pk,
+                rated_matches=matches,
+            ).pk
+
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+
+        new = executor.loader.project_state(after).apps
+        deviation = dict(new.get_model("ladders", "Rating").objects.values_list("pk", "deviation"))
+        # As the rating pass would leave them against equal opponents: a 4-seat game is
+        # worth 1.8 1v1 games of curvature 1/4 each, on the prior's 1/2.
+        assert deviation[rows[4, 26]] == pytest.approx(deviation_of(0.5 + 26 * 1.8 / 4))
+        assert deviation[rows[4, 26]] < PROVISIONAL_DEVIATION < deviation[rows[2, 26]]
+        assert deviation[rows[4, 0]] == pytest.approx(INITIAL_DEVIATION)
+        # Every ladder is due a refit, which sets the model's own deviations.
+        migrated = new.get_model("ladders", "Ladder").objects.get(pk=fours.pk)
+        assert refit_due(migrated.rated_units, migrated.refit_units)
+    finally:
+        MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())

@@ -15,7 +15,7 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.bots.models import Bot, VersionStatus, Visibility
-from arena.ladders.elo import INITIAL_RATING, Calibration
+from arena.ladders.elo import INITIAL_DEVIATION, INITIAL_RATING, Calibration
 from arena.ladders.models import (
     Ladder,
     Rating,
@@ -136,6 +136,16 @@ def test_closing_with_carry_archives_the_table_and_keeps_the_ratings(
         False,
         True,
     ]
+    # Each row keeps its rating's deviation, and the ± that made it provisional or not.
+    rows = StandingRow.objects.order_by("position")
+    assert [r.deviation for r in rows] == [
+        rated[n].deviation for n in ("shark", "turtle", "rookie")
+    ]
+    assert [r.display for r in rows] == [
+        f"1700 ± {round(rated['shark'].deviation)}",
+        f"1450 ± {round(rated['turtle'].deviation)}",
+        f"1900? ± {round(rated['rookie'].deviation)}",
+    ]
     assert (following.number, following.name, following.began, following.ended_at) == (
         2,
         "Season 2",
@@ -169,7 +179,9 @@ def test_closing_with_reset_starts_every_rating_afresh_and_keeps_the_history(
     for _ in range(3):
         ratings_apply(match=finished_match(ladder, [shark, turtle], ranks=[1, 2]))
     before = dict(Rating.objects.values_list("bot_version_id", "rating"))
+    deviations_before = dict(Rating.objects.values_list("bot_version_id", "deviation"))
     assert before[shark.pk] > INITIAL_RATING
+    assert all(d < INITIAL_DEVIATION for d in deviations_before.values())
     ladder.elo_scale = 1.2
     ladder.calibration = Calibration(3.0, 4.0, 5)
     ladder.refit_units = 3
@@ -182,13 +194,14 @@ def test_closing_with_reset_starts_every_rating_afresh_and_keeps_the_history(
         "Winter",
         SeasonStart.RESET,
     )
-    assert list(Rating.objects.values_list("rating", "rated_matches", "prior").distinct()) == [
-        (INITIAL_RATING, 0, INITIAL_RATING)
-    ]
+    fresh = Rating.objects.values_list("rating", "deviation", "rated_matches", "prior")
+    assert list(fresh.distinct()) == [(INITIAL_RATING, INITIAL_DEVIATION, 0, INITIAL_RATING)]
     # The history stays on the rows, and the archived table keeps the ratings at the close.
     assert RatingChange.objects.count() == 6
     archived = dict(StandingRow.objects.values_list("bot_version_id", "rating"))
     assert archived == before
+    archived_deviations = dict(StandingRow.objects.values_list("bot_version_id", "deviation"))
+    assert archived_deviations == deviations_before
     ladder.refresh_from_db()
     assert ladder.ratings_reset_at == following.started_at
     assert (ladder.elo_scale, ladder.calibration, ladder.rated_units, ladder.refit_units) == (
@@ -297,10 +310,12 @@ def test_the_archived_table_never_changes_with_later_matches_ratings_or_names(
 
     assert Rating.objects.get(bot_version=shark).rating == INITIAL_RATING
     assert table(first) == FINAL_TABLE
-    assert [row[2] for row in table(Season.objects.get(number=2))] == [
-        "turtle",
-        "shark",
-        "rookie",
+    # The refit knows only the 4 results in the history: shark's and turtle's ± are those
+    # of 4 games, provisional, so the second table lists all three unranked, best first.
+    assert [row[1:3] for row in table(Season.objects.get(number=2))] == [
+        (None, "rookie"),
+        (None, "turtle"),
+        (None, "shark"),
     ]
 
 
@@ -460,6 +475,9 @@ def test_staff_close_a_season_over_the_api(
         (1, "shark", "alice", 3, 1700.0, 80, False),
         (2, "turtle", "bob", 1, 1450.0, 60, False),
         (None, "rookie", "bob", 1, 1900.0, 3, True),
+    ]
+    assert [(r["deviation"], r["display"]) for r in final["standings"]] == [
+        (rated[name].deviation, rated[name].display) for name in ("shark", "turtle", "rookie")
     ]
     assert client_for().get("/api/ladders/classic-2/seasons/2/").status_code == 404
     bot_id = rated["shark"].bot_id

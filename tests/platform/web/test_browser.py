@@ -155,7 +155,7 @@ def test_the_ladder_lists_new_bots_as_provisional(
     assert rows.count() == 3
     first = rows.nth(0).locator("td")
     assert first.nth(0).inner_text().startswith(best.bot.name)
-    assert first.nth(2).inner_text() == f"{round(best.rating)}?"
+    assert first.nth(2).inner_text() == f"{round(best.rating)}? ± {round(best.deviation)}"
     assert first.nth(3).inner_text() == "6"
     assert rows.nth(0).locator("svg.sparkline polyline").count() == 1
     assert page.locator(".match-list li").count() == 9
@@ -164,6 +164,7 @@ def test_the_ladder_lists_new_bots_as_provisional(
     page.click(f"table.leaderboard >> text={best.bot.name}")
     page.wait_for_url(re.compile(r"/bots/\d+/$"))
     assert page.locator("svg.line-chart polyline.line").count() == 1
+    assert page.locator("svg.line-chart polygon.band").count() == 1
     assert page.locator("table.records tbody tr").count() == 2
     screenshot("bot-history")
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.models import Rating
 from tests.platform.browser import overflows_horizontally
 from tests.platform.factories import BotVersionFactory, LadderFactory
@@ -36,7 +35,7 @@ def test_the_home_page_shows_life(
         for i, (s, t) in enumerate(zip(sharks, turtles, strict=True))
     ]
     play_match(fours, [*sharks[:2], *turtles[:2]], seed=9)
-    Rating.objects.update(rated_matches=PROVISIONAL_MATCHES)
+    Rating.objects.update(rated_matches=40, deviation=40.0)  # settled
     live = [running(pairs, [turtles[0], sharks[1]]), running(fours, [*sharks, turtles[2]])]
 
     page.set_viewport_size({"width": width, "height": 900})

@@ -82,12 +82,13 @@ def ladder() -> Any:
 
 
 def board(ladder: Any, count: int, *, changes: int = 0) -> list[Rating]:
-    """``count`` public bots rated on ``ladder``, best first, each with ``changes`` history rows."""
+    """``count`` public bots rated on ``ladder``, best first, each with ``changes`` history rows;
+    settled (± 40), each one Elo below the one before: tied with it."""
     ratings = []
     for i in range(count):
         version = BotVersionFactory(bot=BotFactory(name=f"bot{i:03d}"))
         rating = RatingFactory(
-            ladder=ladder, bot_version=version, rating=2000 - i, rated_matches=30 + i
+            ladder=ladder, bot_version=version, rating=2000 - i, rated_matches=30 + i, deviation=40
         )
         ratings.append(rating)
     if changes:
@@ -119,18 +120,22 @@ def test_home_lists_the_ladders_with_their_bot_count(ladder: Any) -> None:
     # Grouped by game: the rule system's title, then each ladder with seats, leaders, bots.
     assert re.search(
         r"Las Vegas, the dice game \(alea 2012\) classic .* Classic, 2 seats 2 seats "
-        r"1\. bot000 · \S+ 2000 2\. bot001 · \S+ 1999 3\. bot002 · \S+ 1998 3 ",
+        r"1\. bot000 · \S+ 2000 ± 40 2\. bot001 · \S+ 1999 ± 40 3\. bot002 · \S+ 1998 ± 40 3 ",
         text,
     ), text
 
 
 def test_the_ladder_ranks_settled_bots_and_lists_provisional_ones_apart(ladder: Any) -> None:
-    ratings = board(ladder, 4)
-    Rating.objects.filter(pk=ratings[0].pk).update(rated_matches=30, rating=1612.4)
-    # A newcomer's lucky start: rated above everyone, but still settling.
-    Rating.objects.filter(pk=ratings[1].pk).update(rated_matches=29, rating=1724.6)
-    Rating.objects.filter(pk=ratings[2].pk).update(rated_matches=0, rating=1500)
-    Rating.objects.filter(pk=ratings[3].pk).update(rated_matches=45, rating=1550)
+    ratings = board(ladder, 5)
+    rows = Rating.objects.filter
+    rows(pk=ratings[0].pk).update(rated_matches=30, rating=1612.4, deviation=45)
+    # A newcomer's lucky start: rated above everyone, but its ± still over 50.
+    rows(pk=ratings[1].pk).update(rated_matches=29, rating=1724.6, deviation=55.2)
+    rows(pk=ratings[2].pk).update(rated_matches=0, rating=1500, deviation=245.7)
+    # Settled by its deviation whatever its games: 62 below bot000, more than the
+    # hypot(45, 38) = 59 of noise; bot004 is 40 below it, within hypot(38, 30) = 48: tied.
+    rows(pk=ratings[3].pk).update(rated_matches=12, rating=1550, deviation=38)
+    rows(pk=ratings[4].pk).update(rated_matches=45, rating=1510, deviation=30)
 
     response = client_for().get("/ladders/classic-2/")
 
@@ -138,12 +143,14 @@ def test_the_ladder_ranks_settled_bots_and_lists_provisional_ones_apart(ladder: 
     text = text_of(response)
     owner = [r.bot.owner.username for r in ratings]
     ranked, provisional = text.split("Provisional", 1)
-    assert f"1 bot000 v1 {owner[0]} 1612 30" in ranked
-    assert f"2 bot003 v1 {owner[3]} 1550 45" in ranked
+    assert f"1 bot000 v1 {owner[0]} 1612 ± 45 30" in ranked
+    assert f"2 bot003 v1 {owner[3]} 1550 ± 38 12" in ranked
+    assert f"3 ≈ bot004 v1 {owner[4]} 1510 ± 30 45" in ranked
     assert "bot001" not in ranked and "bot002" not in ranked
-    # Best first, unranked, the number still an Elo.
+    # Best first, unranked, the number still an Elo, with its ±.
     assert re.search(
-        rf"bot001 v1 {owner[1]} 1725\? 29 .*bot002 v1 {owner[2]} 1500\? 0", provisional
+        rf"bot001 v1 {owner[1]} 1725\? ± 55 29 .*bot002 v1 {owner[2]} 1500\? ± 246 0",
+        provisional,
     )
 
 
@@ -151,7 +158,10 @@ def test_a_ladder_with_only_provisional_bots_says_none_is_ranked_yet(ladder: Any
     version = BotVersionFactory(bot=BotFactory(name="rookie"))
     RatingFactory(ladder=ladder, bot_version=version, rating=1550, rated_matches=3)
     text = text_of(client_for().get("/ladders/classic-2/"))
-    assert "No settled rating yet: a bot is ranked after 30 rated games." in text
+    assert (
+        "No settled rating yet: a bot is ranked once its rating is sure to ± 50 Elo "
+        "(after some 47 rated games against bots of its level)." in text
+    )
     assert "rookie v1" in text.split("Provisional", 1)[1]
 
 
@@ -232,7 +242,7 @@ def test_the_ladder_count_is_reused_for_a_few_seconds(ladder: Any) -> None:
 
     board(ladder, 3)
     assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
-    RatingFactory(ladder=ladder, rating=1000, rated_matches=40)
+    RatingFactory(ladder=ladder, rating=1000, rated_matches=40, deviation=40)
     assert ladder_leaderboard_count(ladder=ladder, provisional=False) == 3
     assert ladder_leaderboard_count(ladder=ladder) == 4  # counted apart
     cache.clear()  # as when the seconds are up
@@ -270,7 +280,8 @@ def test_the_ladder_pages_by_fifty(ladder: Any) -> None:
     board(ladder, 55)
     text = text_of(client_for().get("/ladders/classic-2/?page=2"))
     assert "Page 2 of 2" in text
-    assert re.search(r"\b51 bot050\b", text)
+    # Its first row is tied with the last of page 1 (1 Elo apart, ± 40 each): marked.
+    assert re.search(r"\b51 ≈ bot050\b", text)
     assert "bot049" not in text
     assert client_for().get("/ladders/nope/").status_code == 404
 
@@ -301,6 +312,10 @@ def test_the_ladder_costs_the_same_few_queries_for_a_full_page(
     with django_assert_max_num_queries(11):
         response = client.get("/ladders/classic-2/")
     assert response.content.count(b'class="sparkline') == 50
+    # Page 2 reads the row above its first, for the tie mark: one query more.
+    with django_assert_max_num_queries(12):
+        second = client.get("/ladders/classic-2/?page=2")
+    assert second.content.count(b'class="sparkline') == 10
     assert b"Match #" in response.content
 
 
@@ -324,8 +339,12 @@ def test_a_public_bot_shows_its_versions_ratings_history_matches_and_record(
     text = text_of(response)
     assert "shark" in text and "by alice" in text
     assert "v2 active" in text and "v1 retired" in text
-    assert "Elo on Classic, 2 seats, last 4 rated matches" in text
+    assert "Elo on Classic, 2 seats, last 4 rated matches; the band is its ± " in text
     assert response.content.count(b'<polyline class="line"') == 1
+    # Each point's ± drawn around the line, from the changes' deviations.
+    assert response.content.count(b'<polygon class="band"') == 1
+    rating = Rating.objects.get(bot_version=v2)
+    assert f"v2 active {round(rating.rating)}? ± {round(rating.deviation)} 4" in text
     # Four recent matches, and the record against turtle adds up to them.
     assert len(re.findall(r'href="/matches/\d+/"', response.content.decode())) == 4
     record = re.search(r"turtle bob (\d+) (\d+) (\d+) (\d+)", text)
@@ -811,6 +830,32 @@ def test_line_chart_has_round_ticks_and_version_marks() -> None:
     assert all(int(label) % 10 == 0 for label in labels)
     assert [mark.label for mark in chart.marks] == ["v1", "v2"]
     assert chart.end_label == "1610"
+    assert chart.bands == []  # no deviations: no band
+
+
+def _band(polygon: str) -> list[tuple[float, float]]:
+    return [(float(x), float(y)) for x, y in (p.split(",") for p in polygon.split())]
+
+
+def test_line_chart_draws_the_deviation_as_a_band_clipped_to_the_plot() -> None:
+    values = [1500.0, 1540.0, 1480.0, 1610.0, 1600.0]
+    # The first change was made before deviations were kept: no band there.
+    chart = charts.line_chart(values, deviations=[None, 200.0, 60.0, 40.0, 30.0])
+    assert chart is not None
+    (band,) = chart.bands
+    points = _band(band)
+    upper, lower = points[:4], points[4:][::-1]
+    line = _band(chart.points)
+    # The band spans the points with a deviation, above and below the line at each.
+    assert [x for x, _ in upper] == [x for x, _ in lower] == [x for x, _ in line[1:]]
+    assert all(u <= y <= d for (_, u), (_, y), (_, d) in zip(upper, line[1:], lower, strict=True))
+    # 1540 ± 200 runs past the axis (1450-1650): clipped to the plot's edges.
+    assert (upper[0][1], lower[0][1]) == (chart.top, chart.bottom)
+    # 1600 ± 30: 60 Elo of a 200 Elo axis, the same share of the plot's height.
+    assert lower[-1][1] - upper[-1][1] == pytest.approx(0.3 * (chart.bottom - chart.top))
+    # A gap in the deviations splits the band.
+    split = charts.line_chart(values, deviations=[50.0, 50.0, None, 40.0, 30.0])
+    assert split is not None and len(split.bands) == 2
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from arena.bots.models import Visibility
 from arena.competitions.models import Competition, Phase
-from arena.ladders.elo import PROVISIONAL_MATCHES
 from arena.ladders.models import Ladder, Rating
 from arena.matches.models import Match, MatchStatus
 from arena.players.models import User
@@ -72,7 +71,7 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
     # Rated by the match; settled here, with ratings to read.
     for version, rating in ((shark, 1620.4), (turtle, 1580)):
         Rating.objects.filter(ladder=pairs, bot_version=version).update(
-            rating=rating, rated_matches=PROVISIONAL_MATCHES
+            rating=rating, rated_matches=40, deviation=40.0
         )
 
     response = Client().get("/")
@@ -98,7 +97,8 @@ def test_the_home_page_shows_matches_in_play_results_and_leaders(
     # Each ladder's leaders, best first, with owners; the bots counted.
     text = text_of(response)
     assert re.search(
-        r"Classic, 2 seats 2 seats 1\. shark · alice 1620 2\. turtle · bob 1580 2 ", text
+        r"Classic, 2 seats 2 seats 1\. shark · alice 1620 ± 40 2\. turtle · bob 1580 ± 40 2 ",
+        text,
     ), text
     # No competition exists: the slot shows nothing.
     assert 'class="home-competitions"' not in html and "Competitions</h2>" not in html
@@ -112,7 +112,7 @@ def test_a_team_s_bot_is_credited_to_its_team_everywhere_on_the_home_page(
     turtle = BotVersionFactory(bot__owner=bob, bot__name="turtle")
     play_match(pairs, [shark, turtle], seed=7)
     running(pairs, [turtle, shark])
-    Rating.objects.filter(ladder=pairs).update(rated_matches=PROVISIONAL_MATCHES)
+    Rating.objects.filter(ladder=pairs).update(rated_matches=40, deviation=40.0)  # settled
 
     html = Client().get("/").content.decode()
     team_link = rf'· <a class="owner" href="/teams/{sharks.pk}/">Sharks</a>'

@@ -62,6 +62,7 @@ import random
 from collections import deque
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import NamedTuple
 
 from ...chance import (
     ChanceMode,
@@ -174,6 +175,65 @@ ROYALE_EVENTS: Mapping[str, tuple[str, ...]] = {
     # Double Down side bet paid like a casino.
     "side_bet": ("casino", "counts", "cancelled", "awards"),
 }
+
+
+class RoyaleView(NamedTuple):
+    """One seat's view of a Royale game, as :meth:`RoyaleGame.observe` shows it to
+    that seat, in the state's own numbers (see :meth:`RoyaleGame.view`).
+
+    Lists are the state's, not copied: a caller must not change them, and must
+    read them before the next action. -1 stands for "none" where the state
+    keeps it so (a seat, a tile, a casino, a Nice Dice face).
+    """
+
+    decision: str
+    round: int
+    start: int
+    current: int | None
+    to_move: tuple[int, ...]
+    #: The decision's context by name (casinos 1-based), as in observations.
+    context: dict[str, int]
+    #: The unplaced dice of the roll: ``arena[face * 2 + kind]`` (kind 0 die, 1 Biggie).
+    arena: list[int]
+    #: This turn's placement: casino (0-based, -1 none), face, dice, Biggies.
+    placed: list[int]
+    black: list[int]
+    #: Per casino: its money cards, dice per owner (seats, neutral, grey; a
+    #: Biggie counts 2), Biggies per seat, its tile (-1 none).
+    cards: list[list[int]]
+    counts: list[list[int]]
+    biggies: list[list[int]]
+    tiles: list[int]
+    #: The closed casino (0-based), -1 for none.
+    closed: int
+    hands: list[list[int]]
+    chips: list[int]
+    credit: list[int]
+    money: list[int]
+    won: list[list[int]]
+    bank_cards: int
+    under_pile: int
+    pile_size: int
+    round_winners: list[int]
+    jackpot: int
+    fifty_step: int
+    fifty_sum: int
+    high_five: int
+    power: int
+    power_ready: bool
+    no_entry_track: int
+    bar: list[list[int]]
+    side_bet: list[list[int]]
+    groups: list[int]
+    handicap: list[int]
+    #: Per face 0-5: the Nice Dice there as ``owner << 1 | biggie``, -1 for none.
+    nice: list[int]
+    gold: int
+    #: During a guess: the hider and the tokens (None unless the seat is the hider).
+    lucky_punch: tuple[int, int | None] | None
+    #: While a Black Box split is piled: the two piles' sizes.
+    black_box_sizes: tuple[int, int] | None
+    bad_luck: list[int]
 
 
 class RoyaleGame(OneSeatState):
@@ -888,6 +948,64 @@ class RoyaleGame(OneSeatState):
         return rank_seats(money, cards)
 
     # -------------------------------------------------------- observation
+
+    def view(self, seat: int) -> RoyaleView:
+        """What :meth:`observe` shows ``seat``, without building its JSON (see RoyaleView)."""
+        n = self._n
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        over = self._decision is D.NONE
+        lucky_punch = None
+        if self._decision is D.GUESS:
+            hider = self._ctx[0]
+            lucky_punch = (hider, self._lp_tokens if seat == hider else None)
+        black_box = None
+        if self._decision is D.PILE:
+            split = self._setup.splits[self._bb_split]
+            black_box = (len(split[0]), len(split[1]))
+        return RoyaleView(
+            decision=self._decision.value,
+            round=min(self._round + 1, self._setup.rules.rounds),
+            start=self._start,
+            current=None if over else self._current,
+            to_move=self.to_move(),
+            context={}
+            if over or self._decision is D.CHANCE
+            else named_values(context_fields(self._decision), self._ctx),
+            arena=self._arena,
+            placed=self._placed,
+            black=self._black,
+            cards=self._cards,
+            counts=self._counts,
+            biggies=self._big,
+            tiles=self._tiles,
+            closed=self._closed,
+            hands=self._hands,
+            chips=self._chips,
+            credit=self._credit,
+            money=self._cash(),
+            won=self._won,
+            bank_cards=len(self._bank_cards),
+            under_pile=len(self._under),
+            pile_size=len(self._pile),
+            round_winners=self._round_winners,
+            jackpot=self._jackpot,
+            fifty_step=self._fifty_step,
+            fifty_sum=self._fifty_sum,
+            high_five=self._high_five,
+            power=self._power,
+            power_ready=self._power_ready,
+            no_entry_track=self._no_entry_track,
+            bar=self._bar,
+            side_bet=self._side,
+            groups=self._groups,
+            handicap=self._handicap,
+            nice=self._nice,
+            gold=self._gold,
+            lucky_punch=lucky_punch,
+            black_box_sizes=black_box,
+            bad_luck=self._bad_luck,
+        )
 
     def observe(self, seat: int) -> JsonDict:
         n = self._n

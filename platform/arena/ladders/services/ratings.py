@@ -15,7 +15,7 @@ from django.utils import timezone
 from arena.bots.models import BotVersion
 from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus, Participant
-from bots_sdk.rating import PairTotals, fit_totals
+from bots_sdk.rating import PairTotals, deviation_of, fit_deviations, fit_totals, information_of
 
 from ..deals import SeatResult, unit_standings
 from ..elo import (
@@ -24,6 +24,7 @@ from ..elo import (
     rating_changes,
     stretch,
     unit_calibration,
+    unit_deviations,
     unit_k_factors,
     working_rating,
 )
@@ -34,8 +35,6 @@ from ..models import (
 )
 from ..refit import refitted
 from ..selectors import ladder_rated_units, ladders_needing_refit
-
-log = logging.getLogger(__name__)
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +127,12 @@ def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
     # How well the ratings predicted this unit, before it moves them.
     ladder.calibration = ladder.calibration + unit_calibration(ranked, shown)
     delta = rating_changes(ranked, shown, rated_matches, ladder.elo_scale)
+    deviations = unit_deviations(
+        ranked,
+        shown,
+        {version_id: rating.deviation for version_id, rating in ratings.items()},
+        ladder.elo_scale,
+    )
     ks = unit_k_factors(ranked, rated_matches)
     before: dict[int, float] = {}
     after: dict[int, float] = {}
@@ -142,17 +147,22 @@ def _rate_unit(unit: Sequence[Match], ladder: Ladder) -> None:
                 match=reference,
                 rating_before=before[version_id],
                 rating_after=after[version_id],
+                deviation_before=rating.deviation,
+                deviation_after=deviations[version_id],
                 # In shown Elo points, as the change.
                 k=ks[version_id] * ladder.elo_scale,
                 matches_before=rating.rated_matches,
             )
         )
         rating.rating = after[version_id]
+        rating.deviation = deviations[version_id]
         rating.rated_matches += 1
         rating.updated_at = now  # auto_now is not applied by bulk_update
     # One statement each, whatever the seats: a rating follows every game of a series.
     RatingChange.objects.bulk_create(changes)
-    Rating.objects.bulk_update(ratings.values(), ["rating", "rated_matches", "updated_at"])
+    Rating.objects.bulk_update(
+        ratings.values(), ["rating", "deviation", "rated_matches", "updated_at"]
+    )
     for participant in participants:
         participant.rating_before = before[participant.bot_version_id]
         participant.rating_after = after[participant.bot_version_id]
@@ -169,11 +179,13 @@ def _stretch_ratings(ladder: Ladder, factor: float) -> None:
 
     The Elo the updates run on stays as it was (``elo_scale`` grows by the
     same factor): only the numbers shown move, so that their differences
-    mean what Elo says (``elo.stretch``). The ratings' history keeps the
-    numbers shown at the time.
+    mean what Elo says (``elo.stretch``), the deviations with them. The
+    ratings' history keeps the numbers shown at the time.
     """
     Rating.objects.filter(ladder=ladder).update(
-        rating=F("rating") * factor + INITIAL_RATING * (1 - factor), updated_at=timezone.now()
+        rating=F("rating") * factor + INITIAL_RATING * (1 - factor),
+        deviation=F("deviation") * factor,
+        updated_at=timezone.now(),
     )
     ladder.elo_scale *= factor
     ladder.calibration = Calibration()
@@ -278,7 +290,9 @@ def ladder_refit(*, ladder_id: int) -> int:
     ladder's lock, so ratings go on being applied meanwhile: those results
     keep their Elo steps on top of the fit (and are in the next one). The
     shown Elo is the fit's own, so the stretch (``elo.stretch``) starts
-    again from 1. Skipped (0) if the ladder was stretched, or its ratings
+    again from 1. Each refitted rating's deviation is the fit's
+    (``bots_sdk.rating.fit_deviations``), with the curvature the results
+    rated meanwhile added to it. Skipped (0) if the ladder was stretched, or its ratings
     reset by a new season, while the fit ran: the next sweep fits it again. After a
     reset, only the results rated since count (``Ladder.ratings_reset_at``).
     """
@@ -289,7 +303,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     read = {
         row.pk: row
         for row in Rating.objects.filter(ladder_id=ladder_id).only(
-            "bot_version_id", "rating", "prior", "rated_matches"
+            "bot_version_id", "rating", "deviation", "prior", "rated_matches"
         )
     }
     priors = {row.bot_version_id: row.prior for row in read.values()}
@@ -297,6 +311,7 @@ def ladder_refit(*, ladder_id: int) -> int:
     priors.update({v: INITIAL_RATING for v in totals.games if v not in priors})
     start = {row.bot_version_id: working_rating(row.rating, scale) for row in read.values()}
     fitted = fit_totals(totals, priors, start)
+    fitted_deviations = fit_deviations(totals, priors, fitted)
     chosen = refitted({row.bot_version_id: row.rated_matches for row in read.values()})
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder_id)
@@ -310,10 +325,17 @@ def ladder_refit(*, ladder_id: int) -> int:
             if before is not None and row.bot_version_id in chosen:
                 since = working_rating(row.rating, scale) - working_rating(before.rating, scale)
                 row.rating = fitted[row.bot_version_id] + since
+                gained = information_of(row.deviation / scale) - information_of(
+                    before.deviation / scale
+                )
+                row.deviation = deviation_of(
+                    information_of(fitted_deviations[row.bot_version_id]) + max(0.0, gained)
+                )
             else:  # a newcomer among settled ratings, or created while the fit ran: as Elo left it
                 row.rating = working_rating(row.rating, scale)
+                row.deviation /= scale
             row.updated_at = now
-        Rating.objects.bulk_update(rows, ["rating", "updated_at"], batch_size=1000)
+        Rating.objects.bulk_update(rows, ["rating", "deviation", "updated_at"], batch_size=1000)
         ladder.elo_scale = 1.0
         ladder.calibration = Calibration()
         ladder.refit_at = now

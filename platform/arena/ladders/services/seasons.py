@@ -24,7 +24,7 @@ from arena.errors import ArenaError
 from arena.matches.models import Match, MatchStatus
 from arena.players.models import User
 
-from ..elo import INITIAL_RATING, Calibration
+from ..elo import INITIAL_DEVIATION, INITIAL_RATING, Calibration
 from ..models import Ladder, Rating, Season, SeasonStart, StandingRow, Standings
 from ..selectors import ladder_leaderboard
 from .ratings import LADDER_CALIBRATION_FIELDS, ratings_apply
@@ -169,6 +169,7 @@ def _archive(ladder: Ladder, *, title: str) -> Standings:
                     owner_username=rating.bot.owner.username,
                     team_name=team_name(rating.bot),
                     rating=rating.rating,
+                    deviation=rating.deviation,
                     games=rating.rated_matches,
                     provisional=provisional,
                 )
@@ -180,7 +181,11 @@ def _archive(ladder: Ladder, *, title: str) -> Standings:
 def _reset_ratings(ladder: Ladder, now: datetime) -> None:
     """Every rating of the ladder starts afresh; its history stays on the row."""
     Rating.objects.filter(ladder=ladder).update(
-        rating=INITIAL_RATING, rated_matches=0, prior=INITIAL_RATING, updated_at=now
+        rating=INITIAL_RATING,
+        deviation=INITIAL_DEVIATION,
+        rated_matches=0,
+        prior=INITIAL_RATING,
+        updated_at=now,
     )
     ladder.elo_scale = 1.0
     ladder.calibration = Calibration()

@@ -1,7 +1,8 @@
 """Writes on matches, one module per part of a match's life: :mod:`.creating` (a match,
 a deal, a series), :mod:`.attempts` (start, record, fail, cancel, recover, heartbeats),
 :mod:`.running` (play a run message's games), :mod:`.sweeps` (what beat finds lost or
-due).
+due), :mod:`.retention` (old logs to the archive), :mod:`.workers` (the workers'
+presence, which matchmaking sizes its queues by).
 
 Nothing here publishes a message: the tasks that play matches and rate them are above
 this app (``arena.ladders.tasks``). A write that makes a match due returns it, or its
@@ -35,6 +36,7 @@ from .creating import (
     match_create_series,
     runs_to_publish,
 )
+from .retention import ArchiveResult, match_logs_archive
 from .running import AttemptNotRecorded, MatchRun, match_run
 from .sweeps import (
     NOTHING_DUE,
@@ -43,6 +45,7 @@ from .sweeps import (
     matches_requeue_stale,
     matches_retry_waiting,
 )
+from .workers import worker_presence_beat, worker_presence_leave
 
 __all__ = [
     "MATCH_TRANSITIONS",
@@ -50,6 +53,7 @@ __all__ = [
     "NOTHING_DUE",
     "PLAYABLE",
     "PLAYABLE_FROZEN",
+    "ArchiveResult",
     "AttemptNotRecorded",
     "MatchResultError",
     "MatchRun",
@@ -66,6 +70,7 @@ __all__ = [
     "match_fail",
     "match_finish",
     "match_heartbeat",
+    "match_logs_archive",
     "match_recover",
     "match_run",
     "match_start",
@@ -75,4 +80,6 @@ __all__ = [
     "matches_requeue_stale",
     "matches_retry_waiting",
     "runs_to_publish",
+    "worker_presence_beat",
+    "worker_presence_leave",
 ]

@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from arena.bots.models import Bot
 from arena.bots.selectors import BotCredit, bot_credit
+from arena.ladders.elo import PROVISIONAL_DEVIATION
 from arena.web.presenters import bot_label as present_bot
 
 register = template.Library()
@@ -124,16 +125,36 @@ def _link(viewname: str, value: object) -> str:
     return f"{head}{quote(str(value), safe=_PATH_SAFE)}{tail}"
 
 
+#: The provisional mark's explanation, as web/_elo.html gives it.
+_PROVISIONAL_TITLE = f"Provisional: its ± is over {round(PROVISIONAL_DEVIATION)} Elo"
+
+
 def _elo(rating: Any) -> SafeString:
-    """web/_elo.html's output (with the include's line end)."""
+    """web/_elo.html's output (with the include's line end): "1623 ± 45"."""
     mark = (
-        '<abbr class="provisional" title="Provisional: fewer than 30 rated matches">?</abbr>'
+        format_html('<abbr class="provisional" title="{}">?</abbr>', _PROVISIONAL_TITLE)
         if rating.is_provisional
         else ""
     )
     return format_html(
-        '<span class="elo">{}{}</span>\n', floatformat(rating.rating, 0), mark_safe(mark)
+        '<span class="elo">{}{} <span class="deviation">± {}</span></span>\n',
+        floatformat(rating.rating, 0),
+        mark,
+        floatformat(rating.deviation, 0),
     )
+
+
+@register.simple_tag
+def provisional_title() -> str:
+    """The provisional mark's explanation (web/_elo.html)."""
+    return _PROVISIONAL_TITLE
+
+
+#: The tie mark of a leaderboard's rank: within the noise of the row above.
+_TIE_MARK = (
+    ' <abbr class="tie" title="Tied with the bot above: their difference is within '
+    'the noise of their ratings">≈</abbr>'
+)
 
 
 def _sparkline(trend: Any, points: object) -> SafeString:
@@ -173,7 +194,11 @@ def leaderboard_rows(
     for row in rows:
         rating = row.rating
         bot = rating.bot
-        rank = format_html('<td class="num rank" data-label="Rank">{}</td>', row.rank)
+        rank = format_html(
+            '<td class="num rank" data-label="Rank">{}{}</td>',
+            row.rank,
+            mark_safe(_TIE_MARK) if row.tied else "",
+        )
         out.append(
             format_html(
                 "\n    <tr>\n      {}\n"
