@@ -115,6 +115,14 @@ class DatabaseCollector(Collector):
         for host, count in sorted(figures.processes_busy.items()):
             processes.add_metric([host], count)
         yield processes
+        capacity = GaugeMetricFamily(
+            "arena_worker_processes",
+            "Pool processes of each Celery worker up (as it last said), with its queues.",
+            labels=["worker", "host", "queues"],
+        )
+        for (worker, queues), count in sorted(figures.worker_processes.items()):
+            capacity.add_metric([worker, worker.partition("@")[2] or worker, queues], count)
+        yield capacity
 
         yield GaugeMetricFamily(
             "arena_ratings_pending",

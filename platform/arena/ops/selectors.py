@@ -23,7 +23,14 @@ from django_celery_beat.models import PeriodicTask
 
 from arena.bots.models import BotVersion, VersionStatus
 from arena.ladders.models import Ladder, Qualification, QualificationStatus
-from arena.matches.models import AttemptFault, Match, MatchAttempt, MatchStatus, Participant
+from arena.matches.models import (
+    AttemptFault,
+    Match,
+    MatchAttempt,
+    MatchStatus,
+    Participant,
+    WorkerPresence,
+)
 
 #: A match's finish time is written before its transaction commits: one that finished
 #: this recently may still appear, so such rows are read again at every scrape.
@@ -42,6 +49,8 @@ class PlatformFigures:
     games_running: dict[str, int]
     #: worker host -> its processes playing now (a series is one process's run)
     processes_busy: dict[str, int]
+    #: (worker node name, its queues joined by ",") -> its pool's processes, workers up only
+    worker_processes: dict[tuple[str, str], int]
     ratings_pending: int
     oldest_unrated_finished_at: datetime | None
     #: pre-flight games (one version on one ladder) not played yet
@@ -236,6 +245,15 @@ def _running() -> tuple[dict[str, int], dict[str, int]]:
     return dict(games), {host: len(found) for host, found in runners.items()}
 
 
+def _workers_up() -> dict[tuple[str, str], int]:
+    """The workers that said they are up lately (as matchmaking counts them)."""
+    seen = timezone.now() - timedelta(seconds=3 * settings.ARENA_WORKER_PRESENCE_SECONDS)
+    rows = WorkerPresence.objects.filter(seen_at__gte=seen).values_list(
+        "hostname", "queues", "concurrency"
+    )
+    return {(name, ",".join(sorted(queues))): concurrency for name, queues, concurrency in rows}
+
+
 def platform_figures() -> PlatformFigures:
     """Everything GET /metrics reads from the database."""
     slugs = dict(Ladder.objects.values_list("id", "slug"))
@@ -260,6 +278,7 @@ def platform_figures() -> PlatformFigures:
         busy_seconds=dict(busy),
         games_running=games_running,
         processes_busy=processes_busy,
+        worker_processes=_workers_up(),
         ratings_pending=int(unrated["n"]),
         oldest_unrated_finished_at=unrated["oldest"],
         preflights_pending=Qualification.objects.filter(status=QualificationStatus.PENDING).count(),

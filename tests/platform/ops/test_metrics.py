@@ -28,6 +28,7 @@ from arena.matches.models import (
     Match,
     MatchAttempt,
     MatchStatus,
+    WorkerPresence,
 )
 from arena.matches.outcomes import SeatOutcome
 from arena.matches.services import match_create, match_finish, match_start
@@ -133,6 +134,17 @@ def test_metrics_count_matches_forfeits_busy_time_rating_lag_and_preflights(
         outcome=AttemptOutcome.FAILED,
         fault=AttemptFault.WORKER_LOST,
     )
+    # Workers up (as they say every ARENA_WORKER_PRESENCE_SECONDS), and one gone silent.
+    WorkerPresence.objects.create(
+        hostname="celery@hostB",
+        queues=["celery.sweeps", "celery"],
+        concurrency=4,
+        started_at=start,
+        seen_at=timezone.now(),
+    )
+    WorkerPresence.objects.create(
+        hostname="celery@gone", queues=["celery"], concurrency=2, started_at=start, seen_at=start
+    )
     # Pre-flights: one pending game, one version waiting for validation.
     waiting = BotVersionFactory(status=VersionStatus.PENDING)
     Qualification.objects.create(ladder=classic, bot_version=waiting)
@@ -159,6 +171,16 @@ def test_metrics_count_matches_forfeits_busy_time_rating_lag_and_preflights(
     assert value("arena_worker_games_running", host="hostB") == 1
     assert value("arena_worker_processes_busy", host="hostB") == 1
     assert ("arena_worker_games_running", (("host", "hostA"),)) not in samples
+    assert (
+        value(
+            "arena_worker_processes",
+            worker="celery@hostB",
+            host="hostB",
+            queues="celery,celery.sweeps",
+        )
+        == 4
+    )
+    assert not any(labels and labels[0] == ("host", "gone") for _name, labels in samples)
     # Three finished rated matches wait for their ratings; the oldest finished an hour ago.
     assert value("arena_ratings_pending") == 3
     assert value("arena_rating_lag_seconds") >= 3600
@@ -229,7 +251,7 @@ def test_a_scrape_takes_the_same_few_queries_however_much_there_is(
         finish(other, versions, seed, f"h{seed}:n:1:1", ForfeitCause.CRASHED)
         MatchFactory(ladder=other, status=MatchStatus.QUEUED)
     assert queries() == small
-    assert small <= 10
+    assert small <= 12
 
 
 def _closed_port() -> int:
