@@ -150,6 +150,45 @@ class WorkerPresenceStep(bootsteps.StartStopStep):  # type: ignore[misc]  # cele
 app.steps["worker"].add(WorkerPresenceStep)
 
 
+class Heartbeat(bootsteps.StartStopStep):  # type: ignore[misc]  # celery has no types
+    """While the worker consumes from the broker it touches its heartbeat file every
+    ARENA_HEARTBEAT_SECONDS (arena.heartbeats), which `manage.py probe worker` checks.
+
+    A step of the consumer, not the worker: the consumer stops (and the file goes)
+    when the broker connection is lost, and starts again once it is back.
+    """
+
+    requires = ("celery.worker.consumer.tasks:Tasks",)
+
+    def __init__(self, parent: Any, **kwargs: Any) -> None:
+        super().__init__(parent, **kwargs)
+        self.tref: Any = None
+
+    def start(self, parent: Any) -> None:
+        from django.conf import settings
+
+        from arena import heartbeats
+
+        name = str(parent.hostname)
+        heartbeats.beat("worker", name)
+        self.tref = parent.timer.call_repeatedly(
+            settings.ARENA_HEARTBEAT_SECONDS, heartbeats.beat, ("worker", name), priority=10
+        )
+
+    def stop(self, parent: Any) -> None:
+        from arena import heartbeats
+
+        if self.tref is not None:
+            self.tref.cancel()
+            self.tref = None
+        heartbeats.forget("worker", str(parent.hostname))
+
+    shutdown = stop
+
+
+app.steps["consumer"].add(Heartbeat)
+
+
 @worker_init.connect
 def _refuse_without_shared_storage(**kwargs: Any) -> None:
     """A worker that cannot use the storage the other hosts share would void every match

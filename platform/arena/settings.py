@@ -12,6 +12,7 @@ RabbitMQ), SECRET_KEY and ALLOWED_HOSTS; docs/deploy.md lists every variable.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -32,6 +33,7 @@ from .env import (
     env_str,
     refuse_placeholder,
 )
+from .reporting import start_error_reports
 
 # Generic admin and form classes (ModelAdmin[Ladder]) at run time, as the type checker reads them.
 django_stubs_ext.monkeypatch()
@@ -100,6 +102,7 @@ INSTALLED_APPS = [
     "arena.tables",
     "arena.notifications",
     "arena.web",
+    "arena.ops",
 ]
 
 MIDDLEWARE = [
@@ -346,7 +349,8 @@ CELERY_TASK_QUEUES = tuple(
 )
 # The fixed entries below are copied into the database when beat starts
 # (django-celery-beat); leagues need no entries of their own: a sweep advances them.
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# django-celery-beat's database scheduler, with beat's heartbeat file (arena.ops.beat).
+CELERY_BEAT_SCHEDULER = "arena.ops.beat:Scheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-matches": {
@@ -628,5 +632,36 @@ SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+# Health probes come from inside the network in plain HTTP (compose's healthchecks).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --------------------------------------------------------------------------- operations
+
+# GET /metrics (Prometheus, arena.ops) answers a request with "Authorization: Bearer
+# <ARENA_METRICS_TOKEN>", or from an address in ARENA_METRICS_ALLOWED_IPS (addresses or
+# networks, e.g. 10.0.0.0/8, as arena.throttling.client_address finds the client); with
+# neither set it answers nobody (403).
+ARENA_METRICS_TOKEN = env_secret("ARENA_METRICS_TOKEN", "")
+ARENA_METRICS_ALLOWED_IPS = env_list("ARENA_METRICS_ALLOWED_IPS", [])
+for _network in ARENA_METRICS_ALLOWED_IPS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"ARENA_METRICS_ALLOWED_IPS: {_network!r} is no IP address or network; "
+            "write e.g. 10.0.0.5,172.16.0.0/12"
+        ) from None
+# Workers and beat touch a heartbeat file here this often; `manage.py probe worker|beat`
+# (compose's healthchecks) fails once it is four beats old (arena.heartbeats).
+ARENA_HEARTBEAT_DIR = Path(env_str("ARENA_HEARTBEAT_DIR", str(DATA_DIR / "run" / "heartbeats")))
+ARENA_HEARTBEAT_SECONDS = env_int("ARENA_HEARTBEAT_SECONDS", 10)
+if ARENA_HEARTBEAT_SECONDS < 1:
+    raise ImproperlyConfigured(f"ARENA_HEARTBEAT_SECONDS={ARENA_HEARTBEAT_SECONDS}: at least 1.")
+# Errors (web requests, tasks, logged errors) go to Sentry, or a service that speaks its
+# protocol, when SENTRY_DSN is set; off by default. Errors only: no tracing, no personal data.
+SENTRY_DSN = env_secret("SENTRY_DSN", "")
+SENTRY_ENVIRONMENT = env_str("SENTRY_ENVIRONMENT", "production")
+if SENTRY_DSN:
+    start_error_reports(dsn=SENTRY_DSN, environment=SENTRY_ENVIRONMENT)

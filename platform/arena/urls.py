@@ -1,4 +1,4 @@
-"""URL map: the admin, the JSON API and its OpenAPI schema, a health check."""
+"""URL map: the admin, the JSON API and its OpenAPI schema, health, readiness and metrics."""
 
 from django.contrib import admin
 from django.db import connection
@@ -10,6 +10,7 @@ from arena.bots.apis import BotListApi, BotVersionListApi
 from arena.ladders.apis import LevelListApi
 from arena.ladders.flows import bot_submit_by_slugs, version_submit_by_slugs
 from arena.notifications.views import unsubscribe
+from arena.ops.views import metrics, readyz
 from arena.players.views import verify_email
 
 
@@ -87,6 +88,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(api_patterns)),
     path("healthz", healthz, name="healthz"),
+    # Readiness (database, broker, storage) and Prometheus' metrics: arena.ops.
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     # Signed-token links in e-mails: no login (the notifications app's own page).
     path("notifications/unsubscribe/<str:token>/", unsubscribe, name="notification-unsubscribe"),
     path("account/verify-email/<str:token>/", verify_email, name="email-verify"),

@@ -325,6 +325,23 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     assert "celery" in [name for name, _caps in bounding], listing  # the worker, its pool
     assert all(int(caps, 16) & (1 << 21) == 0 for _name, caps in bounding), listing  # SYS_ADMIN
 
+    # Every long-running service passes its healthcheck (web: /readyz; the workers and
+    # beat: `manage.py probe`, their heartbeat files), as `docker inspect` reports it.
+    def all_healthy() -> bool:
+        states = {}
+        for service in ("web", "worker", "ratings", "tables", "builds", "beat"):
+            container = stack.run("ps", "-q", service).strip()
+            states[service] = subprocess.run(
+                ["docker", "inspect", "--format", "{{.State.Health.Status}}", container],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+        print(states)
+        return set(states.values()) == {"healthy"}
+
+    stack.wait_for("every service's healthcheck", all_healthy, 300)
+
     # Its log, over the API.
     log = stack.request("GET", f"/api/matches/{match['id']}/log/")
     assert isinstance(log, dict) and log, log

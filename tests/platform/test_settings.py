@@ -199,6 +199,12 @@ def test_a_visibility_timeout_must_be_positive(tmp_path: Path) -> None:
             "DATABASE_URL's password is the placeholder 'arena'",
         ),
         ("SECRET_KEY_FILE", "/nonexistent/key", "SECRET_KEY_FILE='/nonexistent/key': cannot"),
+        (
+            "ARENA_METRICS_ALLOWED_IPS",
+            "10.0.0.1, prometheus",
+            "ARENA_METRICS_ALLOWED_IPS: 'prometheus' is no IP address or network; write e.g.",
+        ),
+        ("ARENA_HEARTBEAT_SECONDS", "0", "ARENA_HEARTBEAT_SECONDS=0: at least 1."),
     ],
 )
 def test_a_bad_variable_is_named_in_the_error(
