@@ -20,6 +20,7 @@ import os
 import secrets
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -123,6 +124,7 @@ class Stack:
             **os.environ,
             "SECRET_KEY": secrets.token_urlsafe(50),
             "POSTGRES_PASSWORD": secrets.token_urlsafe(16),
+            "REDIS_PASSWORD": secrets.token_hex(16),
             "WEB_PORT": str(self.port),
             "PIP_CA_CERTS": _pip_ca_certs(),
             "WORKER_CONCURRENCY": "2",
@@ -367,3 +369,26 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     print(
         f"second version validated after the broker's restart: {time.monotonic() - started:.0f} s"
     )
+
+    # A service whose process dies (here: killed from the host, as the OOM killer
+    # would) comes back by itself, and its healthcheck passes again.
+    container = stack.run("ps", "-q", "ratings").strip()
+
+    def inspect(field: str) -> str:
+        return subprocess.run(
+            ["docker", "inspect", "--format", field, container],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    os.kill(int(inspect("{{.State.Pid}}")), signal.SIGKILL)
+    stack.wait_for(
+        "the killed ratings worker's restart",
+        lambda: inspect("{{.RestartCount}}") != "0" and inspect("{{.State.Running}}") == "true",
+        120,
+    )
+    stack.wait_for("every service's healthcheck after the restart", all_healthy, 300)
+    # The logs rotate, and no service runs without its memory limit.
+    assert inspect("{{.HostConfig.LogConfig.Config}}") == "map[max-file:5 max-size:10m]"
+    assert int(inspect("{{.HostConfig.Memory}}")) == 1024**3

@@ -264,7 +264,9 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         *sandboxing,
         "ratings",
         "beat",
+        "proxy",  # an example, in the profile "proxy" only
     }
+    assert services["proxy"]["profiles"] == ["proxy"]
     for name in ("migrate", "web", *sandboxing, "ratings", "beat"):
         service = services[name]
         assert service["build"]["dockerfile"] == "platform/Dockerfile"
@@ -302,7 +304,16 @@ def test_compose_runs_the_platform_from_two_images_with_settings_from_env() -> N
         ("redis", "redis"),
     ):
         assert services[name]["build"]["dockerfile"] == f"docker/{dockerfile}.Dockerfile"
-    assert services["redis"]["command"][-4:] == ["--appendonly", "yes", "--appendfsync", "always"]
+    redis = services["redis"]["command"][-1]
+    assert "--appendonly yes --appendfsync always" in redis and "--requirepass" in redis
+    # No default secret, logs that rotate, a restart after any exit, a memory limit.
+    text = (REPO_DIR / "docker-compose.yml").read_text()
+    assert ":-arena}" not in text and "${POSTGRES_PASSWORD:?" in text
+    assert "${REDIS_PASSWORD:?" in services["redis"]["environment"]["REDIS_PASSWORD"]
+    for name, service in services.items():
+        assert service["logging"]["options"] == {"max-size": "10m", "max-file": "5"}, name
+        assert service["restart"] == ("no" if name == "migrate" else "always"), name
+        assert service["mem_limit"].startswith("${"), name
     for dockerfile in (
         "platform/Dockerfile",
         "docker/postgres.Dockerfile",
@@ -324,8 +335,9 @@ def test_compose_gives_privileges_to_the_worker_only() -> None:
         assert not services[name].get("privileged"), name
     # The tables and builds workers sandbox bots too: the worker's very privileges.
     for name in ("tables", "builds"):
-        assert {k: v for k, v in services[name].items() if k != "command"} == {
-            k: v for k, v in services["worker"].items() if k != "command"
+        own = ("command", "mem_limit", "healthcheck")
+        assert {k: v for k, v in services[name].items() if k not in own} == {
+            k: v for k, v in services["worker"].items() if k not in own
         }
     worker = services["worker"]
     assert not worker.get("privileged")
