@@ -69,9 +69,10 @@ from vegas_engine.state import JsonDict
 if TYPE_CHECKING:
     from bots_sdk.observations import Observation
 
-#: Moves the search plays per decision, by rule system: sized so that a decision
-#: takes at most about half its fair share of the ladders' time bank (a move of the
-#: card game costs several of the dice games'; boulevard and royale have longer games).
+#: Moves the search plays per decision, by rule system: sized from the time bank the
+#: bot was measured to use, so that a game spends about half to two thirds of the
+#: ladders' bank (a move of the card game costs several of the dice games'; boulevard
+#: and royale have longer games).
 WORK = {
     "classic": 20_000,
     "sixdice": 27_000,
