@@ -30,7 +30,7 @@ from bots_sdk.house import ismcts_bot
 from bots_sdk.house.ismcts_bot import Arm, IsmctsBot, Node
 from bots_sdk.house.montecarlo_bot import MonteCarloBot
 from vegas_engine import State, describe, new_game, observe
-from vegas_engine.policies import greedy_policy
+from vegas_engine.policies import VALUATIONS, greedy_policy
 
 #: A time bank no search reaches: the bots play their work, never their clock.
 UNTIMED_MS = 10**9
@@ -79,7 +79,41 @@ class EpsilonRivals(IsmctsBot):
             namespace["greedy_policy"] = greedy
 
 
+class Thrifty(IsmctsBot):
+    """Every seat of the search's playouts plays greedy with a price on each die (or card)
+    spent: the best gain less :attr:`price` per die, so that dice are kept for later."""
+
+    price = 5_000.0
+
+    def iterate(self, state: State, first: str, root: Arm) -> None:
+        namespace = vars(ismcts_bot)
+        greedy = namespace["greedy_policy"]
+        price = self.price
+
+        def thrifty(world: State, seat: int, rng: object) -> str:
+            valuation = VALUATIONS[world.description.rules]
+            return max(
+                world.legal_actions(seat),
+                key=lambda action: (
+                    valuation.gain(world, action, seat)
+                    - price * valuation.dice_spent(world, action, seat)
+                ),
+            )
+
+        namespace["greedy_policy"] = thrifty
+        try:
+            super().iterate(state, first, root)
+        finally:
+            namespace["greedy_policy"] = greedy
+
+
+class Thrifty10k(Thrifty):
+    price = 10_000.0
+
+
 VARIANTS: dict[str, type[IsmctsBot]] = {
+    "thrifty": Thrifty,
+    "thrifty10k": Thrifty10k,
     "base": IsmctsBot,
     "ahead": Ahead,
     "flat": Flat,

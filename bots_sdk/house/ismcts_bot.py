@@ -42,12 +42,17 @@ slower than planned: past 60% of this decision's time or past one and a half
 times its fair share of the time bank left for the game (less the reserve,
 over the decisions a seat makes in the rounds left), counted in the CPU time
 the bot used (on a busy host the wall clock runs on while the bot waits for a
-CPU, and the referee charges none of that wait); past 80% of the decision's
-time by the wall clock it stops all the same, a safety net on a host so loaded
-that the referee could not leave all the wait out. The last tenth of the bank
-is a reserve the search never spends: once the bank is down to it, the bot
-answers as greedy does, at once, so that even a game on a slow host ends
-within the bank.
+CPU, and the referee charges none of that wait). Each halving may use only its
+part of that time (a quarter more than an even part), so that a cut search
+still compares its last survivors rather than stopping in its first halving.
+Past 80% of the decision's time by the wall clock the search stops all the
+same, a safety net on a host so loaded that the referee could not leave all
+the wait out; once a decision that waited long for a CPU was charged about its
+CPU time (the bank tells), the net moves to three times that, so that a busy
+host does not cut the search for nothing. The last tenth of the bank is a
+reserve the search never spends: once the bank is down to it, the bot answers
+as greedy does, at once, so that even a game on a slow host ends within the
+bank.
 """
 
 from __future__ import annotations
@@ -64,13 +69,14 @@ from vegas_engine.state import JsonDict
 if TYPE_CHECKING:
     from bots_sdk.observations import Observation
 
-#: Moves the search plays per decision, by rule system: sized so that a decision
-#: takes at most about half its fair share of the ladders' time bank (a move of the
-#: card game costs several of the dice games'; boulevard and royale have longer games).
+#: Moves the search plays per decision, by rule system: sized from the time bank the
+#: bot was measured to use, so that a game spends about half to two thirds of the
+#: ladders' bank (a move of the card game costs several of the dice games'; boulevard
+#: and royale have longer games).
 WORK = {
-    "classic": 13_000,
-    "sixdice": 18_000,
-    "royale": 12_000,
+    "classic": 20_000,
+    "sixdice": 27_000,
+    "royale": 18_000,
     "boulevard": 6_000,
     "cardgame": 3_400,
 }
@@ -78,6 +84,13 @@ WORK = {
 DECISIONS_PER_ROUND = {"classic": 5, "sixdice": 5, "royale": 9, "boulevard": 9, "cardgame": 5}
 #: The part of the game's time bank kept for answering greedily, never searched with.
 RESERVE = 0.1
+#: A halving may run up to this many times its even part of the decision's time.
+HALVING_SLACK = 1.25
+#: A wait for a CPU this long (s) in one decision tells how the referee charges it.
+WAIT_TO_TELL = 0.1
+#: The wall clock's safety net, times 80% of the decision's time, on a referee that
+#: charges CPU time (a stall net only: the CPU guard bounds the search there).
+WALL_NET_CPU_CHARGED = 3
 #: What dealing a world and scoring a playout cost, in moves.
 PLAYOUT_OVERHEAD = 4
 #: The fewest worlds a halving plays each action in (fewer actions are searched if need be).
@@ -117,11 +130,36 @@ class IsmctsBot(Bot):
     name = "ismcts"
     #: The game's whole time bank (ms), of which :data:`RESERVE` is kept.
     game_bank_ms = 0
+    #: Whether the referee was seen to leave out of its charge the time the bot waited
+    #: for a CPU (then the wall clock's safety net is looser); kept from game to game.
+    charges_cpu = False
+    #: The last decision's bank before it (ms), CPU and wall time (s): to learn the charge.
+    last_decision: tuple[float, float, float] | None = None
 
     def on_game_start(self, seat: int, game: JsonDict) -> None:
         self.game_bank_ms = self.bank_left_ms
+        self.last_decision = None
 
     def act(self, observation: Observation) -> str:
+        self.learn_the_charge()
+        action = self.decide(observation)
+        elapsed = self.time_left_ms / 1000 - self.seconds_left()
+        self.last_decision = (self.bank_left_ms, self.cpu_seconds_spent(), elapsed)
+        return action
+
+    def learn_the_charge(self) -> None:
+        """Whether the referee charges CPU time, not the wall clock: told by the bank
+        after a decision that waited long for a CPU (charged about its CPU time, or
+        about its wall time)."""
+        if self.last_decision is None:
+            return
+        bank_before, cpu, wall = self.last_decision
+        waited = wall - cpu
+        if waited >= WAIT_TO_TELL:
+            charged = (bank_before - self.bank_left_ms) / 1000
+            self.charges_cpu = charged < cpu + waited / 2
+
+    def decide(self, observation: Observation) -> str:
         legal = observation["legal_actions"]
         if len(legal) == 1:
             return legal[0]
@@ -140,9 +178,14 @@ class IsmctsBot(Bot):
         survivors = self.candidates(first, legal, budget)
         arms = {action: Arm() for action in survivors}
         halvings = math.ceil(math.log2(len(survivors)))
-        for _ in range(halvings):
+        for halving in range(halvings):
+            # Each halving may run to its part of the time allowed (and a little more),
+            # so that on a host slower than planned the later halvings still run.
+            share = min(1.0, HALVING_SLACK * (halving + 1) / halvings)
             # This halving's share of the budget, in worlds every survivor plays.
-            for _ in range(max(1, budget // (halvings * len(survivors)))):
+            for world_index in range(max(1, budget // (halvings * len(survivors)))):
+                if world_index and self.out_of_time(allowed, share):
+                    break
                 world = determinize(cast(JsonDict, observation), self.rng.getrandbits(63))
                 for action in survivors:
                     if self.out_of_time(allowed):
@@ -155,13 +198,14 @@ class IsmctsBot(Bot):
                 break
         return survivors[0]
 
-    def out_of_time(self, allowed: float) -> bool:
-        """Past the CPU time ``allowed``; or, a safety net, past 80% of this decision's
-        time by the wall clock (a host so loaded that not all its wait was left out)."""
-        return (
-            self.cpu_seconds_spent() > allowed
-            or self.seconds_left() < 0.2 * self.time_left_ms / 1000
-        )
+    def out_of_time(self, allowed: float, share: float = 1.0) -> bool:
+        """Past ``share`` of the CPU time ``allowed``; or, a safety net, past ``share``
+        of 80% of this decision's time by the wall clock (a host so loaded that not
+        all its wait was left out), of :data:`WALL_NET_CPU_CHARGED` times that once the
+        bank showed that the referee charges CPU time."""
+        net = 0.8 * self.time_left_ms / 1000 * (WALL_NET_CPU_CHARGED if self.charges_cpu else 1)
+        elapsed = self.time_left_ms / 1000 - self.seconds_left()
+        return self.cpu_seconds_spent() > share * allowed or elapsed > share * net
 
     def playouts(self, world: State, work: int) -> int:
         """How many playouts ``work`` moves pay for from here: as many as one greedy

@@ -117,10 +117,15 @@ def test_ismcts_plays_a_ladder_game_sandboxed_within_its_limits(
 
 
 def answers(
-    bot_name: str, bot_seed: int, time_left_ms: int = 10_000_000, bank_ms: int = 10_000_000
+    bot_name: str,
+    bot_seed: int,
+    time_left_ms: int = 10_000_000,
+    bank_ms: int = 10_000_000,
+    charge: str = "",
 ) -> list[str]:
     """A fresh house bot's answers at every decision of seat 0 in a greedy game of royale
-    (the first six), in this process."""
+    (the first six), in this process. ``charge`` "wall" or "cpu": its bank is charged each
+    decision's wall or CPU time, as a referee would (else nothing)."""
     bot = importlib.import_module(f"bots_sdk.house.{bot_name}_bot").__dict__[
         {"ismcts": "IsmctsBot", "montecarlo": "MonteCarloBot"}[bot_name]
     ]()
@@ -129,11 +134,16 @@ def answers(
     # Time plenty by default: the time guard never cuts in, so only the seed decides.
     bot.handle_new_game(0, game.to_json(), bot_seed, bank_ms)
     chosen: list[str] = []
+    bank_left_ms = float(bank_ms)
     rng = random.Random(5)
     while movers := state.to_move():
         for seat in movers:
             if seat == 0:
-                action = bot.handle_request(observe(state, 0), time_left_ms, bank_ms)
+                wall, cpu = time.monotonic(), time.process_time()
+                action = bot.handle_request(observe(state, 0), time_left_ms, int(bank_left_ms))
+                if charge:
+                    clock = time.monotonic if charge == "wall" else time.process_time
+                    bank_left_ms -= 1000 * (clock() - (wall if charge == "wall" else cpu))
                 assert action in state.legal_actions(0)
                 chosen.append(action)
             else:
@@ -195,8 +205,34 @@ def test_a_search_bot_stops_when_its_time_is_spent(
     clocks = Clocks(wall_step=1.0, cpu_step=1e-6)
     monkeypatch.setattr(time, "monotonic", clocks.monotonic)
     monkeypatch.setattr(time, "process_time", clocks.process_time)
-    assert len(answers(bot_name, bot_seed=42, time_left_ms=1000, bank_ms=10_000)) == 6
+    # A bank large enough never to reach ismcts's reserve, charged the wall clock.
+    assert len(answers(bot_name, 42, time_left_ms=1000, bank_ms=10**6, charge="wall")) == 6
     assert not searched
+
+
+def test_ismcts_loosens_its_wall_net_where_the_referee_charges_cpu_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bots_sdk.house.ismcts_bot import IsmctsBot
+
+    searched: list[int] = []
+    original = IsmctsBot.iterate
+
+    def counted(self: IsmctsBot, *args: object) -> None:
+        searched.append(len(searched))
+        original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IsmctsBot, "iterate", counted)
+    # A second of wall clock at every reading, next to no CPU: a host far busier than the
+    # bot's CPU time shows. Charged the wall clock, the bot never searches past its net;
+    # charged CPU time (its first decision tells it), it searches on by the CPU clock.
+    for charge, searches in (("wall", False), ("cpu", True)):
+        clocks = Clocks(wall_step=1.0, cpu_step=1e-6)
+        monkeypatch.setattr(time, "monotonic", clocks.monotonic)
+        monkeypatch.setattr(time, "process_time", clocks.process_time)
+        searched.clear()
+        assert len(answers("ismcts", 42, time_left_ms=1000, bank_ms=10**6, charge=charge)) == 6
+        assert bool(searched) is searches, charge
 
 
 def test_ismcts_keeps_a_reserve_of_its_bank_and_answers_as_greedy_from_it(
