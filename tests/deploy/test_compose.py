@@ -244,6 +244,7 @@ def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
 
 
 def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
+    tmp_path: Path,
     stack: Stack,
 ) -> None:
     started = time.monotonic()
@@ -392,3 +393,55 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     # The logs rotate, and no service runs without its memory limit.
     assert inspect("{{.HostConfig.LogConfig.Config}}") == "map[max-file:5 max-size:10m]"
     assert int(inspect("{{.HostConfig.Memory}}")) == 1024**3
+
+    # A backup of the running stack (through `migrate`: straight to PostgreSQL), restored
+    # into a new empty database beside it: every table's rows and every named file.
+    compose = [*stack.compose, "-p", stack.project, "-f", "docker-compose.yml"]
+    backup = tmp_path / "arena.tar"
+    with backup.open("wb") as out:
+        made = subprocess.run(
+            [
+                *compose,
+                "run",
+                "--rm",
+                "-T",
+                "--no-deps",
+                "migrate",
+                "python",
+                "manage.py",
+                "backup_platform",
+                "-",
+            ],
+            cwd=REPO_DIR,
+            env=stack.env,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            timeout=600,
+        )
+    assert made.returncode == 0 and b"backed up" in made.stderr, made.stderr[-3000:]
+    stack.run("exec", "-T", "postgres", "createdb", "-U", "arena", "arena_restored")
+    restored_url = f"postgres://arena:{stack.env['POSTGRES_PASSWORD']}@postgres:5432/arena_restored"
+    with backup.open("rb") as source:
+        restored = subprocess.run(
+            [
+                *compose,
+                "run",
+                "--rm",
+                "-T",
+                "--no-deps",
+                "-e",
+                f"DATABASE_URL={restored_url}",
+                "migrate",
+                "python",
+                "manage.py",
+                "restore_platform",
+                "-",
+            ],
+            cwd=REPO_DIR,
+            env=stack.env,
+            stdin=source,
+            capture_output=True,
+            timeout=600,
+        )
+    assert restored.returncode == 0, restored.stderr[-3000:]
+    assert b"restored the backup" in restored.stdout and b"checked" in restored.stdout
