@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from django.db import DatabaseError
 from kombu.exceptions import KombuError
@@ -26,6 +26,20 @@ log = logging.getLogger(__name__)
 #: Match statuses that only grow (a counter each); the others come and go (gauges).
 ENDED = (MatchStatus.FINISHED, MatchStatus.FAILED_INFRA, MatchStatus.CANCELLED)
 IN_PROGRESS = (MatchStatus.QUEUED, MatchStatus.RUNNING)
+
+
+def _by_label(
+    family: type[CounterMetricFamily | GaugeMetricFamily],
+    name: str,
+    documentation: str,
+    label: str,
+    values: Mapping[str, float],
+) -> Metric:
+    """A metric with one sample per ``label`` value, in their order."""
+    metric = family(name, documentation, labels=[label])
+    for key, value in sorted(values.items()):
+        metric.add_metric([key], value)
+    return metric
 
 
 class BrokerCollector(Collector):
@@ -86,35 +100,34 @@ class DatabaseCollector(Collector):
         yield ended
         yield current
 
-        forfeits = CounterMetricFamily(
-            "arena_forfeits", "Seats lost by forfeit, by kind.", labels=["kind"]
+        yield _by_label(
+            CounterMetricFamily,
+            "arena_forfeits",
+            "Seats lost by forfeit, by kind.",
+            "kind",
+            figures.forfeits,
         )
-        for kind, count in sorted(figures.forfeits.items()):
-            forfeits.add_metric([kind], count)
-        yield forfeits
-
-        busy = CounterMetricFamily(
+        yield _by_label(
+            CounterMetricFamily,
             "arena_worker_busy_seconds",
             "Seconds worker processes spent playing matches (ended runs), by host.",
-            labels=["host"],
+            "host",
+            figures.busy_seconds,
         )
-        for host, seconds in sorted(figures.busy_seconds.items()):
-            busy.add_metric([host], seconds)
-        yield busy
-        games = GaugeMetricFamily(
-            "arena_worker_games_running", "Games being played now, by host.", labels=["host"]
+        yield _by_label(
+            GaugeMetricFamily,
+            "arena_worker_games_running",
+            "Games being played now, by host.",
+            "host",
+            figures.games_running,
         )
-        for host, count in sorted(figures.games_running.items()):
-            games.add_metric([host], count)
-        yield games
-        processes = GaugeMetricFamily(
+        yield _by_label(
+            GaugeMetricFamily,
             "arena_worker_processes_busy",
             "Worker processes playing a match or a series now, by host.",
-            labels=["host"],
+            "host",
+            figures.processes_busy,
         )
-        for host, count in sorted(figures.processes_busy.items()):
-            processes.add_metric([host], count)
-        yield processes
         capacity = GaugeMetricFamily(
             "arena_worker_processes",
             "Pool processes of each Celery worker up (as it last said), with its queues.",
@@ -140,14 +153,13 @@ class DatabaseCollector(Collector):
             "Pre-flight games (a version on a ladder) not played yet.",
             value=figures.preflights_pending,
         )
-        versions = GaugeMetricFamily(
+        yield _by_label(
+            GaugeMetricFamily,
             "arena_versions_unvalidated",
             "Bot versions waiting for validation or being validated.",
-            labels=["status"],
+            "status",
+            figures.versions_unvalidated,
         )
-        for status, count in sorted(figures.versions_unvalidated.items()):
-            versions.add_metric([status], count)
-        yield versions
         if figures.beat_last_run_at is not None:
             yield GaugeMetricFamily(
                 "arena_beat_last_run_timestamp_seconds",
