@@ -317,7 +317,17 @@ def test_an_uploaded_bot_is_validated_in_the_sandbox_and_plays_a_rated_match(
     assert "succeeded" in ratings_log
 
     # The broker keeps its queue on disk (an append-only file in its volume).
-    appendonly = stack.run("exec", "-T", "redis", "redis-cli", "config", "get", "appendonly")
+    # (Redis asks for its password: the stack's network is shared.)
+    appendonly = stack.run(
+        "exec",
+        "-T",
+        "redis",
+        "sh",
+        "-c",
+        'redis-cli -a "$REDIS_PASSWORD" --no-auth-warning config get appendonly',
+    )
+    anonymous = stack.run("exec", "-T", "redis", "redis-cli", "ping", check=False)
+    assert "NOAUTH" in anonymous, anonymous
     assert appendonly.split() == ["appendonly", "yes"], appendonly
     # web runs as arena without a capability; the worker's processes lack CAP_SYS_ADMIN.
     web_status = stack.run("exec", "-T", "web", "cat", "/proc/self/status")
