@@ -424,7 +424,8 @@ def _manage(env: dict[str, str], *args: str) -> str:
 def test_end_to_end_on_the_embedded_defaults(tmp_path: Path) -> None:
     """SQLite and the embedded Redis broker: nothing configured but the data folder."""
     with embedded_broker(tmp_path):
-        env = process_env(tmp_path, ARENA_LADDER_QUEUE_TARGET="2")
+        # One pick: the fixed target alone (not two runs for the worker, ARENA_QUEUE_RUNS_PER_SLOT).
+        env = process_env(tmp_path, ARENA_LADDER_QUEUE_TARGET="2", ARENA_QUEUE_RUNS_PER_SLOT="0")
         _manage(env, "migrate", "-v0")
         house_dir = tmp_path / "house"
         house_dir.mkdir()
