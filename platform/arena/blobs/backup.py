@@ -414,9 +414,21 @@ def _restore_files(
             raise BackupError(f"{name} was stored as {stored}: another process writes there.")
 
 
+def _copy_member(archive: tarfile.TarFile, name: str, path: Path) -> None:
+    """The regular file ``name`` of the backup to ``path`` (never a link it might be)."""
+    try:
+        source = archive.extractfile(name)
+    except KeyError:
+        source = None
+    if source is None:
+        raise BackupError(f"the backup holds no file {name}: it is incomplete.")
+    with source, path.open("wb") as target:
+        shutil.copyfileobj(source, target)
+
+
 def _restore_postgres(archive: tarfile.TarFile, work: Path) -> None:
     pg_restore = _pg_tool("pg_restore")
-    archive.extract(PG_DUMP, work, filter="data")
+    _copy_member(archive, PG_DUMP, work / PG_DUMP)
     connection.close()
     _run(
         [
@@ -433,7 +445,7 @@ def _restore_postgres(archive: tarfile.TarFile, work: Path) -> None:
 
 
 def _restore_sqlite(archive: tarfile.TarFile, work: Path) -> None:
-    archive.extract(SQLITE_COPY, work, filter="data")
+    _copy_member(archive, SQLITE_COPY, work / SQLITE_COPY)
     target = Path(connection.settings_dict["NAME"])
     connection.close()
     copy = work / SQLITE_COPY
