@@ -256,8 +256,16 @@ def test_the_services_script_runs_web_worker_and_beat(tmp_path: Path) -> None:
         # The match worker reads matches and ratings, never the tables' or builds' queue.
         worker_log = _read(logs / "worker.log")
         assert ".> celery " in worker_log and ".> celery.ratings " in worker_log
+        assert ".> celery.sweeps " in worker_log  # beat's sweeps, beside the ratings worker
         assert ".> celery.tables " not in worker_log and ".> celery.builds " not in worker_log
-        assert f"logs in {logs}" in log_path.read_text()
+        # Said once `supervisorctl start all` returned, which may be after the workers
+        # wrote their first lines.
+        _wait_for(
+            "the script to say where the logs are",
+            lambda: f"logs in {logs}" in log_path.read_text(),
+            script,
+            log_path,
+        )
         # On the embedded broker (Redis on the data dir's socket), which carried the house
         # bots' pre-flights from the set-up to the builds worker.
         broker = f"redis+socket://{tmp_path / 'run' / 'redis.sock'}"
