@@ -30,6 +30,7 @@ This app imports none of the others: tables and file columns are found generical
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -169,13 +170,9 @@ def missing_files(storage: Storage | None = None) -> tuple[int, list[str]]:
     return named, missing
 
 
-def _database_settings() -> dict[str, Any]:
-    return dict(connection.settings_dict)
-
-
 def _pg_environment() -> dict[str, str]:
     """libpq's variables for the platform's database (its password never on a command line)."""
-    db = _database_settings()
+    db = connection.settings_dict
     env = dict(os.environ)
     for key, variable in (
         ("HOST", "PGHOST"),
@@ -228,10 +225,7 @@ def _add(archive: tarfile.TarFile, name: str, source: IO[bytes], size: int) -> N
 
 
 def _add_bytes(archive: tarfile.TarFile, name: str, data: bytes) -> None:
-    with tempfile.TemporaryFile() as buffer:
-        buffer.write(data)
-        buffer.seek(0)
-        _add(archive, name, buffer, len(data))
+    _add(archive, name, io.BytesIO(data), len(data))
 
 
 def _add_path(archive: tarfile.TarFile, name: str, path: Path) -> None:
